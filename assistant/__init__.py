@@ -1,0 +1,1 @@
+"""paperchat: a research assistant over scientific abstracts."""

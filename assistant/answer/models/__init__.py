@@ -1,0 +1,24 @@
+"""Chat models behind one interface (`base.ChatModel`), chosen by `get_chat_model(settings.answer)`.
+
+Importing this package is cheap: torch/transformers load inside `hf.py`/`local.py` on first use,
+httpx inside `openai_compat.py` when a request is made.
+"""
+
+from __future__ import annotations
+
+from .base import ChatModel, IncompleteGeneration, Message, generate
+from .factory import VALID_NAMES, ExtractiveModel, clear_loaded, get_chat_model, load_once
+from .fake import FakeChatModel
+
+__all__ = [
+    "VALID_NAMES",
+    "ChatModel",
+    "ExtractiveModel",
+    "FakeChatModel",
+    "IncompleteGeneration",
+    "Message",
+    "clear_loaded",
+    "generate",
+    "get_chat_model",
+    "load_once",
+]

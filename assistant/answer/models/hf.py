@@ -1,0 +1,258 @@
+"""Chat model over a local Hugging Face model directory (config.json + weights, or a GGUF file).
+
+Scope: load (never from a hub: `go_offline()` + `local_files_only=True`), apply the tokenizer's chat
+template, and stream greedy/sampled text from `model.generate` running in a background thread.
+
+Compromises, stated:
+- Weights and tokenizer are loaded once per process through `factory.load_once` (the one module-level
+  cache) and shared by every `HFChatModel` on the same path; loading is lazy (first use).
+- One generation at a time per loaded model (`gen_lock`); tokenizer calls from other threads
+  (`count_tokens`, the streamer's decode) take the short `tok_lock` instead, so counting tokens never
+  waits for a whole answer.
+- Stop is checked by a `StoppingCriteria` after every token: a set `stop` event, an abandoned consumer
+  (generator closed) or the wall-clock deadline ends token production, not just the display. The prefill
+  of a long prompt is one uninterruptible forward pass.
+- Deadline reached: `IncompleteGeneration(partial)` if text came, else `ModelTimeoutError`.
+- CPU, float32 (GGUF files are de-quantized by transformers). A tokenizer without a chat template gets
+  a plain "role: content" transcript.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ...errors import ModelError, ModelTimeoutError
+from ...runtime import go_offline
+from .base import IncompleteGeneration, Message
+
+TORCH_THREADS = 2  # see the measurements in the report / local.py docstring
+_POLL_S = 0.1
+
+
+@dataclass
+class Backend:
+    """A loaded tokenizer + model pair, shared by all chat models on the same files."""
+
+    tokenizer: Any
+    model: Any
+    max_positions: int
+    gen_lock: threading.Lock = field(default_factory=threading.Lock)
+    tok_lock: threading.RLock = field(default_factory=threading.RLock)
+
+
+def load_backend(path: Path, gguf_file: str | None = None) -> Backend:
+    """Load tokenizer and model from local files only; every failure becomes a ModelError."""
+    go_offline()
+    try:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers.utils import logging as hf_logging
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ModelError(f"Cannot import torch/transformers: {e}", hint="pip install torch transformers") from e
+    if TORCH_THREADS and torch.get_num_threads() != TORCH_THREADS:
+        torch.set_num_threads(TORCH_THREADS)
+    kw: dict[str, Any] = {"local_files_only": True}
+    if gguf_file:
+        kw["gguf_file"] = gguf_file
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(str(path), **kw)
+        model = AutoModelForCausalLM.from_pretrained(str(path), dtype=torch.float32, **kw)
+    except Exception as e:
+        what = f"{path}/{gguf_file}" if gguf_file else str(path)
+        raise ModelError(
+            f"Cannot load the chat model from {what}: {type(e).__name__}: {e}",
+            hint="The directory needs config.json, tokenizer files and weights (or a GGUF file); "
+            "nothing is downloaded.",
+        ) from e
+    finally:
+        if bars:
+            hf_logging.enable_progress_bar()
+    model.eval()
+    if tokenizer.pad_token_id is None and tokenizer.eos_token_id is not None:
+        model.generation_config.pad_token_id = tokenizer.eos_token_id
+    max_pos = int(getattr(model.config, "max_position_embeddings", 0) or 2048)
+    return Backend(tokenizer=tokenizer, model=model, max_positions=max_pos)
+
+
+class HFChatModel:
+    """ChatModel over a local transformers causal LM. Construction is cheap; loading happens on first use."""
+
+    generative = True
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        gguf_file: str | None = None,
+        name: str | None = None,
+        context_tokens: int = 2048,
+        wall_clock_s: float = 120.0,
+    ) -> None:
+        self.path = Path(path).expanduser().resolve()
+        self.gguf_file = gguf_file
+        self.name = name or f"hf:{self.path.name}"
+        self._context_cap = context_tokens
+        self.wall_clock_s = wall_clock_s
+        self._check_files()
+
+    def _check_files(self) -> None:
+        if not self.path.is_dir():
+            raise ModelError(f"Model directory not found: {self.path}", hint="Use answer.model=hf:/path/to/dir.")
+        if not self.gguf_file and not (self.path / "config.json").is_file():
+            raise ModelError(
+                f"{self.path} is not a Hugging Face model directory (no config.json).",
+                hint="Point hf:PATH at a directory saved with save_pretrained (config.json + weights + tokenizer).",
+            )
+
+    # -- loading ---------------------------------------------------------------------------------
+    def _backend(self) -> Backend:
+        from .factory import load_once  # factory imports this module; import late to avoid a cycle
+
+        key = f"{self.path}::{self.gguf_file or ''}"
+        return load_once(key, lambda: load_backend(self.path, self.gguf_file))
+
+    @property
+    def context_tokens(self) -> int:
+        """min(model's max positions, configured window). Loads the model on first access."""
+        return min(self._backend().max_positions, self._context_cap)
+
+    def count_tokens(self, text: str) -> int:
+        b = self._backend()
+        with b.tok_lock:
+            return len(b.tokenizer.encode(text, add_special_tokens=False))
+
+    def _encode_chat(self, b: Backend, messages: list[Message]) -> Any:
+        tok = b.tokenizer
+        with b.tok_lock:
+            if getattr(tok, "chat_template", None):
+                enc = tok.apply_chat_template(
+                    messages, add_generation_prompt=True, return_tensors="pt", return_dict=True
+                )
+                return enc["input_ids"], enc.get("attention_mask")
+            text = "".join(f"{m['role']}: {m['content']}\n" for m in messages) + "assistant: "
+            enc = tok(text, return_tensors="pt")
+            return enc["input_ids"], enc.get("attention_mask")
+
+    # -- generation ------------------------------------------------------------------------------
+    def stream(
+        self,
+        messages: list[Message],
+        *,
+        max_new_tokens: int,
+        temperature: float = 0.0,
+        stop: threading.Event | None = None,
+    ) -> Iterator[str]:
+        b = self._backend()
+        deadline = time.monotonic() + self.wall_clock_s
+        while not b.gen_lock.acquire(timeout=_POLL_S):  # another answer is being generated
+            if stop is not None and stop.is_set():
+                return
+            if time.monotonic() > deadline:
+                raise ModelTimeoutError(
+                    f"{self.name}: waited {self.wall_clock_s:.0f}s for another generation to finish.",
+                    hint="The local model answers one question at a time; try again shortly.",
+                )
+        try:
+            yield from self._generate_locked(b, messages, max_new_tokens, temperature, stop, deadline)
+        finally:
+            b.gen_lock.release()
+
+    def _generate_locked(
+        self,
+        b: Backend,
+        messages: list[Message],
+        max_new_tokens: int,
+        temperature: float,
+        stop: threading.Event | None,
+        deadline: float,
+    ) -> Iterator[str]:
+        import torch
+        from transformers import StoppingCriteria, StoppingCriteriaList, TextIteratorStreamer
+
+        input_ids, attention_mask = self._encode_chat(b, messages)
+        prompt_len = int(input_ids.shape[-1])
+        room = b.max_positions - prompt_len
+        if room < 1:
+            raise ModelError(
+                f"{self.name}: prompt of {prompt_len} tokens does not fit the {b.max_positions}-token window.",
+                hint="Lower answer.sources or answer.context_tokens.",
+            )
+        halt = threading.Event()  # set when the consumer goes away
+        state = {"timed_out": False, "error": None}
+
+        class _Stop(StoppingCriteria):
+            def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+                flag = halt.is_set() or (stop is not None and stop.is_set())
+                if not flag and time.monotonic() > deadline:
+                    state["timed_out"] = flag = True
+                return torch.full((input_ids.shape[0],), flag, dtype=torch.bool, device=input_ids.device)
+
+        class _Streamer(TextIteratorStreamer):  # decode under the tokenizer lock
+            def put(self, value: Any) -> None:
+                with b.tok_lock:
+                    super().put(value)
+
+            def end(self) -> None:
+                with b.tok_lock:
+                    super().end()
+
+        streamer = _Streamer(b.tokenizer, skip_prompt=True, skip_special_tokens=True, timeout=_POLL_S)
+        gen_kw: dict[str, Any] = {
+            "input_ids": input_ids,
+            "attention_mask": attention_mask,
+            "max_new_tokens": min(max_new_tokens, room),
+            "streamer": streamer,
+            "stopping_criteria": StoppingCriteriaList([_Stop()]),
+        }
+        if temperature > 0:
+            gen_kw.update(do_sample=True, temperature=temperature)
+        else:
+            gen_kw.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+
+        def run() -> None:
+            try:
+                with torch.inference_mode():
+                    b.model.generate(**gen_kw)
+            except BaseException as e:  # reported by the consumer below
+                state["error"] = e
+                streamer.end()
+
+        thread = threading.Thread(target=run, name=f"generate-{self.name}", daemon=True)
+        thread.start()
+        produced: list[str] = []
+        try:
+            while True:
+                if stop is not None and stop.is_set():
+                    return
+                try:
+                    piece = next(streamer)
+                except StopIteration:
+                    break
+                except queue.Empty:
+                    continue  # the criteria enforce the deadline; keep polling `stop`
+                if piece:
+                    produced.append(piece)
+                    yield piece
+        finally:
+            halt.set()
+            thread.join()
+        if state["error"] is not None:
+            err = state["error"]
+            msg = f"{self.name} failed while generating: {type(err).__name__}: {err}"
+            if produced:
+                raise IncompleteGeneration(msg, partial="".join(produced)) from err
+            raise ModelError(msg) from err
+        if state["timed_out"] and not (stop is not None and stop.is_set()):
+            msg = f"{self.name}: generation exceeded the {self.wall_clock_s:.0f}s wall-clock limit."
+            hint = "Raise answer.wall_clock_s or lower answer.max_new_tokens."
+            if produced:
+                raise IncompleteGeneration(msg, partial="".join(produced), hint=hint)
+            raise ModelTimeoutError(msg, hint=hint)

@@ -1,0 +1,78 @@
+"""The `paperchat` command line: global options, subcommand registry, errors translated at the edge.
+
+Each command group lives in its own module exposing `register(subparsers)`; a handler receives the
+parsed args and a `Context` (settings, lazily opened index). `AssistantError` becomes
+"error: MESSAGE" + "hint: HINT" on stderr and a non-zero exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import AssistantError
+from ..settings import Settings, load_settings, parse_assignments
+
+COMMAND_MODULES = ("index_cmds", "answer_cmds", "ui_cmd", "eval_cmds")
+
+
+@dataclass
+class Context:
+    settings: Settings
+    _index: object = field(default=None, repr=False)
+
+    def index(self):
+        if self._index is None:
+            from ..index.indexer import Index
+
+            self._index = Index(self.settings)
+        return self._index
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="paperchat", description="Chat with a corpus of paper abstracts, with checked citations.")
+    p.add_argument("--data-dir", type=Path, help="Store directory (default: $PAPERCHAT_DATA_DIR or ~/.local/share/paperchat).")
+    p.add_argument("--chroma-url", help="Use a Chroma server (http://HOST:PORT) instead of the embedded store.")
+    p.add_argument("--preset", help="Named settings preset (default, fast, extractive, debug).")
+    p.add_argument("--set", dest="assign", action="append", default=[], metavar="GROUP.NAME=VALUE",
+                   help="Override one setting, e.g. --set retrieval.k=10 (repeatable; see `paperchat settings`).")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"{__name__}.{name}").register(sub)
+    return p
+
+
+def make_context(args: argparse.Namespace) -> Context:
+    overrides = parse_assignments(args.assign)
+    if args.data_dir:
+        overrides["store.data_dir"] = str(args.data_dir.expanduser())
+    if args.chroma_url:
+        overrides["store.chroma_url"] = args.chroma_url
+    return Context(load_settings(args.preset, overrides))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.handler(args, make_context(args)) or 0)
+    except AssistantError as e:
+        print(f"error: {e.message}", file=sys.stderr)
+        if e.hint:
+            print(f"hint: {e.hint}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print("interrupted: finished batches are kept; run the same command again to resume.", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,218 @@
+"""The index: Records in, chunks + vectors in Chroma and a BM25 index beside them; reads for retrieval.
+
+Writes are idempotent and resumable: each record's content hash is stored, so re-ingesting skips
+unchanged records, an edited record replaces all its old chunks, and a killed ingest re-run redoes
+only the batches that never committed. Each committed batch bumps the store generation; readers
+(another process, a UI worker) compare generations and reload the lexical index when it is stale.
+Near-duplicates (a second version of a paper) are detected against the store and the batch: cosine
+of the paper vectors >= 0.9 and word-trigram Jaccard >= 0.5; the later one gets `duplicate_of`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import EmptyIndexError
+from ..settings import Settings
+from ..types import Chunk, Record
+from .chunking import ChunkStats, chunk_record
+from .embedder import Embedder, get_embedder
+from .lexical import LexicalIndex
+from .lock import WriteLock
+from .store import ChromaStore, normalise_metadata
+
+NEAR_DUP_COSINE = 0.9
+NEAR_DUP_JACCARD = 0.5
+
+
+@dataclass
+class IndexSummary:
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    near_duplicates: list[tuple[str, str]] = field(default_factory=list)  # (paper_id, duplicate_of)
+    chunks: ChunkStats = field(default_factory=ChunkStats)
+
+
+class Index:
+    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
+        self.settings = settings
+        self.embedder = embedder or get_embedder(settings.embedding)
+        self.name = settings.index_name()
+        self.store = ChromaStore(
+            settings.store.data_dir, settings.store.chroma_url, self.name, self.embedder.name, self.embedder.dim
+        )
+        # Server mode keeps the derived lexical index in a local cache keyed by the server URL.
+        self.lexical_dir = settings.store.data_dir / "lexical" / self.name
+        self._lexical: LexicalIndex | None = None
+        self._lex_lock = threading.Lock()
+
+    # -- writes -------------------------------------------------------------------------------
+    def write_lock(self) -> WriteLock | None:
+        return None if self.settings.store.chroma_url else WriteLock(self.settings.store.data_dir)
+
+    def add(self, records: Iterable[Record], progress: Callable[[int], None] | None = None) -> IndexSummary:
+        """Upsert records in batches; `progress(n)` after each batch with the records it handled."""
+        summary = IndexSummary()
+        lock = self.write_lock()
+        if lock:
+            lock.acquire()
+        try:
+            batch: list[Record] = []
+            for r in records:
+                batch.append(r)
+                if len(batch) >= self.settings.store.add_batch:
+                    self._add_batch(batch, summary)
+                    if progress:
+                        progress(len(batch))
+                    batch = []
+            if batch:
+                self._add_batch(batch, summary)
+                if progress:
+                    progress(len(batch))
+            self.refresh_lexical(force=summary.added + summary.updated > 0)
+        finally:
+            if lock:
+                lock.release()
+        return summary
+
+    def _add_batch(self, batch: list[Record], summary: IndexSummary) -> None:
+        stored = {r.paper_id: h for r, h in self.store.get_papers([r.paper_id for r in batch])}
+        todo: list[Record] = []
+        for r in batch:
+            if stored.get(r.paper_id) == r.hash:
+                summary.unchanged += 1
+            else:
+                todo.append(r)
+                if r.paper_id in stored:
+                    summary.updated += 1
+                else:
+                    summary.added += 1
+        if not todo:
+            return
+        updated = [r.paper_id for r in todo if r.paper_id in stored]
+        if updated:
+            self.store.chunks.delete(where={"paper_id": {"$in": updated}})
+        chunks_per = [
+            chunk_record(r, self.embedder.count_tokens, self.settings.chunking.chunk_tokens,
+                         self.settings.chunking.overlap_sentences, summary.chunks)
+            for r in todo
+        ]
+        texts = [self._embed_text(r, c) for r, cs in zip(todo, chunks_per) for c in cs]
+        vecs = self.embedder.embed_documents(texts)
+        paper_vecs, pos = np.zeros((len(todo), self.embedder.dim), np.float32), 0
+        for i, cs in enumerate(chunks_per):
+            v = vecs[pos : pos + len(cs)].mean(axis=0)
+            paper_vecs[i] = v / (np.linalg.norm(v) or 1.0)
+            pos += len(cs)
+        todo = self._mark_near_duplicates(todo, paper_vecs, set(stored), summary)
+        flat = [(r, c) for r, cs in zip(todo, chunks_per) for c in cs]
+        self.store.upsert_chunks(
+            [c.chunk_id for _, c in flat], vecs, [c.text for _, c in flat], [self._chunk_meta(r, c) for r, c in flat]
+        )
+        self.store.upsert_papers(todo, paper_vecs)
+        self.store.bump_generation()
+
+    def _embed_text(self, r: Record, c: Chunk) -> str:
+        if self.settings.chunking.include_title and r.title and not r.label_derived:
+            return f"{r.title}. {c.text}"
+        return c.text
+
+    @staticmethod
+    def _chunk_meta(r: Record, c: Chunk) -> dict:
+        return normalise_metadata({
+            "paper_id": r.paper_id, "group": r.duplicate_of or r.paper_id, "chunk": c.index,
+            "sent_start": c.sent_start, "sent_end": c.sent_end, "char_start": c.char_start, "char_end": c.char_end,
+            "year": r.year, "source": r.source,
+        })
+
+    def _mark_near_duplicates(
+        self, todo: list[Record], vecs: np.ndarray, stored: set[str], summary: IndexSummary
+    ) -> list[Record]:
+        from ..ingest.dedupe import jaccard
+
+        out: list[Record] = []
+        neighbours = self.store.nearest_papers(vecs, n=2)
+        for i, r in enumerate(todo):
+            if r.duplicate_of:
+                out.append(r)
+                continue
+            cands = [(pid, cos) for pid, cos in neighbours[i] if pid != r.paper_id and cos >= NEAR_DUP_COSINE]
+            # earlier records of this batch
+            for j in range(i):
+                cos = float(vecs[i] @ vecs[j])
+                if cos >= NEAR_DUP_COSINE and out[j].paper_id != r.paper_id:
+                    cands.append((out[j].paper_id, cos))
+            dup = ""
+            if cands:
+                texts = {p.paper_id: p.text for p in out}
+                missing = [pid for pid, _ in cands if pid not in texts]
+                texts.update({rec.paper_id: rec.text for rec, _ in self.store.get_papers(missing)} if missing else {})
+                for pid, _ in sorted(cands, key=lambda x: -x[1]):
+                    if pid in texts and jaccard(r.text, texts[pid]) >= NEAR_DUP_JACCARD:
+                        dup = pid
+                        break
+            if dup:
+                summary.near_duplicates.append((r.paper_id, dup))
+                r = dataclasses.replace(r, duplicate_of=dup)
+            out.append(r)
+        return out
+
+    def delete(self, paper_ids: list[str]) -> list[str]:
+        """Delete papers (all their chunks); returns the ids that were not found."""
+        lock = self.write_lock()
+        if lock:
+            lock.acquire()
+        try:
+            found = {r.paper_id for r, _ in self.store.get_papers(paper_ids)}
+            if found:
+                self.store.delete_papers(sorted(found))
+                self.store.bump_generation()
+                self.refresh_lexical(force=True)
+            return [p for p in paper_ids if p not in found]
+        finally:
+            if lock:
+                lock.release()
+
+    # -- reads --------------------------------------------------------------------------------
+    def refresh_lexical(self, force: bool = False) -> LexicalIndex:
+        """The lexical index for the store's current generation (loaded, or rebuilt when stale)."""
+        with self._lex_lock:
+            gen = self.store.generation()
+            if not force and self._lexical is not None and self._lexical.generation == gen:
+                return self._lexical
+            lex = None if force else LexicalIndex.load(self.lexical_dir)
+            if lex is None or lex.generation != gen:
+                ids, texts = [], []
+                for cid, text, _meta in self.store.all_chunks():
+                    ids.append(cid)
+                    texts.append(text)
+                lex = LexicalIndex.build(ids, texts, gen)
+                lex.save(self.lexical_dir)
+            self._lexical = lex
+            return lex
+
+    def require_content(self) -> None:
+        papers, _ = self.store.count()
+        if papers == 0:
+            raise EmptyIndexError(f"The index in {self.settings.store.data_dir} is empty.")
+
+    def records(self, paper_ids: list[str]) -> dict[str, Record]:
+        return {r.paper_id: r for r, _ in self.store.get_papers(paper_ids)}
+
+    def all_records(self) -> Iterable[Record]:
+        for r, _ in self.store.get_papers():
+            yield r
+
+    def stats(self) -> dict:
+        papers, chunks = self.store.count()
+        return {
+            "papers": papers, "chunks": chunks, "index": self.name, "embedding_model": self.embedder.name,
+            "embedding_dim": self.embedder.dim, "store": self.settings.store.chroma_url or str(self.settings.store.data_dir),
+            "generation": self.store.generation(),
+        }

@@ -1,0 +1,52 @@
+"""One writer per embedded store: an exclusive, non-blocking `flock` on DATA_DIR/write.lock.
+
+The holder writes its PID and command line into the file so a second writer fails at once with a
+message naming it. The kernel drops the lock when the holder dies (even on SIGKILL), so a stale file
+never blocks anyone. Readers take no lock; they notice new data through the store generation.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import sys
+from pathlib import Path
+
+from ..errors import StoreLockedError
+
+
+class WriteLock:
+    def __init__(self, data_dir: Path) -> None:
+        self.path = data_dir / "write.lock"
+        self._fd: int | None = None
+
+    def acquire(self) -> "WriteLock":
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip() or "another process"
+            os.close(fd)
+            raise StoreLockedError(
+                f"The store at {self.path.parent} is in use by {holder}.",
+                hint="Wait for it to finish or stop it; for several writers, share a Chroma server "
+                "(`chroma run`) and set PAPERCHAT_CHROMA_URL.",
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"PID {os.getpid()} ({' '.join(sys.argv)[:200]})".encode(), 0)
+        self._fd = fd
+        return self
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.ftruncate(self._fd, 0)
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> "WriteLock":
+        return self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()

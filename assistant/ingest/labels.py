@@ -1,0 +1,2 @@
+def derive_label(text: str) -> str:
+    return text[:60]

