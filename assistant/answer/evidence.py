@@ -1,0 +1,94 @@
+"""Evidence strength and abstention: decide, from the retrieved abstracts, whether to answer.
+
+    ev = gather_evidence(question, hits, scorer)
+    ev.score      best support of the question by any (trusted) sentence of the top abstracts
+    ev.missing    named terms of the question (acronyms, CamelCase, "ResNet-50") no abstract mentions
+    ev.passing    named terms that abstracts only mention in passing (once, and not in their label)
+    ev.subjects   named terms some abstract is about (mentioned twice or more, or in its label)
+
+`decide(ev, threshold)` abstains when the best evidence is below the threshold, when every named
+term of the question is missing, or when the question hinges on a term the corpus only mentions in
+passing and the evidence is not clearly strong (threshold + PASSING_MARGIN): the near-miss case
+("What search does AlphaZero use?" when one abstract says "Since DeepMind's AlphaZero, ..."). When
+some but not all named terms are covered, the answer goes ahead and says which are not covered.
+The threshold is calibrated on eval/questions.jsonl (see README, "Abstention").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..index.sentences import split_sentences
+from ..types import Hit
+from .support import _NAMED, SupportScorer, injected_sentences
+
+ABSTAIN_SENTENCE = "The indexed abstracts do not answer this question."
+PASSING_MARGIN = 0.12
+_GENERIC_NAMED = {"LLM", "LLMs", "AI", "ML", "GNN", "GNNs", "CNN", "CNNs", "RL", "NLP", "FL", "MoE"}
+
+
+@dataclass
+class Evidence:
+    score: float
+    best: list[tuple[int, int, float]] = field(default_factory=list)  # (hit index, sentence index, score) best first
+    named: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    passing: list[str] = field(default_factory=list)
+    subjects: list[str] = field(default_factory=list)  # named terms some abstract is about
+
+
+def named_terms(question: str) -> list[str]:
+    terms = [t for t in _NAMED.findall(question) if t not in _GENERIC_NAMED]
+    return list(dict.fromkeys(terms))
+
+
+def gather_evidence(question: str, hits: list[Hit], scorer: SupportScorer, top: int = 5) -> Evidence:
+    sents: list[str] = []
+    where: list[tuple[int, int]] = []
+    for hi, h in enumerate(hits[:top]):
+        texts = [s.text for s in split_sentences(h.text)]
+        bad = injected_sentences(texts)
+        for si, s in enumerate(texts):
+            if si not in bad:
+                sents.append(s)
+                where.append((hi, si))
+    ev = Evidence(0.0)
+    if sents:
+        row = scorer.matrix([question], sents)[0]
+        order = row.argsort()[::-1]
+        ev.best = [(where[j][0], where[j][1], float(row[j])) for j in order[:12]]
+        ev.score = float(row[order[0]])
+    ev.named = named_terms(question)
+    for term in ev.named:
+        pat = re.compile(re.escape(term.lower()))
+        counts = [len(pat.findall(h.text.lower())) + 2 * len(pat.findall(h.title.lower())) for h in hits[:top]]
+        if not any(counts):
+            ev.missing.append(term)
+        elif max(counts) < 2:
+            ev.passing.append(term)
+        else:
+            ev.subjects.append(term)
+    return ev
+
+
+def decide(ev: Evidence, threshold: float) -> tuple[bool, str]:
+    """(abstain?, reason). A question about a paper the corpus holds (a named subject) needs less
+    sentence-level evidence: "Which datasets does FedMerge use?" rarely shares words with the answer."""
+    if ev.subjects:
+        threshold -= PASSING_MARGIN
+    if ev.score < threshold:
+        return True, f"best evidence {ev.score:.2f} < threshold {threshold:.2f}"
+    if ev.named and len(ev.missing) == len(ev.named):
+        return True, f"no abstract mentions {', '.join(ev.missing)}"
+    covered = [t for t in ev.named if t not in ev.missing]
+    if covered and all(t in ev.passing for t in covered) and ev.score < threshold + PASSING_MARGIN:
+        return True, f"{', '.join(covered)} only mentioned in passing"
+    return False, ""
+
+
+def coverage_note(ev: Evidence) -> str:
+    """For a partial answer: which named parts of the question the corpus does not cover."""
+    if ev.missing and len(ev.missing) < len(ev.named):
+        return f"Not covered by the indexed abstracts: {', '.join(ev.missing)}."
+    return ""
