@@ -76,7 +76,7 @@ class Assistant:
         lc = PaperRetriever(retriever=self.retriever, k=st["k"], filters=st["filters"])
         qt = st["qtype"]
         if qt.kind == "compare":
-            st["sides"] = [[d.metadata["hit"] for d in lc.with_k(2).invoke(side)] for side in qt.sides]
+            st["sides"] = [[d.metadata["hit"] for d in lc.with_k(3).invoke(side)] for side in qt.sides]
             st["hits"] = _unique([h for side in st["sides"] for h in side[:1]])
         elif qt.kind == "list":
             st["hits"] = [d.metadata["hit"] for d in lc.with_k(LIST_MAX).invoke(qt.criterion)]
@@ -88,7 +88,12 @@ class Assistant:
     def _weigh(self, st: dict) -> dict:
         th = self.settings.answer.abstain_threshold
         if st["qtype"].kind == "compare":
-            st["side_evidence"] = [gather_evidence(s, hs[:1], self.scorer, top=1) for s, hs in zip(st["qtype"].sides, st["sides"])]
+            chosen: list[Hit] = []
+            for i, hs in enumerate(st["sides"]):  # each side's best paper that is not already a row
+                pick = [h for h in hs if h.paper_id not in {c.paper_id for c in chosen}][:1]
+                st["sides"][i] = pick
+                chosen += pick
+            st["side_evidence"] = [gather_evidence(s, hs, self.scorer, top=1) for s, hs in zip(st["qtype"].sides, st["sides"])]
             st["abstain"], st["why"] = all(decide(e, th)[0] for e in st["side_evidence"]), "no side covered"
         elif st["qtype"].kind == "list":
             st["abstain"], st["why"] = False, ""
@@ -199,12 +204,18 @@ class Assistant:
     def _extractive(self, st, res) -> None:
         ev, hits = st["evidence"], st["hits"]
         picks = extractive_answer(ev.best, hits, self.settings.answer.abstain_threshold)
-        parts, cites = [], []
-        for marker, (hi, si) in enumerate(picks, start=1):
-            h = hits[hi]
-            sent = split_sentences(h.text)[si].text
-            parts.append(f"{sent.rstrip('.')} [{marker}].")
-            cites.append(Citation(marker, h.paper_id, h.title, h.text, (sent,), (si,)))
+        markers: dict[int, int] = {}
+        chosen: dict[int, list[int]] = {}
+        parts = []
+        for hi, si in picks:
+            n = markers.setdefault(hi, len(markers) + 1)
+            chosen.setdefault(hi, []).append(si)
+            parts.append(f"{split_sentences(hits[hi].text)[si].text.rstrip('.')} [{n}].")
+        cites = []
+        for hi, n in markers.items():
+            h, sents = hits[hi], split_sentences(hits[hi].text)
+            ids = tuple(sorted(chosen[hi]))
+            cites.append(Citation(n, h.paper_id, h.title, h.text, tuple(sents[i].text for i in ids), ids))
         res.update(text=" ".join(parts) or ABSTAIN_SENTENCE, citations=cites)
         if not parts:
             res["kind"] = "abstain"

@@ -114,14 +114,16 @@ def comparison_table(rows: list[tuple[Hit, int]]) -> tuple[str, dict[int, list[i
 
 
 def extractive_answer(best: list[tuple[int, int, float]], hits: list[Hit], threshold: float, limit: int = 3) -> list[tuple[int, int]]:
-    """(hit index, sentence index) of the evidence sentences to show, at most one per paper first."""
+    """(hit index, sentence index) of the evidence sentences to show: up to two from the best paper,
+    one from each other paper above the threshold; grouped by paper, in abstract order."""
     chosen: list[tuple[int, int]] = []
-    seen_hits: set[int] = set()
+    per_hit: dict[int, int] = {}
     for hi, si, score in best:
-        if score < threshold or hi in seen_hits:
+        # the best paper may give two sentences, the others one each
+        if score < threshold or per_hit.get(hi, 0) >= (2 if not per_hit or hi == best[0][0] else 1):
             continue
         chosen.append((hi, si))
-        seen_hits.add(hi)
+        per_hit[hi] = per_hit.get(hi, 0) + 1
         if len(chosen) >= limit:
             break
-    return chosen
+    return sorted(chosen, key=lambda c: (list(per_hit).index(c[0]), c[1]))

@@ -1,5 +1,119 @@
-"""Placeholder registry for this command group (filled in by its own issue)."""
+"""CLI: ask (one question, or a batch with one model load) and chat (terminal, streaming)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from pathlib import Path
+
+from ..errors import ConfigError
+from .index_cmds import _filter_args, filters_from
 
 
-def register(sub) -> None:  # noqa: ARG001
-    return None
+def register(sub) -> None:
+    p = sub.add_parser("ask", help="Answer a question from the abstracts, with verified citations.")
+    p.add_argument("question", nargs="?", help="The question.")
+    p.add_argument("--history", action="append", default=[], metavar="EARLIER_TURN",
+                   help="An earlier user turn of the conversation (repeatable, oldest first).")
+    p.add_argument("--json", action="store_true", help="Print the answer record as JSON.")
+    p.add_argument("--batch", type=Path, help="QUESTIONS.jsonl (id, question, optional history).")
+    p.add_argument("--out", type=Path, help="RESULTS.jsonl for --batch.")
+    p.add_argument("--model", help="Chat model for this run (local, extractive, openai, hf:/dir, fake).")
+    p.add_argument("--k", type=int, help="Papers retrieved.")
+    _filter_args(p)
+    p.set_defaults(handler=cmd_ask)
+
+    p = sub.add_parser("chat", help="Chat in the terminal (streaming; /new starts over, /quit leaves).")
+    p.add_argument("--model", help="Chat model (local, extractive, openai, hf:/dir).")
+    p.set_defaults(handler=cmd_chat)
+
+
+def _assistant(ctx, model: str | None):
+    from ..answer.assistant import Assistant
+
+    settings = ctx.settings
+    if model:
+        settings = settings.with_overrides({"answer.model": model})
+    return Assistant(settings, index=ctx.index())
+
+
+def render_text(answer) -> str:
+    lines = [answer.answer]
+    if answer.standalone_query and answer.standalone_query != answer.question:
+        lines.append(f"\n(searched for: {answer.standalone_query})")
+    if answer.citations:
+        lines.append("\nSources:")
+        for c in answer.citations:
+            lines.append(f"  [{c.marker}] {c.title} ({c.paper_id})")
+            for s in c.sentences[:2]:
+                lines.append(f"      > {s}")
+    for n in answer.notes:
+        lines.append(f"note: {n}")
+    if answer.incomplete:
+        lines.append("note: the answer is incomplete.")
+    return "\n".join(lines)
+
+
+def cmd_ask(args, ctx) -> int:
+    a = _assistant(ctx, args.model)
+    filters = filters_from(args)
+    if args.batch:
+        return _batch(a, args, filters)
+    if not args.question or not args.question.strip():
+        raise ConfigError("No question given.", hint='paperchat ask "How much does Prune&Comp reduce perplexity?"')
+    answer = a.ask(args.question, history=args.history, filters=filters, k=args.k)
+    print(json.dumps(answer.to_json(), ensure_ascii=False, indent=2) if args.json else render_text(answer))
+    return 0
+
+
+def _batch(a, args, filters) -> int:
+    from tqdm import tqdm
+
+    from ..questions import read_questions
+
+    if not args.out:
+        raise ConfigError("--batch needs --out RESULTS.jsonl.", hint="paperchat ask --batch q.jsonl --out r.jsonl")
+    questions = read_questions(args.batch)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with open(args.out, "w", encoding="utf-8") as out:
+        for q in tqdm(questions, unit="question", file=sys.stderr, desc="ask"):
+            ans = a.ask(q["question"], history=q.get("history") or None, filters=filters, k=args.k, id=str(q["id"]))
+            out.write(json.dumps({**q, **ans.to_json()}, ensure_ascii=False) + "\n")
+            out.flush()
+    print(f"{len(questions)} answers -> {args.out}")
+    return 0
+
+
+def cmd_chat(args, ctx) -> int:
+    from ..answer.conversation import Conversation
+    from ..answer.events import Done, Status, Token
+
+    a = _assistant(ctx, args.model)
+    conv = Conversation()
+    print("paperchat: ask about the indexed abstracts. /new starts over, /quit leaves. Ctrl-C stops an answer.")
+    while True:
+        try:
+            q = input("\nyou> ").strip()
+        except EOFError:
+            return 0
+        if q in ("/quit", "/exit"):
+            return 0
+        if q == "/new":
+            conv.clear()
+            print("(new conversation)")
+            continue
+        if not q:
+            continue
+        stop = threading.Event()
+        try:
+            for ev in a.stream(q, conv, stop=stop):
+                if isinstance(ev, Status) and ev.stage == "generating":
+                    print("draft> ", end="", flush=True)
+                elif isinstance(ev, Token):
+                    print(ev.text, end="", flush=True)
+                elif isinstance(ev, Done):
+                    print("\n\npaperchat> " + render_text(ev.answer))
+        except KeyboardInterrupt:
+            stop.set()
+            print("\n(stopped)")

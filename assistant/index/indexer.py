@@ -5,7 +5,8 @@ unchanged records, an edited record replaces all its old chunks, and a killed in
 only the batches that never committed. Each committed batch bumps the store generation; readers
 (another process, a UI worker) compare generations and reload the lexical index when it is stale.
 Near-duplicates (a second version of a paper) are detected against the store and the batch: cosine
-of the paper vectors >= 0.9 and word-trigram Jaccard >= 0.5; the later one gets `duplicate_of`.
+of the paper vectors >= 0.9 and word-trigram Jaccard >= 0.3 (ingest.dedupe: the seed's two GCNet
+versions share only 0.375 of their trigrams, unrelated abstracts < 0.04); the later one gets `duplicate_of`.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from .lock import WriteLock
 from .store import ChromaStore, normalise_metadata
 
 NEAR_DUP_COSINE = 0.9
-NEAR_DUP_JACCARD = 0.5
 
 
 @dataclass
@@ -134,7 +134,7 @@ class Index:
     def _mark_near_duplicates(
         self, todo: list[Record], vecs: np.ndarray, stored: set[str], summary: IndexSummary
     ) -> list[Record]:
-        from ..ingest.dedupe import jaccard
+        from ..ingest.dedupe import NEAR_DUP_THRESHOLD, jaccard
 
         out: list[Record] = []
         neighbours = self.store.nearest_papers(vecs, n=2)
@@ -154,7 +154,7 @@ class Index:
                 missing = [pid for pid, _ in cands if pid not in texts]
                 texts.update({rec.paper_id: rec.text for rec, _ in self.store.get_papers(missing)} if missing else {})
                 for pid, _ in sorted(cands, key=lambda x: -x[1]):
-                    if pid in texts and jaccard(r.text, texts[pid]) >= NEAR_DUP_JACCARD:
+                    if pid in texts and jaccard(r.text, texts[pid]) >= NEAR_DUP_THRESHOLD:
                         dup = pid
                         break
             if dup:

@@ -20,6 +20,7 @@ _CJK = re.compile(r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-
 _PDF_PREFIX = re.compile(r"^\s*PDF\s*↗\s*")
 # Page chrome copied together with abstracts from paper-listing websites (compared case-insensitively).
 _PAGE_CHROME = frozenset({"daily papers", "pdf ↗", "pdf", "↗"})
+CJK_DEBRIS_MAX_CHARS = 100  # longer CJK lines may be real (Chinese) abstracts, not UI text
 
 
 def normalise_whitespace(text: str) -> str:
@@ -69,9 +70,13 @@ def mostly_cjk(text: str, threshold: float = 0.5) -> bool:
 
 
 def is_page_debris(line: str) -> bool:
-    """True for lines that are website chrome rather than content: known headers, mostly-CJK UI text."""
+    """True for lines that are website chrome rather than content: known headers, short mostly-CJK UI text.
+
+    >>> is_page_debris("Daily Papers"), is_page_debris("论文检索"), is_page_debris("We propose a model.")
+    (True, True, False)
+    """
     s = normalise_whitespace(line)
-    return not s or s.casefold() in _PAGE_CHROME or mostly_cjk(s)
+    return not s or s.casefold() in _PAGE_CHROME or (len(s) < CJK_DEBRIS_MAX_CHARS and mostly_cjk(s))
 
 
 def strip_pdf_prefix(line: str) -> tuple[str, bool]:

@@ -54,7 +54,7 @@ def parse_year(value: object) -> int | None:
     return year if year is not None and YEAR_MIN <= year <= YEAR_MAX else None
 
 
-def _bibtex_name(name: str) -> str:
+def bibtex_name(name: str) -> str:
     """ "Last, First" -> "First Last"; "Last, Jr, First" -> "First Last Jr"."""
     parts = [p.strip() for p in name.split(",")]
     parts = [p for p in parts if p]
@@ -88,7 +88,7 @@ def parse_authors(value: object, *, bibtex: bool = False) -> tuple[str, ...]:
         for piece in pieces:
             piece = piece.strip().strip(",").strip()
             if bibtex:
-                names.append(_bibtex_name(piece))
+                names.append(bibtex_name(piece))
                 continue
             commas = [c.strip() for c in piece.split(",") if c.strip()]
             # "A B, C D" is a list of names; "Last, First" is one name.
@@ -160,7 +160,8 @@ def build_record(
         return IngestIssue(source, line, "the authors hold invalid UTF-8 bytes; re-save the file as UTF-8", key)
     text, title, venue = clean_text(text), clean_text(title), clean_text(venue)
     if not text:
-        return IngestIssue(source, line, "the abstract is missing or empty; add the abstract text or remove this record", key)
+        msg = "the abstract is missing or empty; add the abstract text or remove this record"
+        return IngestIssue(source, line, msg, key)
     doi = normalise_doi(doi) if doi else ""
     paper_id = paper_id_for(title, text, source_id, doi)
     label = clean_text(label)

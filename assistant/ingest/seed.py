@@ -35,6 +35,13 @@ def _short(source: str, line: int, text: str) -> IngestIssue:
     )
 
 
+def _flush(source: str, line: int, text: str, source_type: str) -> Record | IngestIssue:
+    """A title-like line that no "PDF ↗" abstract followed: an abstract if long enough, else an issue."""
+    if word_count(text) >= MIN_WORDS:
+        return build_record(text=text, source=source, line=line, source_type=source_type)
+    return _short(source, line, text)
+
+
 def read_seed(path: Path, *, source: str, source_type: str = "seed") -> Iterator[Record | IngestIssue]:
     pending: tuple[int, str] | None = None  # a possible title waiting for its "PDF ↗" abstract
     for lineno, raw in iter_lines(path):
@@ -56,7 +63,7 @@ def read_seed(path: Path, *, source: str, source_type: str = "seed") -> Iterator
             yield build_record(text=body, title=title, source=source, line=title_line, source_type=source_type)
             continue
         if pending:
-            yield _short(source, *pending)
+            yield _flush(source, *pending, source_type)
             pending = None
         if word_count(body) >= MIN_WORDS and not (looks_like_title(body) and word_count(body) < 40):
             yield build_record(text=body, source=source, line=lineno, source_type=source_type)
@@ -65,4 +72,4 @@ def read_seed(path: Path, *, source: str, source_type: str = "seed") -> Iterator
         else:
             yield _short(source, lineno, body)
     if pending:
-        yield _short(source, *pending)
+        yield _flush(source, *pending, source_type)

@@ -47,7 +47,9 @@ def check_readable(path: Path) -> bytes:
     bytes, PDF, UTF-16) -- each with a hint saying what to do instead.
     """
     if not path.exists():
-        raise IngestError(f"{path}: no such file", hint="Check the path; relative paths start at the current directory.")
+        raise IngestError(
+            f"{path}: no such file", hint="Check the path; relative paths start at the current directory."
+        )
     if path.is_dir():
         raise IngestError(
             f"{path} is a directory", hint="Pass a file (e.g. abstracts.jsonl), or ingest each file of the folder."
@@ -60,7 +62,8 @@ def check_readable(path: Path) -> bytes:
     except (OSError, EOFError, zlib.error) as e:
         if is_gzip(path):
             raise IngestError(
-                f"{path}: the gzip data is corrupt ({e})", hint="Re-download or re-compress the file (gzip -t checks it)."
+                f"{path}: the gzip data is corrupt ({e})",
+                hint="Re-download or re-compress the file (`gzip -t FILE` checks it).",
             ) from e
         raise IngestError(f"{path}: cannot be read ({e})", hint="Check that the file is a readable text file.") from e
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from ...errors import ConfigError, ModelError
-from ...settings import AnswerSettings
 from .base import ChatModel, Message
 from .fake import FakeChatModel
+
+if TYPE_CHECKING:  # settings (pydantic) are not needed to import this module
+    from ...settings import AnswerSettings
 
 T = TypeVar("T")
 

@@ -18,12 +18,12 @@ import copy
 import re
 import threading
 from collections.abc import Callable, Iterator
-from typing import Literal, Union
+from typing import Literal
 
 from ...errors import ConfigError
 from .base import Message
 
-Reply = Union[str, Callable[[list[Message]], str], BaseException]
+Reply = str | Callable[[list[Message]], str] | BaseException
 Chunking = Literal["word", "char", "all"]
 
 

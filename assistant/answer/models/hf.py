@@ -19,10 +19,12 @@ Compromises, stated:
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import queue
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +48,32 @@ class Backend:
     tok_lock: threading.RLock = field(default_factory=threading.RLock)
 
 
+@dataclass
+class _RunState:
+    timed_out: bool = False
+    error: BaseException | None = None
+
+
+@contextlib.contextmanager
+def _quiet_gguf_bar() -> Iterator[None]:
+    """transformers' GGUF de-quantization uses a raw tqdm bar that ignores `disable_progress_bar()`;
+    silence it for the duration of a load (loads are serialised by `factory.load_once`'s lock)."""
+    try:
+        import transformers.modeling_gguf_pytorch_utils as gguf_utils
+    except ImportError:  # pragma: no cover - gguf support missing: the load reports it
+        yield
+        return
+    original = getattr(gguf_utils, "tqdm", None)
+    if original is None:
+        yield
+        return
+    gguf_utils.tqdm = functools.partial(original, disable=True)
+    try:
+        yield
+    finally:
+        gguf_utils.tqdm = original
+
+
 def load_backend(path: Path, gguf_file: str | None = None) -> Backend:
     """Load tokenizer and model from local files only; every failure becomes a ModelError."""
     go_offline()
@@ -63,8 +91,9 @@ def load_backend(path: Path, gguf_file: str | None = None) -> Backend:
     bars = hf_logging.is_progress_bar_enabled()
     hf_logging.disable_progress_bar()
     try:
-        tokenizer = AutoTokenizer.from_pretrained(str(path), **kw)
-        model = AutoModelForCausalLM.from_pretrained(str(path), dtype=torch.float32, **kw)
+        with _quiet_gguf_bar():
+            tokenizer = AutoTokenizer.from_pretrained(str(path), **kw)
+            model = AutoModelForCausalLM.from_pretrained(str(path), dtype=torch.float32, **kw)
     except Exception as e:
         what = f"{path}/{gguf_file}" if gguf_file else str(path)
         raise ModelError(
@@ -124,6 +153,10 @@ class HFChatModel:
         """min(model's max positions, configured window). Loads the model on first access."""
         return min(self._backend().max_positions, self._context_cap)
 
+    @context_tokens.setter
+    def context_tokens(self, value: int) -> None:
+        self._context_cap = value
+
     def count_tokens(self, text: str) -> int:
         b = self._backend()
         with b.tok_lock:
@@ -149,7 +182,7 @@ class HFChatModel:
         max_new_tokens: int,
         temperature: float = 0.0,
         stop: threading.Event | None = None,
-    ) -> Iterator[str]:
+    ) -> Generator[str, None, None]:
         b = self._backend()
         deadline = time.monotonic() + self.wall_clock_s
         while not b.gen_lock.acquire(timeout=_POLL_S):  # another answer is being generated
@@ -173,7 +206,7 @@ class HFChatModel:
         temperature: float,
         stop: threading.Event | None,
         deadline: float,
-    ) -> Iterator[str]:
+    ) -> Generator[str, None, None]:
         import torch
         from transformers import StoppingCriteria, StoppingCriteriaList, TextIteratorStreamer
 
@@ -186,13 +219,13 @@ class HFChatModel:
                 hint="Lower answer.sources or answer.context_tokens.",
             )
         halt = threading.Event()  # set when the consumer goes away
-        state = {"timed_out": False, "error": None}
+        state = _RunState()
 
         class _Stop(StoppingCriteria):
             def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
                 flag = halt.is_set() or (stop is not None and stop.is_set())
                 if not flag and time.monotonic() > deadline:
-                    state["timed_out"] = flag = True
+                    state.timed_out = flag = True
                 return torch.full((input_ids.shape[0],), flag, dtype=torch.bool, device=input_ids.device)
 
         class _Streamer(TextIteratorStreamer):  # decode under the tokenizer lock
@@ -222,7 +255,7 @@ class HFChatModel:
                 with torch.inference_mode():
                     b.model.generate(**gen_kw)
             except BaseException as e:  # reported by the consumer below
-                state["error"] = e
+                state.error = e
                 streamer.end()
 
         thread = threading.Thread(target=run, name=f"generate-{self.name}", daemon=True)
@@ -244,13 +277,13 @@ class HFChatModel:
         finally:
             halt.set()
             thread.join()
-        if state["error"] is not None:
-            err = state["error"]
+        if state.error is not None:
+            err = state.error
             msg = f"{self.name} failed while generating: {type(err).__name__}: {err}"
             if produced:
                 raise IncompleteGeneration(msg, partial="".join(produced)) from err
             raise ModelError(msg) from err
-        if state["timed_out"] and not (stop is not None and stop.is_set()):
+        if state.timed_out and not (stop is not None and stop.is_set()):
             msg = f"{self.name}: generation exceeded the {self.wall_clock_s:.0f}s wall-clock limit."
             hint = "Raise answer.wall_clock_s or lower answer.max_new_tokens."
             if produced:

@@ -38,8 +38,10 @@ def find_gguf() -> tuple[Path, str]:
         files = sorted(d.glob("*.gguf"))
         if files:
             return d, files[0].name
-    raise ModelError(f"No .gguf file found in the '{PACKAGE}' package ({', '.join(map(str, dirs))}).",
-                     hint=f"Reinstall it: {INSTALL_HINT} --force-reinstall")
+    raise ModelError(
+        f"No .gguf file found in the '{PACKAGE}' package ({', '.join(map(str, dirs))}).",
+        hint=f"Reinstall it: {INSTALL_HINT} --force-reinstall",
+    )
 
 
 class LocalChatModel(HFChatModel):

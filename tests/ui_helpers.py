@@ -1,0 +1,149 @@
+"""Helpers for the UI tests: a real Assistant on a tmp store (debug preset), a scripted chat model,
+an in-process server on a free port, and the Chromium flags the browser tests use."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+from assistant.answer.models.fake import FakeChatModel
+from assistant.settings import Settings, load_settings
+from assistant.types import Citation, Hit, IngestIssue, Record, Answer
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+
+_SOURCE = re.compile(r'<source id="(\d+)".*?>\n(.*?)\n</source>', re.S)
+
+
+def echo_first_source(messages: list[dict]) -> str:
+    """A fake model reply that is supported by construction: the first sentence of source 1 + [1]."""
+    body = messages[-1]["content"]
+    m = _SOURCE.search(body)
+    if not m:
+        return "The indexed abstracts do not answer this question."
+    first = re.split(r"(?<=[.!?])\s+", m.group(2).strip())[0].rstrip(".")
+    return f"{first} [{m.group(1)}]."
+
+
+def make_settings(tmp: Path, **overrides) -> Settings:
+    return load_settings("debug", {"store.data_dir": str(tmp / "store"), **overrides}, env={})
+
+
+def make_assistant(tmp: Path, records: list[Record], chat_model=None, **overrides):
+    """The real Assistant (debug preset: hash embeddings, fake chat model) over `records`."""
+    from assistant.answer.assistant import Assistant
+
+    settings = make_settings(tmp, **overrides)
+    model = chat_model or FakeChatModel(default=echo_first_source)  # type: ignore[arg-type]
+    a = Assistant(settings, chat_model=model)
+    a.index.add(records)
+    if not _has_reader():
+        a.ingest = lambda paths, progress=None: jsonl_ingest(a.index, paths, progress)  # type: ignore[method-assign]
+    return a, settings
+
+
+def _has_reader() -> bool:
+    try:
+        from assistant.ingest import read_source  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def jsonl_ingest(index, paths, progress=None):
+    """Stand-in for `pipeline.ingest_paths` while `assistant.ingest.read_source` is being written:
+    JSONL only, one IngestIssue per bad line, same report type."""
+    from assistant.errors import IngestError
+    from assistant.pipeline import IngestReport
+
+    report = IngestReport()
+    good: list[Record] = []
+    for p in paths:
+        p = Path(p)
+        report.files.append(str(p))
+        raw = p.read_bytes()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise IngestError(f"{p} is not UTF-8 text.", hint="Save the file as UTF-8.") from None
+        for n, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                d = json.loads(line)
+                if not isinstance(d, dict) or not str(d.get("abstract") or d.get("text") or "").strip():
+                    raise ValueError("no abstract text")
+                good.append(Record(str(d.get("id") or f"{p.stem}-{n}"), str(d.get("abstract") or d.get("text")),
+                                   title=str(d.get("title") or ""), label=str(d.get("title") or ""),
+                                   year=d.get("year"), source=p.name, source_line=n))
+                report.read += 1
+            except (ValueError, TypeError) as e:
+                report.issues.append(IngestIssue(p.name, n, f"skipped: {e}"))
+                report.skipped += 1
+    result = index.add(good, progress=progress)
+    report.added, report.updated, report.unchanged = result.added, result.updated, result.unchanged
+    return report
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def running(app, settings: Settings, env: dict[str, str] | None = None) -> Iterator[str]:
+    """Launch `app` with `ui.launch.launch` (safe defaults) on a free port; yield its URL; close it.
+    Environment variables the launch sets are restored afterwards."""
+    from ui.launch import launch
+
+    keys = ["GRADIO_TEMP_DIR", "GRADIO_ANALYTICS_ENABLED", "ANONYMIZED_TELEMETRY", "GRADIO_SSR_MODE"]
+    saved = {k: os.environ.get(k) for k in keys}
+    try:
+        _, url = launch(app, settings, "127.0.0.1", free_port(), block=False, quiet=True, env=env or {})
+        yield url.rstrip("/")
+    finally:
+        app.close()
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def hand_answer(**kw) -> Answer:
+    """A hand-made Answer with two cited abstracts (for the render tests)."""
+    r1 = Record("p-one", "We propose Alpha. Alpha beats Beta by 3 points. Code is public.", label="Alpha method",
+                year=2023, authors=("Ann Lee", "Bo Chen", "Cy Park", "Dee Kay"), source="a.jsonl", source_line=4)
+    r2 = Record("p-two", "Gamma studies <script>alert(1)</script> robustness. Gamma uses ImageNet.",
+                label="Gamma <b>bold</b>", year=2021, source="b.bib")
+    hits = (
+        Hit("p-one", r1, 0.033, {"fused": 0.033, "dense": 0.81, "bm25": 7.5}, {"dense": 1, "bm25": 2}),
+        Hit("p-two", r2, 0.016, {"fused": 0.016, "dense": 0.42}, {"dense": 2}),
+        Hit("p-three", Record("p-three", "Unrelated."), 0.01, {"fused": 0.01}),
+    )
+    base = dict(
+        question="How good is Alpha?",
+        answer="Alpha beats Beta by 3 points [1]. Gamma uses ImageNet [2].",
+        standalone_query="How good is Alpha?",
+        abstained=False,
+        citations=(
+            Citation(1, "p-one", "Alpha method", r1.text, ("Alpha beats Beta by 3 points.",), (1,)),
+            Citation(2, "p-two", "Gamma <b>bold</b>", r2.text, ("Gamma uses ImageNet.",), (1,)),
+        ),
+        retrieved=hits,
+        id="ans-1",
+        model="fake",
+    )
+    base.update(kw)
+    return Answer(**base)

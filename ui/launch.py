@@ -1,0 +1,179 @@
+"""`launch(app, settings, host, port)`: serve a built app with the safe defaults of RELIABILITY.md §4.
+
+- Binds 127.0.0.1 unless told otherwise; `share=False` always; no analytics, no Chroma telemetry,
+  no monitoring endpoint, no MCP server, no browser run history.
+- Optional login from PAPERCHAT_UI_USER / PAPERCHAT_UI_PASSWORD (never argv): a callable comparing
+  SHA-256 digests with `hmac.compare_digest`, so the check takes the same time for any input.
+- Files: GRADIO_TEMP_DIR is a dedicated 0700 directory; `allowed_paths=[]`; `blocked_paths` holds the
+  data directory, the project root and `.env` files; uploads are capped at `ui.max_upload_mb` and only
+  .jsonl/.csv/.bib/.txt are accepted (checked again server-side).
+- Queue: `max_size=ui.queue_size`, default concurrency 1, `api_open=False`; `show_error=False`.
+Environment variables are set here, at launch time, never at import.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import logging
+import os
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from assistant.errors import ConfigError
+from assistant.runtime import go_offline
+from assistant.settings import PROJECT_DIR, Settings
+
+log = logging.getLogger("paperchat.ui")
+
+USER_ENV = "PAPERCHAT_UI_USER"
+PASSWORD_ENV = "PAPERCHAT_UI_PASSWORD"
+TEMP_ENV = "PAPERCHAT_UI_TEMP_DIR"
+
+
+def _digest(value: str) -> bytes:
+    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).digest()
+
+
+def auth_from_env(env: Mapping[str, str] | None = None) -> Callable[[str, str], bool] | None:
+    """A login check from PAPERCHAT_UI_USER / PAPERCHAT_UI_PASSWORD, or None when neither is set.
+
+    Only digests are kept; both are always compared (no early exit), in constant time."""
+    env = os.environ if env is None else env
+    user, password = env.get(USER_ENV, ""), env.get(PASSWORD_ENV, "")
+    if not user and not password:
+        return None
+    if not (user and password):
+        raise ConfigError(
+            f"Only one of {USER_ENV} and {PASSWORD_ENV} is set.",
+            hint="Set both to require a login, or neither to serve without one (only on 127.0.0.1).",
+        )
+    want_user, want_password = _digest(user), _digest(password)
+
+    def check(username: str, password: str) -> bool:
+        ok_user = hmac.compare_digest(_digest(username or ""), want_user)
+        ok_password = hmac.compare_digest(_digest(password or ""), want_password)
+        return ok_user & ok_password
+
+    return check
+
+
+def is_loopback(host: str) -> bool:
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def dedicated_temp_dir(env: Mapping[str, str] | None = None) -> Path:
+    """PAPERCHAT_UI_TEMP_DIR if set, else a fresh private directory for this server's gradio files."""
+    env = os.environ if env is None else env
+    if env.get(TEMP_ENV):
+        path = Path(env[TEMP_ENV]).expanduser().resolve()
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        return path
+    return Path(tempfile.mkdtemp(prefix="paperchat-gradio-")).resolve()
+
+
+def blocked_paths(settings: Settings, cwd: Path | None = None) -> list[str]:
+    """What the server must never serve, even if something hands gradio such a path."""
+    cwd = (cwd or Path.cwd()).resolve()
+    paths = [
+        Path(settings.store.data_dir).expanduser().resolve(),
+        PROJECT_DIR.resolve(),
+        PROJECT_DIR.resolve() / ".env",
+        cwd / ".env",
+        Path.home().resolve() / ".cache" / "huggingface",
+        Path("/etc"),
+        Path("/proc"),
+    ]
+    return list(dict.fromkeys(str(p) for p in paths))
+
+
+MARKER = ".paperchat-ui"
+
+
+def prepare_environment(settings: Settings, env: dict[str, str] | None = None) -> Path:
+    """Process switches the server needs (offline, no telemetry/analytics, dedicated GRADIO_TEMP_DIR).
+
+    Call it before `build_app` (gradio components note their cache directory when created); `launch`
+    calls it too and re-points an app built earlier. Idempotent: a directory it made is reused."""
+    env = os.environ if env is None else env
+    go_offline()
+    env["GRADIO_ANALYTICS_ENABLED"] = "False"
+    env["ANONYMIZED_TELEMETRY"] = "False"
+    env.setdefault("GRADIO_SSR_MODE", "False")
+    current = env.get("GRADIO_TEMP_DIR", "")
+    if current and (Path(current) / MARKER).is_file():
+        return Path(current)
+    temp = dedicated_temp_dir(env)
+    (temp / MARKER).write_text("gradio files of one paperchat UI server\n")
+    for blocked in blocked_paths(settings):
+        b = Path(blocked)
+        if temp == b or b in temp.parents:
+            raise ConfigError(
+                f"The UI's temporary directory would be inside a blocked directory ({b.name}).",
+                hint=f"Set {TEMP_ENV} to a directory outside the data directory and the project.",
+            )
+    env["GRADIO_TEMP_DIR"] = str(temp)
+    return temp
+
+
+def launch(
+    app: Any,
+    settings: Settings,
+    host: str | None = None,
+    port: int | None = None,
+    *,
+    block: bool = True,
+    quiet: bool = False,
+    env: Mapping[str, str] | None = None,
+) -> tuple[Any, str]:
+    """Queue and launch `app` (built by `ui.app.build_app`). Returns (fastapi app, local URL).
+
+    `block=False` returns once the server is up (tests); close it with `app.close()`."""
+    from .app import CSS
+
+    host = host or settings.ui.host
+    port = settings.ui.port if port is None else port
+    if not 1 <= int(port) <= 65535:
+        raise ConfigError(f"Invalid port {port}.", hint="Use --port 1..65535 (7860 by default).")
+    auth = auth_from_env(env)
+    if not is_loopback(host) and auth is None:
+        log.warning(
+            "Serving on %s without a login: anyone who can reach this address can use the app and its "
+            "upload. Set %s and %s, and put a TLS proxy with rate limits in front.", host, USER_ENV, PASSWORD_ENV,
+        )
+    temp = prepare_environment(settings)
+    for block in app.blocks.values():  # an app built before the environment was prepared
+        if getattr(block, "GRADIO_CACHE", None) is not None:
+            block.GRADIO_CACHE = str(temp)
+    app.queue(max_size=settings.ui.queue_size, default_concurrency_limit=1, api_open=False)
+    fastapi_app, local_url, _ = app.launch(
+        server_name=host,
+        server_port=int(port),
+        share=False,
+        auth=auth,
+        auth_message="paperchat: log in with the credentials the operator set." if auth else None,
+        show_error=False,
+        allowed_paths=[],
+        blocked_paths=blocked_paths(settings),
+        max_file_size=f"{settings.ui.max_upload_mb}mb",
+        prevent_thread_lock=not block,
+        inbrowser=False,
+        quiet=quiet,
+        enable_monitoring=False,
+        strict_cors=True,
+        ssr_mode=False,
+        pwa=False,
+        mcp_server=False,
+        run_history=False,
+        footer_links=["api"],
+        css=CSS,
+    )
+    return fastapi_app, local_url

@@ -1,0 +1,488 @@
+"""Pure functions: Answers, Records and ingest reports -> chat Markdown, evidence HTML, exports.
+
+No gradio import and no I/O, so every rule here is unit-tested on hand-made Answers.
+
+Two kinds of text, two rules:
+- Model output (`Answer.answer`, streamed tokens) is Markdown we pass on after `safe_markdown`: raw
+  HTML is neutralised (`<` -> `&lt;`), images are removed (nothing remote is ever loaded), link
+  reference definitions are dropped, and a link survives only if its target is http(s), mailto or
+  an in-page `#anchor` (`javascript:`, `data:`, obfuscated or relative targets lose their link).
+- Corpus text (abstracts, titles, labels, authors, file names) is never trusted as markup: it is
+  `html.escape`d in HTML and `md_escape`d in Markdown.
+
+Citation markers `[n]` in an answer become links to `#pc-ev-<answer>-<n>`, the id of that source's
+card in the evidence panel (`evidence_html`), where the supporting sentences are wrapped in <mark>.
+Compromise: markers of older answers in the chat point at cards that are no longer shown (the panel
+holds the current answer only); clicking them does nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from assistant.index.sentences import split_sentences
+from assistant.types import Answer, Citation, Hit, IngestIssue, Record
+
+_SAFE_LINK_PREFIXES = ("http://", "https://", "mailto:", "#")
+_STAGES = MappingProxyType({
+    "retrieving": "Searching the abstracts",
+    "rewriting": "Rewriting the follow-up",
+    "generating": "Writing the answer",
+    "verifying": "Checking every citation against its abstract",
+})
+_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                 "eleven", "twelve")
+
+
+# -- escaping and sanitising -----------------------------------------------------------------------
+def esc(value: object) -> str:
+    """HTML-escape anything (quotes too), for text nodes and attribute values."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]{}|~#!])")
+
+
+def md_escape(text: object) -> str:
+    """Corpus text as literal Markdown: markup characters backslash-escaped, `<`/`>` as entities."""
+    s = " ".join(str(text or "").split())
+    s = _MD_SPECIAL.sub(r"\\\1", s)
+    return s.replace("<", "&lt;").replace(">", "&gt;")
+
+
+def is_safe_url(url: str) -> bool:
+    """True for http(s)://, mailto: and #anchor targets, after undoing the usual obfuscations."""
+    u = html.unescape(url or "").strip()
+    if u.startswith("<"):
+        u = u[1:].rstrip(">")
+    u = u.replace("\\", "")
+    u = re.sub(r"[\x00-\x20\x7f]+", "", u).lower()
+    return u.startswith(_SAFE_LINK_PREFIXES)
+
+
+_IMAGE = re.compile(r"!\[([^\[\]]*)\]\([^)]*\)")
+_REF_DEF = re.compile(r"(?m)^ {0,3}\[[^\]\n]+\]:[ \t]*(?:\n[ \t]*)?\S.*$")
+_INLINE_DEST = re.compile(r"\]\(([^)]*)\)?")
+
+
+def safe_markdown(text: str) -> str:
+    """Model Markdown made safe to render: no raw HTML, no images, only http(s)/mailto/# links."""
+    s = (text or "").replace("\x00", "")
+    s = s.replace("<", "&lt;")
+    s = _IMAGE.sub(lambda m: f"(image removed: {m.group(1).strip()})" if m.group(1).strip() else "(image removed)", s)
+    s = s.replace("![", "!\\[")  # leftover (nested / reference) image syntax becomes plain text
+    s = _REF_DEF.sub("", s)  # `[r]: url` definitions: no reference-style links or images at all
+
+    def _dest(m: re.Match) -> str:
+        dest = m.group(1).strip()
+        target = dest.split()[0] if dest.split() else ""
+        return m.group(0) if target and is_safe_url(target) else "]"
+
+    return _INLINE_DEST.sub(_dest, s)
+
+
+# -- citations ---------------------------------------------------------------------------------------
+def answer_key(answer: Answer) -> str:
+    """A short id for `answer`, safe inside an HTML id: its own id, else a hash of its text."""
+    raw = answer.id or hashlib.sha1(f"{answer.question}\x1f{answer.answer}".encode()).hexdigest()[:10]
+    return re.sub(r"[^A-Za-z0-9_-]", "", raw)[:32] or "a"
+
+
+def anchor_id(answer: Answer, marker: int) -> str:
+    return f"pc-ev-{answer_key(answer)}-{int(marker)}"
+
+
+def _label(c: Citation, hit: Hit | None = None) -> str:
+    return c.title or (hit.record.display if hit else "") or c.paper_id
+
+
+def _hits_by_id(answer: Answer) -> dict[str, Hit]:
+    return {h.paper_id: h for h in answer.retrieved}
+
+
+_MARKERS = re.compile(r"(?<![\\!\]])\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\](?![(\[:])")
+
+
+def link_markers(text: str, answer: Answer) -> str:
+    """`[n]` (and `[1, 2]`) -> links to the evidence cards; markers with no citation stay as text."""
+    hits = _hits_by_id(answer)
+    cites = {c.marker: c for c in answer.citations}
+
+    def _one(n: int) -> str:
+        c = cites.get(n)
+        if c is None:
+            return f"\\[{n}\\]"
+        title = " ".join(_label(c, hits.get(c.paper_id)).split()).replace("\\", "").replace('"', "'")
+        title = title.replace("<", "&lt;").replace(">", "&gt;")
+        return f'[\\[{n}\\]](#{anchor_id(answer, n)} "{title}")'
+
+    return _MARKERS.sub(lambda m: "".join(_one(int(x)) for x in m.group(1).split(",")), text)
+
+
+_LIST_ITEM = re.compile(r"(?m)^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+\S")
+
+
+def _number_word(n: int) -> str:
+    return _NUMBER_WORDS[n] if 0 <= n < len(_NUMBER_WORDS) else str(n)
+
+
+def _with_count(body: str, answer: Answer) -> str:
+    """A "which papers" answer as a list with its count (built from the citations if it is prose)."""
+    items = _LIST_ITEM.findall(body)
+    if not items and answer.citations:
+        hits = _hits_by_id(answer)
+        body = body.rstrip() + "\n\n" + "\n".join(
+            f"- {md_escape(_label(c, hits.get(c.paper_id)))} [{c.marker}]" for c in answer.citations
+        )
+        items = answer.citations
+    n = len(items)
+    if not n:
+        return body
+    head = body.lstrip().split("\n", 1)[0]
+    words = re.sub(r"\[[\d,\s]+\]", "", head)  # the count, not a citation marker
+    if _LIST_ITEM.match(head) or not re.search(rf"\b({n}|{_number_word(n)})\b", words, re.I):
+        body = f"**{n} paper{'s' if n != 1 else ''} found:**\n\n" + body.lstrip()
+    return body
+
+
+def sources_markdown(answer: Answer, links: bool = True) -> str:
+    """The "Sources" section: one line `[n] label (paper_id)` per citation."""
+    if not answer.citations:
+        return ""
+    hits = _hits_by_id(answer)
+    lines = []
+    for c in answer.citations:
+        marker = f"[\\[{c.marker}\\]](#{anchor_id(answer, c.marker)})" if links else f"[{c.marker}]"
+        lines.append(f"- {marker} {md_escape(_label(c, hits.get(c.paper_id)))} ({md_escape(c.paper_id)})")
+    return "**Sources**\n\n" + "\n".join(lines)
+
+
+def _norm(s: str) -> str:
+    return " ".join((s or "").lower().split()).rstrip("?.! ")
+
+
+def answer_markdown(answer: Answer, links: bool = True) -> str:
+    """The chat message for a finished answer: body with linked [n] markers, notices, standalone
+    query (for a rewritten follow-up) and the Sources list. `links=False` is the plain API form."""
+    body = safe_markdown(answer.answer.strip()) or "_(no answer text)_"
+    if answer.kind == "list":
+        body = _with_count(body, answer)
+    if links:
+        body = link_markers(body, answer)
+    parts = [body]
+    if answer.incomplete:
+        parts.append("_⏹ Stopped before the end: this answer is incomplete._")
+    if answer.unsupported:
+        n = len(answer.unsupported)
+        parts.append(
+            f"_⚠ {n} sentence{'s' if n != 1 else ''} removed: the cited abstracts do not support "
+            f"{'them' if n != 1 else 'it'} (shown in the evidence panel)._"
+        )
+    if answer.standalone_query and _norm(answer.standalone_query) != _norm(answer.question):
+        parts.append(f"_Searched for:_ {md_escape(answer.standalone_query)}")
+    src = sources_markdown(answer, links)
+    if src:
+        parts.append(src)
+    return "\n\n".join(parts)
+
+
+def progress_markdown(text: str, stage: str = "") -> str:
+    """The chat message while an answer streams: unverified text so far plus the current stage."""
+    label = _STAGES.get(stage, stage.capitalize() if stage else "")
+    status = f"_{md_escape(label)}…_" if label else ""
+    body = safe_markdown(text)
+    return f"{body}\n\n{status}".strip() if body else (status or "_…_")
+
+
+def question_markdown(question: str) -> str:
+    """A user's question as shown in the chat (their own text, still sanitised)."""
+    return safe_markdown(question)
+
+
+# -- evidence panel -------------------------------------------------------------------------------------
+def highlight_abstract(text: str, sentence_ids: Iterable[int] = (), sentences: Iterable[str] = ()) -> str:
+    """The abstract as escaped HTML with the supporting sentences wrapped in <mark>.
+
+    Sentences are found by index (`split_sentences`) and, as a fallback, by their text."""
+    text = text or ""
+    spans = split_sentences(text)
+    marked: list[tuple[int, int]] = []
+    ids = set(sentence_ids)
+    for s in spans:
+        if s.index in ids:
+            marked.append((s.start, s.end))
+    for sent in sentences:
+        sent = (sent or "").strip()
+        if not sent:
+            continue
+        match = next((s for s in spans if _norm(s.text) == _norm(sent)), None)
+        if match is not None:
+            marked.append((match.start, match.end))
+            continue
+        i = text.find(sent)
+        if i >= 0:
+            marked.append((i, i + len(sent)))
+    merged: list[list[int]] = []
+    for a, b in sorted(marked):
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    out, pos = [], 0
+    for a, b in merged:
+        out.append(esc(text[pos:a]))
+        out.append(f"<mark>{esc(text[a:b])}</mark>")
+        pos = b
+    out.append(esc(text[pos:]))
+    return "".join(out)
+
+
+def _authors(authors: Sequence[str], limit: int = 3) -> str:
+    names = [a for a in authors if a]
+    if not names:
+        return ""
+    return ", ".join(names[:limit]) + (" et al." if len(names) > limit else "")
+
+
+def meta_html(record: Record | None, paper_id: str) -> str:
+    parts = [f"<code>{esc(paper_id)}</code>"]
+    if record is not None:
+        if record.year:
+            parts.append(esc(record.year))
+        if record.authors:
+            parts.append(esc(_authors(record.authors)))
+        if record.venue:
+            parts.append(f"<i>{esc(record.venue)}</i>")
+        if record.doi:
+            parts.append(f"doi {esc(record.doi)}")
+        if record.source:
+            where = f"{record.source}:{record.source_line}" if record.source_line else record.source
+            parts.append(f"source {esc(where)}")
+        if record.duplicate_of:
+            parts.append(f"version of <code>{esc(record.duplicate_of)}</code>")
+    return '<div class="pc-meta">' + " · ".join(parts) + "</div>"
+
+
+def scores_html(hit: Hit | None) -> str:
+    if hit is None or not hit.scores:
+        return ""
+    chips = []
+    for name, value in hit.scores.items():
+        rank = hit.ranks.get(name)
+        r = f" (#{rank})" if rank else ""
+        chips.append(f'<span class="pc-score">{esc(name)} {value:.3g}{esc(r)}</span>')
+    return '<div class="pc-scores">' + "".join(chips) + "</div>"
+
+
+def citation_card(answer: Answer, c: Citation, hit: Hit | None) -> str:
+    record = hit.record if hit else None
+    return (
+        f'<article class="pc-card" id="{anchor_id(answer, c.marker)}">'
+        f'<header><span class="pc-marker">[{int(c.marker)}]</span> '
+        f'<span class="pc-title">{esc(_label(c, hit))}</span></header>'
+        f"{meta_html(record, c.paper_id)}{scores_html(hit)}"
+        f'<p class="pc-abstract">{highlight_abstract(c.text or (record.text if record else ""), c.sentence_ids, c.sentences)}</p>'
+        "</article>"
+    )
+
+
+def evidence_html(answer: Answer | None) -> str:
+    """The evidence panel for one answer: a card per cited abstract (label, metadata, scores,
+    abstract with the supporting sentences marked), the answer sentences that failed verification,
+    the verification notes, and the papers retrieved but not cited."""
+    if answer is None:
+        return '<div class="pc-evidence"><p class="pc-empty">Ask a question: the abstracts behind the answer appear here.</p></div>'
+    hits = _hits_by_id(answer)
+    out = ['<div class="pc-evidence">']
+    if answer.citations:
+        n = len(answer.citations)
+        out.append(f'<p class="pc-h">{n} cited abstract{"s" if n != 1 else ""}; supporting sentences are highlighted.</p>')
+        out.extend(citation_card(answer, c, hits.get(c.paper_id)) for c in answer.citations)
+    elif answer.abstained or answer.kind == "abstain":
+        out.append('<p class="pc-empty">No abstract in the corpus supports an answer, so nothing is cited.</p>')
+    else:
+        out.append('<p class="pc-empty">This answer cites no abstract.</p>')
+    if answer.unsupported:
+        items = "".join(f"<li><s>{esc(s)}</s></li>" for s in answer.unsupported)
+        out.append(
+            '<section class="pc-unsupported"><h4>Failed verification (removed from the answer)</h4>'
+            f"<ul>{items}</ul></section>"
+        )
+    if answer.notes:
+        items = "".join(f"<li>{esc(n)}</li>" for n in answer.notes)
+        out.append(f'<section class="pc-notes"><h4>Notes</h4><ul>{items}</ul></section>')
+    cited = {c.paper_id for c in answer.citations}
+    others = [h for h in answer.retrieved if h.paper_id not in cited]
+    if others:
+        rows = "".join(
+            f"<li><span class=\"pc-title\">{esc(h.title)}</span> <code>{esc(h.paper_id)}</code>{scores_html(h)}</li>"
+            for h in others
+        )
+        out.append(f'<details class="pc-others"><summary>Also retrieved, not cited ({len(others)})</summary><ul>{rows}</ul></details>')
+    out.append("</div>")
+    return "".join(out)
+
+
+def focus_html(paper_ids: Sequence[str], labels: dict[str, str] | None = None, limit: int = 8) -> str:
+    """The conversation's papers in focus (newest turn first), as the follow-ups will resolve them."""
+    labels = labels or {}
+    if not paper_ids:
+        return '<div class="pc-focus"><p class="pc-empty">No papers in focus yet. Papers cited in this chat appear here, so follow-ups like "compare the first two" resolve.</p></div>'
+    items = "".join(
+        f'<li><span class="pc-title">{esc(labels.get(p) or p)}</span> <code>{esc(p)}</code></li>' for p in paper_ids[:limit]
+    )
+    more = f'<p class="pc-more">and {len(paper_ids) - limit} more</p>' if len(paper_ids) > limit else ""
+    return f'<div class="pc-focus"><ol>{items}</ol>{more}</div>'
+
+
+def abstract_html(record: Record | None, paper_id: str = "") -> str:
+    """One abstract for the corpus tab: label, metadata, escaped text."""
+    if record is None:
+        return f'<div class="pc-evidence"><p class="pc-empty">No abstract with id <code>{esc(paper_id)}</code>.</p></div>'
+    title = f'<p class="pc-subtitle">{esc(record.title)}</p>' if record.title and record.title != record.display else ""
+    return (
+        '<div class="pc-evidence"><article class="pc-card">'
+        f'<header><span class="pc-title">{esc(record.display)}</span></header>{title}'
+        f'{meta_html(record, record.paper_id)}<p class="pc-abstract">{esc(record.text)}</p>'
+        "</article></div>"
+    )
+
+
+def search_rows(hits: Sequence[Hit]) -> list[list]:
+    """Rows of the corpus search table: rank, label, year, authors, paper id, fused score."""
+    return [
+        [i, h.title, h.record.year or "", _authors(h.record.authors, 2), h.paper_id, round(h.score, 4)]
+        for i, h in enumerate(hits, 1)
+    ]
+
+
+SEARCH_HEADERS = ("#", "Paper", "Year", "Authors", "paper_id", "Score")
+
+
+# -- ingest reports -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FileOutcome:
+    """What happened to one uploaded file: a pipeline report, or a whole-file error message."""
+
+    name: str
+    summary: str = ""
+    issues: tuple[IngestIssue, ...] = ()
+    error: str = ""
+
+
+def ingest_markdown(outcomes: Sequence[FileOutcome], max_issues: int = 50) -> str:
+    """Per-file result of an upload: the summary or the error, then each skipped record."""
+    if not outcomes:
+        return "_No file uploaded._"
+    out = []
+    for o in outcomes:
+        if o.error:
+            out.append(f"**{md_escape(o.name)}**: ✗ {md_escape(o.error)}")
+            continue
+        out.append(f"**{md_escape(o.name)}**: {md_escape(o.summary)}")
+        if o.issues:
+            lines = [
+                f"- line {i.line}{' (key ' + md_escape(i.key) + ')' if i.key else ''}: {md_escape(i.message)}"
+                for i in o.issues[:max_issues]
+            ]
+            if len(o.issues) > max_issues:
+                lines.append(f"- … and {len(o.issues) - max_issues} more")
+            out.append(f"{len(o.issues)} record(s) not added:\n\n" + "\n".join(lines))
+    return "\n\n".join(out)
+
+
+# -- export ---------------------------------------------------------------------------------------------
+def export_markdown(answer: Answer, records: dict[str, Record] | None = None) -> str:
+    """An answer as a standalone Markdown document: question, answer, then each source in full."""
+    records = records or {}
+    hits = _hits_by_id(answer)
+    out = [f"# {md_escape(answer.question)}", ""]
+    if answer.standalone_query and _norm(answer.standalone_query) != _norm(answer.question):
+        out += [f"_Searched for:_ {md_escape(answer.standalone_query)}", ""]
+    out += [safe_markdown(answer.answer.strip()), ""]
+    if answer.incomplete:
+        out += ["_This answer is incomplete (generation was stopped)._", ""]
+    if answer.unsupported:
+        out += ["## Removed by verification", ""] + [f"- {md_escape(s)}" for s in answer.unsupported] + [""]
+    if answer.citations:
+        out += ["## Sources", ""]
+        for c in answer.citations:
+            hit = hits.get(c.paper_id)
+            rec = records.get(c.paper_id) or (hit.record if hit else None)
+            out.append(f"### [{c.marker}] {md_escape(_label(c, hit))}")
+            meta = [f"paper_id `{c.paper_id.replace('`', '')}`"]
+            if rec is not None:
+                meta += [str(rec.year)] if rec.year else []
+                meta += [md_escape(_authors(rec.authors, 10))] if rec.authors else []
+                meta += [md_escape(rec.venue)] if rec.venue else []
+                meta += [f"doi {md_escape(rec.doi)}"] if rec.doi else []
+            out += ["", " · ".join(meta), ""]
+            if c.sentences:
+                out += ["Supporting sentences:", ""] + [f"> {md_escape(s)}" for s in c.sentences] + [""]
+            text = c.text or (rec.text if rec else "")
+            if text:
+                out += ["Abstract:", "", md_escape(text), ""]
+    out += [f"_Model: {md_escape(answer.model or 'unknown')}. Answer id: {md_escape(answer.id or answer_key(answer))}._", ""]
+    return "\n".join(out)
+
+
+def _bib_escape(s: str) -> str:
+    s = " ".join((s or "").split())
+    s = s.replace("\\", r"\textbackslash{}")
+    s = re.sub(r"([{}%&#_$])", r"\\\1", s)
+    return s.replace("~", r"\textasciitilde{}").replace("^", r"\textasciicircum{}")
+
+
+def bib_key(record: Record, taken: set[str]) -> str:
+    surname = record.authors[0].split()[-1] if record.authors and record.authors[0].split() else ""
+    word = next((w for w in re.findall(r"[A-Za-z]+", record.display) if len(w) > 3), "")
+    base = re.sub(r"[^A-Za-z0-9]", "", f"{surname}{record.year or ''}{word}") or re.sub(r"[^A-Za-z0-9]", "", record.paper_id)
+    base = base[:40] or "paper"
+    key, i = base, 1
+    while key in taken:
+        i += 1
+        key = f"{base}{chr(ord('a') + (i - 2) % 26)}{'' if i < 28 else i}"
+    taken.add(key)
+    return key
+
+
+def bibtex(answer: Answer, records: dict[str, Record] | None = None) -> str:
+    """BibTeX (@misc) entries for the papers `answer` cites, from the stored metadata."""
+    records = records or {}
+    hits = _hits_by_id(answer)
+    taken: set[str] = set()
+    entries = []
+    for c in answer.citations:
+        hit = hits.get(c.paper_id)
+        rec = records.get(c.paper_id) or (hit.record if hit else None) or Record(c.paper_id, c.text, title=c.title)
+        fields = [("title", "{" + _bib_escape(rec.title or rec.display) + "}")]
+        if rec.authors:
+            fields.append(("author", " and ".join(_bib_escape(a) for a in rec.authors)))
+        if rec.year:
+            fields.append(("year", str(rec.year)))
+        if rec.venue:
+            fields.append(("howpublished", _bib_escape(rec.venue)))
+        if rec.doi:
+            fields.append(("doi", _bib_escape(rec.doi)))
+        fields.append(("note", f"paperchat paper\\_id {_bib_escape(rec.paper_id)}"))
+        body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields)
+        entries.append(f"@misc{{{bib_key(rec, taken)},\n{body}\n}}\n")
+    return "\n".join(entries)
+
+
+def safe_error_text(message: str, hint: str = "") -> str:
+    """An error for the browser: no file-system paths (basename only), escaped, with the hint."""
+
+    def _strip_paths(s: str) -> str:
+        s = re.sub(r"(?:[A-Za-z]:)?(?:[\\/][^\s\\/'\"`:;,()]+){2,}[\\/]?", lambda m: m.group(0).rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1], s)
+        return re.sub(r"~[\\/][^\s'\"`]+", "~", s)
+
+    text = _strip_paths(message or "")
+    if hint:
+        text += f" — {_strip_paths(hint)}"
+    return esc(text)
