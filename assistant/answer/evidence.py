@@ -44,22 +44,8 @@ def named_terms(question: str) -> list[str]:
 
 
 def gather_evidence(question: str, hits: list[Hit], scorer: SupportScorer, top: int = 5) -> Evidence:
-    sents: list[str] = []
-    where: list[tuple[int, int]] = []
-    for hi, h in enumerate(hits[:top]):
-        texts = [s.text for s in split_sentences(h.text)]
-        bad = injected_sentences(texts)
-        for si, s in enumerate(texts):
-            if si not in bad:
-                sents.append(s)
-                where.append((hi, si))
-    ev = Evidence(0.0)
-    if sents:
-        row = scorer.matrix([question], sents)[0]
-        order = row.argsort()[::-1]
-        ev.best = [(where[j][0], where[j][1], float(row[j])) for j in order[:12]]
-        ev.score = float(row[order[0]])
-    ev.named = named_terms(question)
+    ev = Evidence(0.0, named=named_terms(question))
+    about: list[int] = []  # hits that are about a named subject of the question
     for term in ev.named:
         pat = re.compile(re.escape(term.lower()))
         counts = [len(pat.findall(h.text.lower())) + 2 * len(pat.findall(h.title.lower())) for h in hits[:top]]
@@ -69,14 +55,30 @@ def gather_evidence(question: str, hits: list[Hit], scorer: SupportScorer, top: 
             ev.passing.append(term)
         else:
             ev.subjects.append(term)
+            about += [i for i, c in enumerate(counts) if c >= 2 and i not in about]
+    sents: list[str] = []
+    where: list[tuple[int, int]] = []
+    for hi, h in enumerate(hits[:top]):
+        if about and hi not in about:
+            continue  # "Which dataset evaluates SUSing?" is answered by the SUSing abstract only
+        texts = [s.text for s in split_sentences(h.text)]
+        bad = injected_sentences(texts)
+        for si, s in enumerate(texts):
+            if si not in bad:
+                sents.append(s)
+                where.append((hi, si))
+    if sents:
+        row = scorer.matrix([question], sents)[0]
+        order = row.argsort()[::-1]
+        ev.best = [(where[j][0], where[j][1], float(row[j])) for j in order[:12]]
+        ev.score = float(row[order[0]])
     return ev
 
 
 def decide(ev: Evidence, threshold: float) -> tuple[bool, str]:
     """(abstain?, reason). A question about a paper the corpus holds (a named subject) needs less
     sentence-level evidence: "Which datasets does FedMerge use?" rarely shares words with the answer."""
-    if ev.subjects:
-        threshold -= PASSING_MARGIN
+    threshold = effective_threshold(ev, threshold)
     if ev.score < threshold:
         return True, f"best evidence {ev.score:.2f} < threshold {threshold:.2f}"
     if ev.named and len(ev.missing) == len(ev.named):
@@ -85,6 +87,10 @@ def decide(ev: Evidence, threshold: float) -> tuple[bool, str]:
     if covered and all(t in ev.passing for t in covered) and ev.score < threshold + PASSING_MARGIN:
         return True, f"{', '.join(covered)} only mentioned in passing"
     return False, ""
+
+
+def effective_threshold(ev: Evidence, threshold: float) -> float:
+    return threshold - PASSING_MARGIN if ev.subjects else threshold
 
 
 def coverage_note(ev: Evidence) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import queue
 import threading
 import time
@@ -33,7 +34,7 @@ from ...errors import ModelError, ModelTimeoutError
 from ...runtime import go_offline
 from .base import IncompleteGeneration, Message
 
-TORCH_THREADS = 2  # see the measurements in the report / local.py docstring
+TORCH_THREADS = 2  # capped by the CPU count; measurements in local.py's docstring
 _POLL_S = 0.1
 
 
@@ -83,8 +84,9 @@ def load_backend(path: Path, gguf_file: str | None = None) -> Backend:
         from transformers.utils import logging as hf_logging
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ModelError(f"Cannot import torch/transformers: {e}", hint="pip install torch transformers") from e
-    if TORCH_THREADS and torch.get_num_threads() != TORCH_THREADS:
-        torch.set_num_threads(TORCH_THREADS)
+    threads = min(TORCH_THREADS, os.cpu_count() or 1)
+    if threads > 0 and torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)  # process-wide; = the core count on the target box
     kw: dict[str, Any] = {"local_files_only": True}
     if gguf_file:
         kw["gguf_file"] = gguf_file

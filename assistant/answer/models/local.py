@@ -3,11 +3,14 @@
 
 We only borrow the package's data file: its location comes from `importlib.util.find_spec` and the
 package itself is never imported (it would pull in `llm` and `llama_cpp`, installed with --no-deps or
-not at all). transformers de-quantizes the GGUF to float32 at load (~135M params, ~0.5 GB RAM).
+not at all). transformers de-quantizes the GGUF to float32 at load (~135M params; ~1 GB RSS, 1.2 GB peak).
 
-Measured on this 2-core CPU box (see the report of the models work): load ~25 s (GGUF metadata is
-parsed three times by transformers/gguf), then ~20-30 tokens/s; first token on a ~600-token prompt
-~0.4 s. `torch.set_num_threads(2)` (= the core count) is applied at load (`hf.TORCH_THREADS`).
+Measured on the 2-core CPU dev box (quiet machine): load 27-33 s (transformers and gguf parse the
+GGUF metadata three times, then de-quantize), first token 1.4-1.5 s on a 633-token prompt, ~15 tokens/s
+decoding. `hf.TORCH_THREADS = 2` (= the cores) is applied at load: vs 1 thread, prefill is ~2x and
+decoding ~1.15x faster on a quiet box, but with other CPU-heavy processes running, 2 spinning OpenMP
+threads fall to ~2 tokens/s (1 thread: ~6); `OMP_WAIT_POLICY=PASSIVE` (set before torch is imported)
+removes most of that penalty.
 """
 
 from __future__ import annotations

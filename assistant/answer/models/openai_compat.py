@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # settings (pydantic) are not needed to import this module
 
 RETRYABLE_STATUS = {408, 409, 429}
 MAX_BACKOFF_S = 10.0
+WALL_HINT = "Raise answer.wall_clock_s or lower answer.max_new_tokens."
 
 
 class _Retryable(Exception):
@@ -121,7 +122,7 @@ class OpenAIChatModel:
             while not (stop is not None and stop.is_set()):
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise ModelTimeoutError(f"{self.name}: no answer within {self.wall_clock_s:.0f}s.", self._hint())
+                    raise ModelTimeoutError(f"{self.name}: no answer within {self.wall_clock_s:g}s.", WALL_HINT)
                 t = min(self.timeout_s, left)
                 timeout = httpx.Timeout(connect=t, read=t, write=t, pool=t)
                 try:
@@ -145,10 +146,11 @@ class OpenAIChatModel:
 
         produced: list[str] = []
 
-        def cut(msg: str) -> ModelError:
+        def cut(msg: str, hint: str = "") -> ModelError:
+            hint = hint or self._hint()
             if produced:
-                return IncompleteGeneration(f"{self.name}: {msg}", partial="".join(produced), hint=self._hint())
-            return ModelError(f"{self.name}: {msg}", hint=self._hint())
+                return IncompleteGeneration(f"{self.name}: {msg}", partial="".join(produced), hint=hint)
+            return ModelError(f"{self.name}: {msg}", hint=hint)
 
         try:
             with client.stream("POST", self.url, json=body, timeout=timeout) as resp:
@@ -162,9 +164,10 @@ class OpenAIChatModel:
                     if stop is not None and stop.is_set():
                         return  # leaving the `with` closes the response
                     if time.monotonic() > deadline:
+                        msg, hint = f"generation exceeded the {self.wall_clock_s:g}s wall-clock limit", WALL_HINT
                         if produced:
-                            raise cut(f"generation exceeded the {self.wall_clock_s:.0f}s wall-clock limit")
-                        raise ModelTimeoutError(f"{self.name}: no answer within {self.wall_clock_s:.0f}s.")
+                            raise cut(msg, hint)
+                        raise ModelTimeoutError(f"{self.name}: {msg}", hint)
                     data = _sse_data(line)
                     if data is None:
                         continue
@@ -185,7 +188,7 @@ class OpenAIChatModel:
             if produced:
                 raise cut(f"timed out mid-stream ({type(e).__name__})") from None
             raise ModelTimeoutError(
-                f"{self.name}: no answer from {self.base_url} within {timeout.read:.0f}s ({type(e).__name__}).",
+                f"{self.name}: no answer from {self.base_url} within {timeout.read:g}s ({type(e).__name__}).",
                 hint="Raise answer.timeout_s, or check the server load. " + self._hint(),
             ) from None
         except httpx.TransportError as e:
