@@ -8,11 +8,10 @@ import time
 
 import pytest
 
-from assistant.answer.models.fake import FakeChatModel
 from assistant.types import Record
 from conftest import PAPERS
 from ui.app import build_app
-from ui_helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, echo_first_source, make_assistant, running
+from ui_helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, RecordingModel, echo_first_source, make_assistant, running
 
 pytestmark = [
     pytest.mark.slow,
@@ -34,7 +33,7 @@ def browser_page(tmp_path_factory):
         pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium chromium-driver (make test does this)")
     from playwright.sync_api import sync_playwright
 
-    model = FakeChatModel(default=echo_first_source)
+    model = RecordingModel(default=echo_first_source)
     a, s = make_assistant(tmp_path_factory.mktemp("ui-browser"), list(PAPERS) + [XSS], chat_model=model)
     app = build_app(a, s, env={})
     with running(app, s) as url, sync_playwright() as p:
@@ -42,7 +41,7 @@ def browser_page(tmp_path_factory):
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(url, wait_until="domcontentloaded")
         page.wait_for_selector("#pc-question textarea", timeout=60_000)
-        yield {"page": page, "model": model, "url": url}
+        yield {"page": page, "model": model, "url": url, "browser": browser}
         browser.close()
 
 
@@ -106,7 +105,7 @@ def test_stop_button_stops_generation(browser_page):
     model.default = lambda m: " ".join(["wordy"] * 300)  # type: ignore[assignment]
     model.delay_s = 0.05  # ~15 s if nothing stops it
     try:
-        calls = model.calls
+        calls, pieces = model.calls, model.pieces
         ask(page, "How much does Prune&Comp reduce perplexity?")
         page.locator("#pc-chat", has_text="wordy").wait_for(timeout=30_000)
         t0 = time.monotonic()
@@ -114,6 +113,8 @@ def test_stop_button_stops_generation(browser_page):
         page.locator("#pc-chat", has_text="incomplete").wait_for(timeout=10_000)
         assert time.monotonic() - t0 < 5
         assert model.calls == calls + 1
+        assert model.stops[-1] is not None and model.stops[-1].is_set()
+        assert model.pieces - pieces < 300
     finally:
         model.default = echo_first_source  # type: ignore[assignment]
         model.delay_s = 0.0
@@ -174,15 +175,39 @@ def test_feedback_and_export(browser_page):
     page.locator("#pc-evidence mark").first.wait_for(state="visible", timeout=60_000)
     page.locator("#pc-settings").get_by_text("Settings").first.click()
     page.locator("#pc-feedback").get_by_text("Feedback and export").first.click()
-    page.locator("#pc-feedback textarea").first.fill("clear and cited")
+    page.locator("#pc-comment textarea, #pc-comment input").first.fill("clear and cited")
     page.locator("#pc-up").click()
     page.get_by_text("Thanks, your feedback was saved").wait_for(timeout=30_000)
     page.locator("#pc-export").click()
-    link = page.locator("#pc-export-files a", has_text=".md").first
+    link = page.locator("#pc-export-files a[download$='.md']").first
     link.wait_for(state="visible", timeout=30_000)
     href = link.get_attribute("href")
     assert "/gradio_api/file=" + os.environ["GRADIO_TEMP_DIR"] in href  # served from the dedicated temp dir
     resp = page.request.get(href if href.startswith("http") else browser_page["url"] + href)
     assert resp.status == 200 and resp.text().startswith("# How does FedMerge") and "## Sources" in resp.text()
-    assert page.locator("#pc-export-files a", has_text=".bib").count() == 1
+    assert page.locator("#pc-export-files a[download$='.bib']").count() == 1
     page.screenshot(path=str(ARTIFACTS / "ui_feedback.png"), full_page=True)
+
+
+def test_closing_the_tab_stops_generation(browser_page):
+    """The generator is closed when the browser goes away, and its `finally` sets the model's stop."""
+    model = browser_page["model"]
+    model.default = lambda m: " ".join(["tabby"] * 400)  # type: ignore[assignment]
+    model.delay_s = 0.05  # ~20 s if nothing stops it
+    page = browser_page["browser"].new_page()
+    pieces = model.pieces
+    try:
+        page.goto(browser_page["url"], wait_until="domcontentloaded")
+        page.wait_for_selector("#pc-question textarea", timeout=60_000)
+        ask(page, "How much does Prune&Comp reduce perplexity?")
+        page.locator("#pc-chat", has_text="tabby").wait_for(timeout=30_000)
+        stop = model.stops[-1]
+        page.close()
+        deadline = time.monotonic() + 10
+        while not stop.is_set() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert stop.is_set(), "generation kept running after the tab closed"
+        assert model.pieces - pieces < 400
+    finally:
+        model.default = echo_first_source  # type: ignore[assignment]
+        model.delay_s = 0.0

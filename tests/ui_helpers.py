@@ -35,6 +35,21 @@ def echo_first_source(messages: list[dict]) -> str:
     return f"{first} [{m.group(1)}]."
 
 
+class RecordingModel(FakeChatModel):
+    """FakeChatModel that also keeps the `stop` event of each call and counts the pieces produced."""
+
+    def __init__(self, *a, **kw) -> None:
+        super().__init__(*a, **kw)
+        self.stops: list = []
+        self.pieces = 0
+
+    def stream(self, messages, *, max_new_tokens, temperature=0.0, stop=None):
+        self.stops.append(stop)
+        for piece in super().stream(messages, max_new_tokens=max_new_tokens, temperature=temperature, stop=stop):
+            self.pieces += 1
+            yield piece
+
+
 def make_settings(tmp: Path, **overrides) -> Settings:
     return load_settings("debug", {"store.data_dir": str(tmp / "store"), **overrides}, env={})
 

@@ -177,6 +177,8 @@ def _is_within(path: Path, parent: Path) -> bool:
 
 
 def _int_or_none(value: Any, name: str, lo: int, hi: int) -> int | None:
+    if isinstance(value, str):
+        value = value.strip()
     if value is None or value == "":
         return None
     try:
@@ -321,8 +323,7 @@ class Handlers:
             yield self._outputs(session, evidence=render.evidence_html(None))
             raise err from None
         finally:
-            if answer is None:
-                stop.set()  # closed tab / cancelled / failed: make sure generation stops
+            pass
 
     def _followups(self, answer: Answer) -> list[str]:
         if answer.abstained or answer.incomplete:
@@ -529,11 +530,16 @@ def _prune_old(base: Path, max_age_s: float) -> None:
             pass
 
 
+def _year_label(label: str, facets: dict) -> str:
+    if facets.get("year_min") is None:
+        return label
+    return f"{label} (corpus: {facets['year_min']}–{facets['year_max']})"
+
+
 def _filter_updates(facets: dict) -> tuple[Any, Any, Any]:
     has_years = facets.get("year_min") is not None or not facets.get("known")
-    info = (f"Corpus years: {facets['year_min']}–{facets['year_max']}" if facets.get("year_min") is not None else None)
     return (
-        gr.update(visible=has_years, info=info),
+        gr.update(visible=has_years, label=_year_label("Year from", facets)),
         gr.update(visible=has_years),
         gr.update(visible=bool(facets.get("authors"))),
     )
@@ -596,23 +602,28 @@ def build_app(assistant: Any, settings: Settings, *, env: Mapping[str, str] | No
                                 k = gr.Slider(1, 20, value=min(settings.retrieval.k, 20), step=1,
                                               label="Papers retrieved", scale=2)
                             with gr.Row():
-                                y_info = (f"Corpus years: {facets['year_min']}–{facets['year_max']}"
-                                          if facets["year_min"] is not None else None)
                                 has_years = facets["year_min"] is not None or not facets["known"]
-                                year_min = gr.Number(label="Year from", precision=0, visible=has_years, info=y_info)
-                                year_max = gr.Number(label="Year to", precision=0, visible=has_years)
+                                year_min = gr.Textbox(label=_year_label("Year from", facets), placeholder="any",
+                                                      max_length=4, visible=has_years, elem_id="pc-year-min")
+                                year_max = gr.Textbox(label="Year to", placeholder="any", max_length=4,
+                                                      visible=has_years, elem_id="pc-year-max")
                                 author = gr.Textbox(label="Author contains", max_length=MAX_AUTHOR_CHARS,
                                                     visible=bool(facets["authors"]))
                         with gr.Accordion("Feedback and export", open=False, elem_id="pc-feedback"):
+                            gr.Markdown("Was the current answer helpful? Feedback is stored locally with the "
+                                        "question, answer, citations and settings.")
                             with gr.Row(equal_height=True):
-                                comment = gr.Textbox(label="Comment (optional)", max_length=MAX_COMMENT_CHARS, scale=4)
-                                up = gr.Button("👍 Helpful", scale=1, min_width=90, elem_id="pc-up")
-                                down = gr.Button("👎 Not helpful", scale=1, min_width=90, elem_id="pc-down")
+                                comment = gr.Textbox(show_label=False, placeholder="Comment (optional)",
+                                                     max_length=MAX_COMMENT_CHARS, scale=6, container=False,
+                                                     elem_id="pc-comment")
+                                up = gr.Button("Helpful", scale=0, min_width=100, size="md", elem_id="pc-up")
+                                down = gr.Button("Not helpful", scale=0, min_width=120, size="md", elem_id="pc-down")
                             feedback_msg = gr.Markdown("")
-                            with gr.Row(equal_height=True):
-                                export_btn = gr.Button("Export answer (Markdown + BibTeX)", scale=1, elem_id="pc-export")
-                                export_files = gr.File(label="Downloads", file_count="multiple", interactive=False,
-                                                       visible=False, scale=2, elem_id="pc-export-files")
+                            with gr.Row():
+                                export_btn = gr.Button("Export answer (.md + .bib)", scale=0, min_width=260,
+                                                       size="md", elem_id="pc-export")
+                            export_files = gr.File(label="Downloads", file_count="multiple", interactive=False,
+                                                   visible=False, elem_id="pc-export-files")
                     with gr.Column(scale=2, min_width=320, elem_id="pc-evidence-col"):
                         gr.Markdown("### Papers in focus")
                         focus = gr.HTML(render.focus_html([]), elem_id="pc-focus")

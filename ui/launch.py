@@ -150,9 +150,9 @@ def launch(
             "upload. Set %s and %s, and put a TLS proxy with rate limits in front.", host, USER_ENV, PASSWORD_ENV,
         )
     temp = prepare_environment(settings)
-    for block in app.blocks.values():  # an app built before the environment was prepared
-        if getattr(block, "GRADIO_CACHE", None) is not None:
-            block.GRADIO_CACHE = str(temp)
+    for component in app.blocks.values():  # an app built before the environment was prepared
+        if getattr(component, "GRADIO_CACHE", None) is not None:
+            component.GRADIO_CACHE = str(temp)
     app.queue(max_size=settings.ui.queue_size, default_concurrency_limit=1, api_open=False)
     fastapi_app, local_url, _ = app.launch(
         server_name=host,

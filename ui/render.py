@@ -176,7 +176,7 @@ def answer_markdown(answer: Answer, links: bool = True) -> str:
         body = link_markers(body, answer)
     parts = [body]
     if answer.incomplete:
-        parts.append("_⏹ Stopped before the end: this answer is incomplete._")
+        parts.append("_Stopped before the end: this answer is incomplete._")
     if answer.unsupported:
         n = len(answer.unsupported)
         parts.append(

@@ -28,11 +28,7 @@ def reciprocal_rank_fusion(
     scores: dict[str, float] = {}
     for name, ids in rankings.items():
         w = 1.0 if weights is None else weights.get(name, 1.0)
-        seen: set[str] = set()
-        for rank, item in enumerate(ids, start=1):
-            if item in seen:
-                continue
-            seen.add(item)
+        for rank, item in enumerate(dict.fromkeys(ids), start=1):  # a repeat neither counts nor takes a rank
             scores[item] = scores.get(item, 0.0) + w / (k + rank)
     return sorted(scores.items(), key=lambda kv: -kv[1])
 

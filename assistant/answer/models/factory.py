@@ -6,7 +6,7 @@ Names: 'local' (default, bundled SmolLM2-135M), 'openai' (any OpenAI-compatible 
 
 Module-level state (the only one in this package, on purpose): `_LOADED`, a dict of loaded
 tokenizer+model backends keyed by file path, guarded by `_LOCK`. Loading a local model takes tens of
-seconds and hundreds of MB, so it happens once per process, lazily, on the first request that needs
+seconds and ~1 GB of RAM, so it happens once per process, lazily, on the first request that needs
 it; every chat model object on the same path shares the backend (and its generation lock).
 `clear_loaded()` empties it (tests, memory pressure).
 """

@@ -14,7 +14,9 @@ Compromises, stated:
   of a long prompt is one uninterruptible forward pass.
 - Deadline reached: `IncompleteGeneration(partial)` if text came, else `ModelTimeoutError`.
 - CPU, float32 (GGUF files are de-quantized by transformers). A tokenizer without a chat template gets
-  a plain "role: content" transcript.
+  a plain "role: content" transcript. `torch.set_num_threads(TORCH_THREADS)` is process-wide.
+- Progress bars are silenced during the load: transformers' own via `disable_progress_bar()`, and the
+  raw tqdm bar of its GGUF de-quantizer by swapping that module's `tqdm` name for the load's duration.
 """
 
 from __future__ import annotations

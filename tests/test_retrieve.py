@@ -1,0 +1,75 @@
+"""Fusion on hand-made rankings, grouping by paper, hybrid hits carrying per-retriever scores, filters."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from assistant.index.indexer import Index
+from assistant.retrieve.fusion import group_by, normalised_score_fusion, reciprocal_rank_fusion
+from assistant.retrieve.hybrid import Filters, HybridRetriever
+
+
+def test_rrf_by_hand():
+    fused = dict(reciprocal_rank_fusion({"dense": ["a", "b", "c"], "bm25": ["c", "a"]}, k=10))
+    # a: 1/11 + 1/12 ; b: 1/12 ; c: 1/13 + 1/11
+    assert fused["a"] == pytest.approx(1 / 11 + 1 / 12)
+    assert fused["b"] == pytest.approx(1 / 12)
+    assert fused["c"] == pytest.approx(1 / 13 + 1 / 11)
+    assert [i for i, _ in reciprocal_rank_fusion({"dense": ["a", "b", "c"], "bm25": ["c", "a"]}, k=10)] == ["a", "c", "b"]
+
+
+def test_rrf_weights_and_repeated_items():
+    fused = dict(reciprocal_rank_fusion({"dense": ["a", "a", "b"], "bm25": ["b"]}, k=0, weights={"bm25": 2.0}))
+    assert fused == {"a": 1.0, "b": pytest.approx(1 / 2 + 2.0)}  # the repeated "a" counts once, at rank 1
+
+
+def test_score_fusion_by_hand():
+    fused = dict(normalised_score_fusion({"dense": [("a", 0.8), ("b", 0.6), ("c", 0.4)], "bm25": [("c", 9.0), ("a", 3.0)]}))
+    # dense: a=1, b=.5, c=0 ; bm25: c=1, a=0
+    assert fused == pytest.approx({"a": 1.0, "b": 0.5, "c": 1.0})
+
+
+def test_group_by_paper_k_means_distinct_papers():
+    ranked = [("p1::0", 5.0), ("p1::1", 4.0), ("p2::0", 3.0), ("p1::2", 2.0), ("p3::0", 1.0)]
+    key = {"p1::0": "p1", "p1::1": "p1", "p1::2": "p1", "p2::0": "p2", "p3::0": "p3"}
+    assert group_by(ranked, key, 2) == [("p1", ["p1::0", "p1::1", "p1::2"], 5.0), ("p2", ["p2::0"], 3.0)]
+    assert [g for g, _, _ in group_by(ranked, key, 10)] == ["p1", "p2", "p3"]
+
+
+@pytest.fixture
+def retriever(settings, papers):
+    index = Index(settings)
+    index.add(papers)
+    return HybridRetriever(index, settings.retrieval)
+
+
+def test_hybrid_hits_are_distinct_papers_with_scores_from_each_retriever(retriever):
+    hits = retriever.search("Prune&Comp reduces perplexity of layer-pruned language models", k=3)
+    assert hits[0].paper_id == "p-prune"
+    assert len({h.paper_id for h in hits}) == len(hits) == 3
+    assert {"dense", "bm25", "fused"} <= set(hits[0].scores)
+    assert hits[0].ranks["bm25"] == 1
+    assert hits[0].sentences and hits[0].record.title.startswith("Prune&Comp")
+
+
+def test_versions_of_a_paper_appear_once(settings, papers):
+    index = Index(settings)
+    v2 = dataclasses.replace(papers[1], paper_id="p-prune-v2", duplicate_of="p-prune",
+                             text=papers[1].text + " Code is available.")
+    index.add(papers + [v2])
+    hits = HybridRetriever(index, settings.retrieval).search("Prune&Comp perplexity", k=4)
+    ids = [h.paper_id for h in hits]
+    assert len([i for i in ids if i.startswith("p-prune")]) == 1
+
+
+def test_filters_apply_inside_both_retrievers(retriever):
+    hits = retriever.search("Prune&Comp perplexity", k=4, filters=Filters(year_min=2025))
+    assert [h.paper_id for h in hits] == ["p-fedmerge"]
+    hits = retriever.search("federated learning", k=4, filters=Filters(author="cy park"))
+    assert [h.paper_id for h in hits] == ["p-prune"]
+    assert retriever.search("anything", k=4, filters=Filters(year_min=2030)) == []
+    assert retriever.matching_papers(Filters(source="a.jsonl")) == {"p-fedmerge", "p-gnn"}
+    for mode in ("dense", "bm25"):
+        assert {h.paper_id for h in retriever.search("graph expressivity", k=4, mode=mode, filters=Filters(year_max=2023))} <= {"p-gnn", "p-underwater"}
