@@ -77,7 +77,7 @@ class AnswerSettings(_Group):
     temperature: float = Field(0.0, ge=0, description="0 = greedy decoding.")
     context_tokens: int = Field(2048, ge=256, description="Model context window used for the prompt budget.")
     sources: int = Field(5, ge=1, description="Abstracts shown to the model (the top retrieved).")
-    abstain_threshold: float = Field(0.34, description="Minimum evidence score to answer (see answer/abstain.py).")
+    abstain_threshold: float = Field(0.30, description="Minimum evidence score to answer (answer/evidence.py; calibrated by bench/calibrate_abstention.py).")
     support_threshold: float = Field(0.5, description="Minimum support score for a cited answer sentence.")
     openai_base_url: str = Field("http://127.0.0.1:11434/v1", description="OpenAI-compatible server URL.")
     openai_model: str = Field("llama3.2", description="Model name sent to the OpenAI-compatible server.")

@@ -266,8 +266,9 @@ def claim_units(answer: str, splitter=None) -> list[tuple[str, list[int]]]:
     """The answer's claims, each with the markers it carries.
 
     Prose is split into sentences (markers that open a sentence, "... result. [2] Next", go back to the
-    previous one); in a Markdown table each body cell is a claim whose markers are its own, or the
-    row's first cell's when it has none (header and separator rows are skipped). Not claims: italic
+    previous one); in a Markdown table each body cell after the first (which names the paper) is a
+    claim whose markers are its own, or the first cell's when it has none (header and separator rows
+    are skipped). Not claims: italic
     note lines, lead-ins ending with ":", pieces with fewer than three content words, and explicit
     "the abstracts do not report ..." statements.
 
@@ -290,7 +291,7 @@ def claim_units(answer: str, splitter=None) -> list[tuple[str, list[int]]]:
                 continue
             cells = _table_cells(s)
             row_markers = markers_in(cells[0]) if cells else []
-            for cell in cells:
+            for cell in cells[1:]:  # the first cell names the paper: a label, not a claim
                 units.append((cell, markers_in(cell) or row_markers))
             continue
         table_rows = 0

@@ -145,6 +145,19 @@ def evaluate_question(assistant, q: Mapping, *, retrieval_only: bool, k_eval: in
     return rec
 
 
+def _warm_up(assistant, retrieval_only: bool) -> float | None:
+    """Load the embedder and chat model before the clock starts, so loading weights (a one-off per process)
+    does not land in the first question's latency. Returns the seconds it took (None if nothing to do)."""
+    t = time.perf_counter()
+    try:
+        assistant.retriever.search("warm-up", k=1)
+        if not retrieval_only and callable(getattr(assistant, "model", None)):
+            assistant.model()
+    except Exception:  # noqa: BLE001 -- a real problem shows again (with its hint) on the first question
+        return None
+    return round(time.perf_counter() - t, 2)
+
+
 def _ask(assistant, q: Mapping, retrieval_only: bool, k_eval: int, first: bool) -> dict:
     """One question's record; a failing question becomes a record with `error` (the run goes on)."""
     from assistant.errors import AssistantError, StoreError
@@ -204,6 +217,7 @@ def run_eval(
         from assistant.answer.assistant import Assistant
 
         assistant = Assistant(settings)
+    warm = _warm_up(assistant, retrieval_only)
     k_eval = max(10, settings.retrieval.k)
     config = {**settings_config(settings), "retrieval_only": retrieval_only, "k_eval": k_eval}
     done = _load_progress(out, config) if resume else {}
@@ -261,6 +275,8 @@ def run_eval(
             f.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
 
     notes = [JUDGE_NOTE]
+    if warm is not None:
+        notes.append(f"Latencies exclude loading the models: a warm-up before the first question took {warm:.1f} s.")
     if retrieval_only:
         notes.append("Retrieval-only run: answer, citation, support, abstention and latency metrics are not measured.")
     notes.append(f"Retrieval metrics use a separate search of each standalone query with k={k_eval}; "
@@ -268,6 +284,9 @@ def run_eval(
     if any(q.get("kind") == "compare" for q in questions):
         notes.append("Compare questions: the retrieval metrics search the whole question, while the assistant "
                      "retrieves each side separately; citation recall shows whether both sides were found.")
+    if any(q.get("kind") == "multi" for q in questions):
+        notes.append("'Which papers' (multi) questions: the gold lists a sample of the matching papers, not all of "
+                     "them, so their citation precision is a lower bound; multi_set_recall is the measure to watch.")
     if unresolved:
         notes.append(f"{len(unresolved)} gold key(s) occur in no indexed abstract (counted as missed): "
                      + "; ".join(repr(k) for k in unresolved[:5]) + (" ..." if len(unresolved) > 5 else ""))

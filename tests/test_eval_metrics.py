@@ -123,6 +123,9 @@ def test_claim_units_tables_lists_and_leading_markers():
     table = "| Paper | Method |\n|---|---|\n| **FedMerge** [1] | merges several global models per client [1] |\n" \
             "| **Other** [2] | not reported in the abstract |"
     assert M.claim_units(table) == [("merges several global models per client [1]", [1])]
+    # a cell without its own marker takes the row's (first cell's) marker; the first cell itself is a label
+    row = "| A | B |\n|---|---|\n| **Prune&Comp layer pruning scheme** [2] | rescales remaining weights offline |"
+    assert M.claim_units(row) == [("rescales remaining weights offline", [2])]
     # a marker that opens the next sentence belongs to the previous one
     assert M.claim_units("Layer pruning compresses large models. [1] Gains hold across model sizes.") == [
         ("Layer pruning compresses large models.", [1]), ("Gains hold across model sizes.", [])]

@@ -45,6 +45,19 @@ def browser_page(tmp_path_factory):
         browser.close()
 
 
+def assert_on_screen(page, locator) -> None:
+    """Not just "visible" to playwright: scrolled into view, the element itself is what is painted at
+    its centre (not clipped by a scroll box, not covered)."""
+    locator.scroll_into_view_if_needed()
+    hit = locator.evaluate(
+        """el => { const r = el.getClientRects()[0];  // first line box (a <mark> may wrap)
+                   if (!r || !r.width || !r.height) return false;
+                   const t = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+                   return !!t && (el === t || el.contains(t)); }"""
+    )
+    assert hit, "element is covered or clipped"
+
+
 def ask(page, question: str) -> None:
     box = page.locator("#pc-question textarea")
     box.fill(question)
@@ -57,6 +70,7 @@ def test_chat_shows_linked_citation_and_highlighted_evidence(browser_page):
     mark = page.locator("#pc-evidence mark").first
     mark.wait_for(state="visible", timeout=60_000)
     assert "FedMerge" in mark.inner_text()
+    assert_on_screen(page, mark)
     marker = page.locator('#pc-chat a[href^="#pc-ev-"]').first
     marker.wait_for(state="visible", timeout=10_000)
     assert marker.inner_text().strip() == "[1]"
@@ -135,6 +149,7 @@ def test_comparison_renders_as_a_table_and_lists_with_a_count(browser_page):
     assert table.locator("tr").count() >= 3  # header + one row per paper
     assert table.locator('a[href^="#pc-ev-"]').count() >= 2  # cells cite their abstract
     page.locator("#pc-evidence .pc-card").nth(1).wait_for(state="visible", timeout=10_000)
+    assert_on_screen(page, page.locator("#pc-evidence .pc-card").nth(1).locator("mark").last)
     page.screenshot(path=str(ARTIFACTS / "ui_compare.png"), full_page=True)
     ask(page, "Which papers study federated learning?")
     page.locator("#pc-chat", has_text="paper").last.wait_for(timeout=60_000)

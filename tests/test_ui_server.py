@@ -4,7 +4,7 @@ session isolation with canaries, file-route probes, FileData injection, login.""
 from __future__ import annotations
 
 import http.client
-import json
+import re
 import threading
 import time
 import urllib.parse
@@ -15,6 +15,7 @@ import pytest
 from gradio_client import Client
 
 from assistant.answer.models.fake import FakeChatModel
+from assistant.settings import BUNDLED_CORPUS
 from assistant.types import Record
 from conftest import PAPERS
 from ui.app import build_app
@@ -250,3 +251,72 @@ def test_queue_is_bounded(tmp_path):
             t.join(timeout=120)
     assert "ok" in outcomes
     assert any("queue" in o.lower() and "full" in o.lower() for o in outcomes), outcomes
+
+
+def test_uploads_over_the_size_limit_are_refused(server):
+    limit = server["settings"].ui.max_upload_mb * 1024 * 1024
+    files = {"files": ("big.jsonl", b"x" * (limit + 1), "application/octet-stream")}
+    r = httpx.post(server["url"] + "/gradio_api/upload", files=files, timeout=60)
+    assert r.status_code == 413
+    ok = httpx.post(server["url"] + "/gradio_api/upload", files={"files": ("ok.jsonl", b"{}\n", "text/plain")}, timeout=60)
+    assert ok.status_code == 200
+
+
+def test_paperchat_ui_command_starts_the_server(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from ui_helpers import free_port
+
+    port = free_port()
+    env = {**os.environ, "PAPERCHAT_PRESET": "debug", "PAPERCHAT_DATA_DIR": str(tmp_path / "store")}
+    for k in ("GRADIO_TEMP_DIR", "PAPERCHAT_UI_USER", "PAPERCHAT_UI_PASSWORD"):
+        env.pop(k, None)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from assistant.cli import main; sys.exit(main(sys.argv[1:]))",
+         "ui", "--port", str(port)],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(url + "/gradio_api/info", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
+            time.sleep(0.5)
+        info = httpx.get(url + "/gradio_api/info", timeout=10).json()
+        assert set(info["named_endpoints"]) == {"/ask", "/search"}
+        with pytest.raises(Exception) as e:  # empty store: a clear message with the hint, no internals
+            client(url).predict("What is FedMerge?", api_name="/ask")
+        assert "ingest" in str(e.value).lower() and str(tmp_path) not in str(e.value)
+        assert raw_get(url, "/gradio_api/file=/etc/passwd")[0] in (403, 404)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+@pytest.mark.skipif(not BUNDLED_CORPUS.is_file(), reason="data/corpus.jsonl is not built yet")
+def test_bundled_corpus_over_the_api(tmp_path):
+    """The bundled corpus (debug preset: hash embeddings, scripted model): answer, list, comparison."""
+    from assistant.pipeline import ingest_paths
+
+    a, s = make_assistant(tmp_path, [])
+    report = ingest_paths(a.index, [BUNDLED_CORPUS])
+    assert report.added > 100
+    with running(build_app(a, s, env={}), s) as url:
+        c = client(url)
+        out = c.predict("What does Prune&Comp do?", api_name="/ask")
+        assert "[1]" in out and "**Sources**" in out and re.search(r"- \[1\] Prune&Comp.*\(", out)
+        listed = c.predict("Which papers study federated learning?", api_name="/ask")
+        assert re.search(r"\*\*(\d+) papers?\*\*", listed) and "\n1. " in listed
+        table = c.predict("Compare the first two", api_name="/ask")
+        assert "| Paper |" in table and "_Searched for:_ Compare" in table

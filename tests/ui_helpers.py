@@ -4,7 +4,6 @@ an in-process server on a free port, and the Chromium flags the browser tests us
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import socket
@@ -13,7 +12,7 @@ from pathlib import Path
 
 from assistant.answer.models.fake import FakeChatModel
 from assistant.settings import Settings, load_settings
-from assistant.types import Citation, Hit, IngestIssue, Record, Answer
+from assistant.types import Answer, Citation, Hit, Record
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -62,52 +61,7 @@ def make_assistant(tmp: Path, records: list[Record], chat_model=None, **override
     model = chat_model or FakeChatModel(default=echo_first_source)  # type: ignore[arg-type]
     a = Assistant(settings, chat_model=model)
     a.index.add(records)
-    if not _has_reader():
-        a.ingest = lambda paths, progress=None: jsonl_ingest(a.index, paths, progress)  # type: ignore[method-assign]
     return a, settings
-
-
-def _has_reader() -> bool:
-    try:
-        from assistant.ingest import read_source  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-def jsonl_ingest(index, paths, progress=None):
-    """Stand-in for `pipeline.ingest_paths` while `assistant.ingest.read_source` is being written:
-    JSONL only, one IngestIssue per bad line, same report type."""
-    from assistant.errors import IngestError
-    from assistant.pipeline import IngestReport
-
-    report = IngestReport()
-    good: list[Record] = []
-    for p in paths:
-        p = Path(p)
-        report.files.append(str(p))
-        raw = p.read_bytes()
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise IngestError(f"{p} is not UTF-8 text.", hint="Save the file as UTF-8.") from None
-        for n, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                d = json.loads(line)
-                if not isinstance(d, dict) or not str(d.get("abstract") or d.get("text") or "").strip():
-                    raise ValueError("no abstract text")
-                good.append(Record(str(d.get("id") or f"{p.stem}-{n}"), str(d.get("abstract") or d.get("text")),
-                                   title=str(d.get("title") or ""), label=str(d.get("title") or ""),
-                                   year=d.get("year"), source=p.name, source_line=n))
-                report.read += 1
-            except (ValueError, TypeError) as e:
-                report.issues.append(IngestIssue(p.name, n, f"skipped: {e}"))
-                report.skipped += 1
-    result = index.add(good, progress=progress)
-    report.added, report.updated, report.unchanged = result.added, result.updated, result.unchanged
-    return report
 
 
 def free_port() -> int:

@@ -39,7 +39,7 @@ import gradio as gr
 
 from assistant.answer.conversation import Conversation
 from assistant.answer.events import Done, Status, Token
-from assistant.errors import AssistantError, ConfigError
+from assistant.errors import AssistantError
 from assistant.retrieve.hybrid import Filters
 from assistant.settings import Settings
 from assistant.types import Answer
@@ -79,7 +79,6 @@ CSS = """
 .pc-focus code, .pc-meta code, .pc-others code { font-size: .75rem; }
 .pc-others { font-size: .85rem; margin-top: .5rem; }
 #pc-followups button { font-size: .85rem; }
-#pc-evidence-col { max-height: 80vh; overflow-y: auto; }
 #pc-chat table { font-size: .85rem; }
 #pc-chat table td, #pc-chat table th { word-break: normal !important; overflow-wrap: normal !important;
                                         hyphens: auto; min-width: 5.5rem; vertical-align: top; }
@@ -323,7 +322,8 @@ class Handlers:
             yield self._outputs(session, evidence=render.evidence_html(None))
             raise err from None
         finally:
-            pass
+            if answer is None:
+                stop.set()  # closed tab / cancelled / failed: make sure generation stops
 
     def _followups(self, answer: Answer) -> list[str]:
         if answer.abstained or answer.incomplete:
