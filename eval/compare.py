@@ -108,12 +108,13 @@ def write_comparison(cmp: Mapping, out: Path | str) -> Path:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     sa, sb = cmp["_summaries"]
+    la, lb = f"A: {Path(cmp['a']).name}", f"B: {Path(cmp['b']).name}"
     plots: dict[str, Path] = {}
     quality = [r["metric"] for r in cmp["overall"] if r["metric"] not in LATENCY_METRICS]
     if quality:
         plots["overall metrics"] = grouped_bars(
             out / "compare_overall.png", quality,
-            {"A": [sa["overall"].get(m) for m in quality], "B": [sb["overall"].get(m) for m in quality]},
+            {la: [sa["overall"].get(m) for m in quality], lb: [sb["overall"].get(m) for m in quality]},
             title="Run A vs run B: overall metrics", ylabel="score (0–1, higher is better)", xlabel="metric",
             value_labels=True, ylim=(0, 1.15),
         )
@@ -122,7 +123,7 @@ def write_comparison(cmp: Mapping, out: Path | str) -> Path:
         top = max([v for m in lat for v in (sa["overall"].get(m), sb["overall"].get(m)) if v is not None] or [1.0])
         plots["latency"] = grouped_bars(
             out / "compare_latency.png", lat,
-            {"A": [sa["overall"].get(m) for m in lat], "B": [sb["overall"].get(m) for m in lat]},
+            {la: [sa["overall"].get(m) for m in lat], lb: [sb["overall"].get(m) for m in lat]},
             title="Run A vs run B: latency percentiles", ylabel="seconds (lower is better)", xlabel="percentile",
             ylim=(0, top * 1.2 or 1), value_labels=False,
         )
@@ -130,8 +131,8 @@ def write_comparison(cmp: Mapping, out: Path | str) -> Path:
     if kinds:
         plots["recall@5 by kind"] = grouped_bars(
             out / "compare_recall5_by_kind.png", kinds,
-            {"A": [sa["by_kind"].get(k, {}).get("recall@5") for k in kinds],
-             "B": [sb["by_kind"].get(k, {}).get("recall@5") for k in kinds]},
+            {la: [sa["by_kind"].get(k, {}).get("recall@5") for k in kinds],
+             lb: [sb["by_kind"].get(k, {}).get("recall@5") for k in kinds]},
             title="Run A vs run B: recall@5 by question kind", ylabel="recall@5 (0–1)", xlabel="question kind",
             value_labels=True, ylim=(0, 1.15),
         )

@@ -79,6 +79,7 @@ CSS = """
 .pc-focus code, .pc-meta code, .pc-others code { font-size: .75rem; }
 .pc-others { font-size: .85rem; margin-top: .5rem; }
 #pc-followups button { font-size: .85rem; }
+#pc-evidence-col { max-height: 80vh; overflow-y: auto; }
 #pc-chat table { font-size: .85rem; }
 #pc-chat table td, #pc-chat table th { word-break: normal !important; overflow-wrap: normal !important;
                                         hyphens: auto; min-width: 5.5rem; vertical-align: top; }

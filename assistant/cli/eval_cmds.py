@@ -114,10 +114,10 @@ def cmd_compare(args, ctx) -> int:  # noqa: ARG001
         if not (d / "summary.json").is_file():
             raise ConfigError(f"{d} is not an eval run (no summary.json).", hint="Give two directories written by `paperchat eval run`.")
     cmp = compare_runs(args.run_a, args.run_b)
-    print(render(cmp))
-    if args.out:
+    if args.out:  # files first: a closed pipe (`| head`) must not lose them
         path = write_comparison(cmp, args.out)
-        print(f"written: {path}", file=sys.stderr)
+        print(f"written: {path} (+ compare.json and plots)", file=sys.stderr)
+    print(render(cmp))
     return 0
 
 
