@@ -5,12 +5,15 @@ Each adapter turns the benchmark into (a) questions in the eval format with `gol
 benchmark never mixes with the user's own papers.
 
 - SciFact: every claim with a qrels judgement becomes a question ("Is it true that <claim>?") whose
-  gold_ids are the judged doc ids; `answer` holds SUPPORT/CONTRADICT when the claim metadata has it.
+  gold_ids are the judged doc ids; `answer` holds SUPPORT/CONTRADICT when the claim metadata has it,
+  and the kind (what the report breaks metrics down by) is claim-support, claim-contradict or
+  claim-nei (no evidence label).
   Corpus: the judged docs of the selected claims plus distractors (all of the other 5,183 abstracts
   by default; `corpus_size` caps the total for quick runs, which makes the task easier than BEIR's).
 - PubMedQA: each PMID's CONTEXTS joined is one abstract (no title: PubMedQA questions are derived from
   the titles, so a title would give the answer away); the question's gold_ids is [PMID] and `answer`
-  the final_decision (yes/no/maybe). Corpus: all 1,000 PQA-L abstracts by default.
+  the final_decision (yes/no/maybe), and the kind answer-yes, answer-no or answer-maybe. Corpus: all
+  1,000 PQA-L abstracts, or the gold ones plus sampled distractors when capped.
 """
 
 from __future__ import annotations
@@ -66,7 +69,7 @@ def scifact_questions(root: Path, limit: int | None = None, split: str = "train"
         labels = sorted({e["label"] for ev in (q.get("metadata") or {}).values() for e in ev})
         item = {
             "id": f"scifact-{qid}",
-            "kind": "dataset",
+            "kind": "claim-" + ("-".join(lab.lower() for lab in labels) if labels else "nei"),
             "dataset": "scifact",
             "question": claim_to_question(q["text"]),
             "claim": q["text"],
@@ -109,7 +112,7 @@ def pubmedqa_questions(path: Path, limit: int | None = None) -> list[dict]:
     for pmid, item in data.items():
         out.append({
             "id": f"pubmedqa-{pmid}",
-            "kind": "dataset",
+            "kind": f"answer-{item.get('final_decision') or 'unknown'}",
             "dataset": "pubmedqa",
             "question": item["QUESTION"],
             "gold": [],

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from .metrics import ALL_METRICS, RETRIEVAL_METRICS
 
-KIND_ORDER = ("factoid", "paraphrase", "multi", "compare", "followup", "absent", "nearmiss", "feedback", "dataset")
+KIND_ORDER = ("factoid", "paraphrase", "multi", "compare", "followup", "absent", "nearmiss", "feedback", "dataset",
+              "claim-support", "claim-contradict", "claim-nei", "answer-yes", "answer-no", "answer-maybe")
 PLOTS = {
     "retrieval": "retrieval_by_kind.png",
     "answers": "citations_by_kind.png",

@@ -217,12 +217,16 @@ def run_eval(
         from assistant.answer.assistant import Assistant
 
         assistant = Assistant(settings)
+    index = getattr(assistant, "index", None)
+    if callable(getattr(index, "require_content", None)):
+        index.require_content()  # an empty store: stop with the ingest hint instead of scoring zeros
     warm = _warm_up(assistant, retrieval_only)
     k_eval = max(10, settings.retrieval.k)
     config = {**settings_config(settings), "retrieval_only": retrieval_only, "k_eval": k_eval}
     done = _load_progress(out, config) if resume else {}
     records: list[dict] = []
     errors: list[str] = []
+    reused = 0
     update, close = _make_progress(progress, len(questions))
     started = time.time()
     (out / "progress.config.json").write_text(json.dumps(config, sort_keys=True), encoding="utf-8")
@@ -231,6 +235,7 @@ def run_eval(
         for q in questions:
             if q["id"] in done and done[q["id"]].get("question") == q["question"]:
                 rec = done[q["id"]]
+                reused += 1
             else:
                 rec = _ask(assistant, q, retrieval_only, k_eval, first=not records)
             log.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
@@ -243,7 +248,6 @@ def run_eval(
         close()
         log.close()
     elapsed = time.time() - started
-    reused = sum(1 for q in questions if q["id"] in done)
 
     texts, groups = _corpus_of(assistant)
     if not texts:  # fall back to every text the run saw
@@ -275,7 +279,7 @@ def run_eval(
             f.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
 
     notes = [JUDGE_NOTE]
-    if warm is not None:
+    if warm is not None and not retrieval_only:
         notes.append(f"Latencies exclude loading the models: a warm-up before the first question took {warm:.1f} s.")
     if retrieval_only:
         notes.append("Retrieval-only run: answer, citation, support, abstention and latency metrics are not measured.")

@@ -215,12 +215,14 @@ def test_scifact_adapter(tmp_path):
     ids = {d["id"] for d in docs}
     assert len(docs) == 50 and {i for q in qs for i in q["gold_ids"]} <= ids
     assert qs[1]["gold_ids"] == ["13734012"] and qs[1]["answer"] == "CONTRADICT"  # claim 2 of queries.jsonl
+    assert qs[1]["kind"] == "claim-contradict" and qs[0]["kind"] == "claim-nei"  # claim 0 has no evidence label
 
 
 @pytest.mark.skipif(not (SHARED / "data" / "pubmedqa").is_dir(), reason="shared PubMedQA data not present")
 def test_pubmedqa_adapter(tmp_path):
     qpath, cpath, qs = datasets.prepare("pubmedqa", tmp_path, limit=3)
     assert [q["gold_ids"] for q in qs][0] == ["21645374"] and qs[0]["answer"] in ("yes", "no", "maybe")
+    assert qs[0]["kind"] == f"answer-{qs[0]['answer']}"
     docs = {d["id"]: d for d in map(json.loads, cpath.read_text().splitlines())}
     assert len(docs) == 1000 and docs["21645374"]["text"].startswith("Programmed cell death (PCD)")
     assert docs["21645374"]["title"] == ""  # the question is the title: not given away
@@ -277,3 +279,13 @@ def test_an_interrupted_run_resumes_without_asking_again(tmp_path, settings):
     assert second.asked == [q["question"] for q in QUESTIONS[2:4]]  # the first two were not asked again
     assert any("Resumed: 2 question(s)" in n for n in summary["notes"])
     assert len(load_run(tmp_path / "run")[1]) == 4 and not (tmp_path / "run" / "progress.jsonl").exists()
+
+
+def test_an_empty_store_stops_with_the_ingest_hint(tmp_path, capsys):
+    qpath = write_questions(tmp_path / "q.jsonl")
+    rc = main(["--data-dir", str(tmp_path / "empty"), "--preset", "debug", "eval", "run", "--questions", str(qpath),
+               "--out", str(tmp_path / "run"), "--retrieval-only", "--quiet"])
+    assert rc == 1
+    err = capsys.readouterr().err
+    assert "is empty" in err and "paperchat ingest" in err
+    assert not (tmp_path / "run" / "summary.json").exists()

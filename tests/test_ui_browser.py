@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from assistant.settings import BUNDLED_CORPUS
 from assistant.types import Record
 from conftest import PAPERS
 from ui.app import build_app
@@ -28,27 +29,36 @@ XSS = Record(
 
 
 @pytest.fixture(scope="module")
-def browser_page(tmp_path_factory):
+def chromium():
     if not os.path.exists(CHROMIUM):
         pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium chromium-driver (make test does this)")
     from playwright.sync_api import sync_playwright
 
-    model = RecordingModel(default=echo_first_source)
-    a, s = make_assistant(tmp_path_factory.mktemp("ui-browser"), list(PAPERS) + [XSS], chat_model=model)
-    app = build_app(a, s, env={})
-    with running(app, s) as url, sync_playwright() as p:
+    with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.goto(url, wait_until="domcontentloaded")
-        page.wait_for_selector("#pc-question textarea", timeout=60_000)
-        yield {"page": page, "model": model, "url": url, "browser": browser}
+        yield browser
         browser.close()
 
 
-def assert_on_screen(page, locator) -> None:
-    """Not just "visible" to playwright: scrolled into view, the element itself is what is painted at
-    its centre (not clipped by a scroll box, not covered)."""
-    locator.scroll_into_view_if_needed()
+@pytest.fixture(scope="module")
+def browser_page(chromium, tmp_path_factory):
+    model = RecordingModel(default=echo_first_source)
+    a, s = make_assistant(tmp_path_factory.mktemp("ui-browser"), list(PAPERS) + [XSS], chat_model=model)
+    app = build_app(a, s, env={})
+    with running(app, s) as url:
+        context = chromium.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        page.goto(url, wait_until="domcontentloaded")
+        page.wait_for_selector("#pc-question textarea", timeout=60_000)
+        yield {"page": page, "model": model, "url": url, "browser": context}
+        context.close()
+
+
+def assert_on_screen(page, locator, scroll: bool = True) -> None:
+    """Not just "visible" to playwright: (scrolled into view and) the element itself is what is
+    painted at its centre (not clipped by a scroll box, not covered by a neighbour)."""
+    if scroll:
+        locator.scroll_into_view_if_needed()
     hit = locator.evaluate(
         """el => { const r = el.getClientRects()[0];  // first line box (a <mark> may wrap)
                    if (!r || !r.width || !r.height) return false;
@@ -70,6 +80,7 @@ def test_chat_shows_linked_citation_and_highlighted_evidence(browser_page):
     mark = page.locator("#pc-evidence mark").first
     mark.wait_for(state="visible", timeout=60_000)
     assert "FedMerge" in mark.inner_text()
+    assert_on_screen(page, page.locator("#pc-evidence .pc-card .pc-title").first, scroll=False)
     assert_on_screen(page, mark)
     marker = page.locator('#pc-chat a[href^="#pc-ev-"]').first
     marker.wait_for(state="visible", timeout=10_000)
@@ -149,7 +160,11 @@ def test_comparison_renders_as_a_table_and_lists_with_a_count(browser_page):
     assert table.locator("tr").count() >= 3  # header + one row per paper
     assert table.locator('a[href^="#pc-ev-"]').count() >= 2  # cells cite their abstract
     page.locator("#pc-evidence .pc-card").nth(1).wait_for(state="visible", timeout=10_000)
-    assert_on_screen(page, page.locator("#pc-evidence .pc-card").nth(1).locator("mark").last)
+    page.set_viewport_size({"width": 1400, "height": 560})  # evidence taller than the window
+    try:
+        assert_on_screen(page, page.locator("#pc-evidence .pc-card").nth(1).locator("mark").last)
+    finally:
+        page.set_viewport_size({"width": 1400, "height": 1000})
     page.screenshot(path=str(ARTIFACTS / "ui_compare.png"), full_page=True)
     ask(page, "Which papers study federated learning?")
     page.locator("#pc-chat", has_text="paper").last.wait_for(timeout=60_000)
@@ -226,3 +241,31 @@ def test_closing_the_tab_stops_generation(browser_page):
     finally:
         model.default = echo_first_source  # type: ignore[assignment]
         model.delay_s = 0.0
+
+
+@pytest.mark.skipif(not BUNDLED_CORPUS.is_file(), reason="data/corpus.jsonl is not built yet")
+def test_bundled_corpus_conversation_layout(chromium, tmp_path):
+    """A real-sized conversation (bundled corpus, debug preset): a long "which papers" list, then a
+    comparison; the evidence panel is painted where it is, not clipped or covered by the focus list."""
+    from assistant.pipeline import ingest_paths
+
+    a, s = make_assistant(tmp_path, [])
+    ingest_paths(a.index, [BUNDLED_CORPUS])
+    with running(build_app(a, s, env={}), s) as url:
+        context = chromium.new_context(viewport={"width": 1400, "height": 1000})
+        try:
+            page = context.new_page()
+            page.goto(url, wait_until="domcontentloaded")
+            page.wait_for_selector("#pc-question textarea", timeout=60_000)
+            ask(page, "Which papers study federated learning?")
+            page.locator("#pc-evidence .pc-card").nth(5).wait_for(state="visible", timeout=60_000)
+            ask(page, "Compare the first two")
+            page.locator("#pc-chat table").last.wait_for(state="visible", timeout=60_000)
+            page.get_by_text("Searched for:").last.wait_for(state="visible", timeout=10_000)
+            page.wait_for_function("() => document.querySelectorAll('#pc-evidence .pc-card').length === 2", timeout=30_000)
+            assert "and " in page.locator("#pc-focus").inner_text()  # many papers in focus: "and N more"
+            assert_on_screen(page, page.locator("#pc-evidence .pc-card .pc-title").first, scroll=False)
+            assert_on_screen(page, page.locator("#pc-evidence .pc-card").nth(1).locator("mark").last)
+            page.screenshot(path=str(ARTIFACTS / "ui_corpus_chat.png"), full_page=True)
+        finally:
+            context.close()

@@ -264,6 +264,7 @@ def test_uploads_over_the_size_limit_are_refused(server):
 
 def test_paperchat_ui_command_starts_the_server(tmp_path):
     import os
+    import signal
     import subprocess
     import sys
 
@@ -296,7 +297,7 @@ def test_paperchat_ui_command_starts_the_server(tmp_path):
         assert "ingest" in str(e.value).lower() and str(tmp_path) not in str(e.value)
         assert raw_get(url, "/gradio_api/file=/etc/passwd")[0] in (403, 404)
     finally:
-        proc.terminate()
+        proc.send_signal(signal.SIGINT)  # Ctrl+C: the server closes and removes its temp directory
         try:
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -74,7 +75,7 @@ def free_port() -> int:
 def running(app, settings: Settings, env: dict[str, str] | None = None) -> Iterator[str]:
     """Launch `app` with `ui.launch.launch` (safe defaults) on a free port; yield its URL; close it.
     Environment variables the launch sets are restored afterwards."""
-    from ui.launch import launch
+    from ui.launch import MARKER, launch
 
     keys = ["GRADIO_TEMP_DIR", "GRADIO_ANALYTICS_ENABLED", "ANONYMIZED_TELEMETRY", "GRADIO_SSR_MODE"]
     saved = {k: os.environ.get(k) for k in keys}
@@ -83,6 +84,9 @@ def running(app, settings: Settings, env: dict[str, str] | None = None) -> Itera
         yield url.rstrip("/")
     finally:
         app.close()
+        temp = os.environ.get("GRADIO_TEMP_DIR", "")
+        if temp and temp != saved["GRADIO_TEMP_DIR"] and (Path(temp) / MARKER).is_file():
+            shutil.rmtree(temp, ignore_errors=True)  # the dedicated directory this launch made
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(k, None)

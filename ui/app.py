@@ -79,7 +79,6 @@ CSS = """
 .pc-focus code, .pc-meta code, .pc-others code { font-size: .75rem; }
 .pc-others { font-size: .85rem; margin-top: .5rem; }
 #pc-followups button { font-size: .85rem; }
-#pc-evidence-col { max-height: 80vh; overflow-y: auto; }
 #pc-chat table { font-size: .85rem; }
 #pc-chat table td, #pc-chat table th { word-break: normal !important; overflow-wrap: normal !important;
                                         hyphens: auto; min-width: 5.5rem; vertical-align: top; }
@@ -230,16 +229,17 @@ class Handlers:
         self._feedback_lock = threading.Lock()
 
     # validation ------------------------------------------------------------------------------
-    def check_question(self, message: Any) -> str:
+    def check_question(self, message: Any, what: str = "question") -> str:
+        """The text, stripped; refused (before any tokenisation) when empty or over ui.max_question_chars."""
         q = (message if isinstance(message, str) else "").replace("\x00", "").strip()
         limit = self.settings.ui.max_question_chars
         if len(q) > limit:
             raise gr.Error(
-                f"Your question is {len(q):,} characters long; the limit is {limit:,}. Shorten it and ask again.",
-                title="Question too long", print_exception=False,
+                f"Your {what} is {len(q):,} characters long; the limit is {limit:,}. Shorten it and try again.",
+                title=f"{what.capitalize()} too long", print_exception=False,
             )
         if not q:
-            raise gr.Error("Type a question first.", title="Empty question", print_exception=False)
+            raise gr.Error(f"Type a {what} first.", title=f"Empty {what}", print_exception=False)
         return q
 
     def options(self, model: Any = None, k: Any = None, year_min: Any = None, year_max: Any = None,
@@ -442,7 +442,7 @@ class Handlers:
         return f"**{s.get('papers', 0):,}** abstracts indexed ({s.get('chunks', 0):,} chunks, embeddings: {render.md_escape(s.get('embedding_model', ''))})."
 
     def search(self, query, k, year_min, year_max, author) -> list[list]:
-        q = self.check_question(query)
+        q = self.check_question(query, "search")
         opts = self.options(None, k, year_min, year_max, author)
         hits = self.assistant.retriever.search(q, k=opts.k, filters=opts.filters)
         if not hits:
@@ -544,16 +544,6 @@ def _filter_updates(facets: dict) -> tuple[Any, Any, Any]:
         gr.update(visible=has_years),
         gr.update(visible=bool(facets.get("authors"))),
     )
-
-
-def _wrap_gen(fn: Callable) -> Callable:
-    """Generator handlers translate their own errors; this only keeps gradio's introspection simple."""
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        yield from fn(*args, **kwargs)
-
-    return wrapper
 
 
 # -- the app -------------------------------------------------------------------------------------------
@@ -662,15 +652,14 @@ def build_app(assistant: Any, settings: Settings, *, env: Mapping[str, str] | No
 
         chat_inputs = [question, session, model, k, year_min, year_max, author]
         chat_outputs = [chatbot, question, evidence, focus, *fu_btns, session]
-        chat_fn = _wrap_gen(h.chat)
-        chat_events = [
-            gr.on([question.submit, send.click], chat_fn, chat_inputs, chat_outputs,
-                  api_name="chat_stream", show_progress="minimal", **chat_conc, **private),
-        ]
-        for i, btn in enumerate(fu_btns):
-            chat_events.append(btn.click(chat_fn, [btn, *chat_inputs[1:]], chat_outputs,
-                                         api_name=f"followup_{i + 1}", show_progress="minimal",
-                                         **chat_conc, **private))
+        chat_fn = h.chat  # a generator: it translates its own errors (it must yield before raising)
+        gr.on([question.submit, send.click], chat_fn, chat_inputs, chat_outputs,
+              api_name="chat_stream", show_progress="minimal", **chat_conc, **private)
+        for i, btn in enumerate(fu_btns):  # a suggested follow-up is asked by clicking it
+            btn.click(chat_fn, [btn, *chat_inputs[1:]], chat_outputs, api_name=f"followup_{i + 1}",
+                      show_progress="minimal", **chat_conc, **private)
+        # Stop sets the running answer's threading.Event (not `cancels=`): the model stops producing
+        # tokens and the answer still arrives, verified and marked incomplete
         stop.click(h.stop, [session], None, api_name="stop", queue=False, **private)
         new.click(translate_errors(h.new_chat), [session], [*chat_outputs, feedback_msg],
                   api_name="new_chat", queue=False, **private)

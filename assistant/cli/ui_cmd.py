@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 from ..errors import ConfigError
@@ -38,16 +39,21 @@ def cmd_ui(args, ctx) -> int:
     settings = ctx.settings.with_overrides({"store.data_dir": str(Path(ctx.settings.store.data_dir).expanduser().resolve())})
 
     from ui.app import build_app
-    from ui.launch import launch, prepare_environment
+    from ui.launch import TEMP_ENV, launch, prepare_environment
 
     from ..answer.assistant import Assistant
 
-    prepare_environment(settings)  # dedicated GRADIO_TEMP_DIR before any gradio component exists
+    temp = prepare_environment(settings)  # dedicated GRADIO_TEMP_DIR before any gradio component exists
     assistant = Assistant(settings)
     app = build_app(assistant, settings)
     os.chdir(_workdir())
     host = args.host or settings.ui.host
     port = args.port or settings.ui.port
     print(f"paperchat UI on http://{host}:{port} (Ctrl+C to stop)")
-    launch(app, settings, host, port, block=True, quiet=True)
+    try:
+        launch(app, settings, host, port, block=True, quiet=True)
+    finally:
+        app.close()
+        if not os.environ.get(TEMP_ENV):  # a directory this run made (not one the operator chose)
+            shutil.rmtree(temp, ignore_errors=True)  # uploads and exports of this run
     return 0
