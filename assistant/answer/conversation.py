@@ -18,6 +18,8 @@ is recorded in the Answer (`standalone_query`) and shown under the answer.
 'Which datasets did FedMerge, FedCD and PAC-Bayes FL use?'
 >>> c.rewrite("And the results?")
 'And the results? (Which papers study federated learning?)'
+>>> c.rewrite("How many parameters does the light version have?")
+'How many parameters does the light version have? (FedMerge and FedCD)'
 >>> c.rewrite("Which papers study graph neural networks?")
 'Which papers study graph neural networks?'
 """
@@ -37,6 +39,11 @@ _NTH = re.compile(r"\bthe (first|second|third|fourth|fifth|last) (?:one|paper|me
 _PRONOUN = re.compile(
     r"\b(they|them|their|theirs|it|its|these|those|this|both|each|the two|these (?:papers|methods|approaches|works)"
     r"|those (?:papers|methods|approaches|works)|this (?:paper|method|approach|work)|the paper|the method)\b",
+    re.I,
+)
+_DEFINITE = re.compile(
+    r"\bthe (?:\w+ )?(?:version|model|method|approach|framework|system|technique|algorithm|architecture|"
+    r"module|network|proposed \w+|authors?|experiments?|evaluation|results?|datasets?|benchmarks?)\b",
     re.I,
 )
 _SUBJECTS = {"they": "{x}", "them": "{x}", "their": "{x}'s", "it": "{x}", "its": "{x}'s"}
@@ -93,4 +100,7 @@ class Conversation:
         if len(content_words(q)) <= 1 and not re.search(r"[A-Z]{2,}|[A-Z][a-z]+[A-Z]", q):
             # "And the datasets?" -> inherit the previous topic
             return f"{q} ({last.standalone_query or last.question})"
+        if names and _DEFINITE.search(q) and not re.search(r"[A-Z]{2,}|[A-Z][a-z]+[A-Z]", q):
+            # "How many parameters does the light version have?" -> about the paper in focus
+            return f"{q} ({_join(names[:2])})"
         return q
