@@ -328,7 +328,8 @@ def _source_block(n: int, h: Hit, best: list[int]) -> str:
     keep = sorted(set(best[:SOURCE_SENTENCES]) | {0}) if best else list(range(min(len(sents), SOURCE_SENTENCES + 1)))
     text = " ".join(sents[i].text for i in keep if i < len(sents))
     text = text.replace("<source", "&lt;source").replace("</source", "&lt;/source")
-    return f'<source id="{n}" title="{h.title}">\n{text}\n</source>'
+    title = h.title.replace('"', "'").replace("<", "(").replace(">", ")")  # a label cannot close the delimiter
+    return f'<source id="{n}" title="{title}">\n{text}\n</source>'
 
 
 def short_name(label: str) -> str:
