@@ -62,3 +62,14 @@ def test_real_local_model_answers_with_verified_citation(bundled):
     assert ans.timings["first_token_s"] > 0
     off = a.ask("What is the boiling point of liquid nitrogen at sea level?")
     assert off.abstained and off.answer == ABSTAIN_SENTENCE and not off.citations
+
+
+def test_two_versions_of_gcnet_never_both_in_results(bundled):
+    settings, index = bundled
+    from assistant.retrieve.hybrid import HybridRetriever
+
+    dup = [r for r in index.all_records() if r.duplicate_of]
+    assert len(dup) == 1
+    pair = {dup[0].paper_id, dup[0].duplicate_of}
+    hits = HybridRetriever(index, settings.retrieval).search("Non-Local Network global context block NLNet", k=10)
+    assert len(pair & {h.paper_id for h in hits}) == 1

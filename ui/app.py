@@ -645,6 +645,10 @@ def build_app(assistant: Any, settings: Settings, *, env: Mapping[str, str] | No
                 add_btn = gr.Button("Add to corpus", variant="primary")
                 ingest_report = gr.Markdown("")
 
+            from .eval_tab import add_eval_tab  # here, not at the top: ui.eval_tab imports ui.app
+
+            add_eval_tab(demo, h)  # the Evaluation tab; its state is demo.paperchat_eval
+
         # API-only: /ask (hidden components, never shown)
         api_question = gr.Textbox(visible=False, max_length=limit)
         api_answer = gr.Textbox(visible=False)
