@@ -61,7 +61,9 @@ class ChunkSettings(_Group):
 class RetrievalSettings(_Group):
     k: int = Field(5, ge=1, le=100, description="Distinct papers returned.")
     candidates: int = Field(100, ge=1, description="Chunks fetched from each retriever before fusion.")
-    fusion: Literal["rrf", "score"] = Field("rrf", description="How dense and lexical rankings are fused.")
+    fusion: Literal["rrf", "score"] = Field(
+        "score", description="How dense and lexical rankings are fused (score: min-max normalised sum; rrf)."
+    )
     rrf_k: int = Field(60, ge=1, description="RRF constant: score = sum 1/(rrf_k + rank).")
     dense_weight: float = Field(1.0, ge=0, description="Weight of the dense ranking in fusion.")
     lexical_weight: float = Field(1.0, ge=0, description="Weight of the lexical ranking in fusion.")
