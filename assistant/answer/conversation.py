@@ -74,9 +74,6 @@ class Conversation:
             out += [p for p in t.paper_ids if p not in out]
         return out
 
-    def history_questions(self) -> list[str]:
-        return [t.question for t in self.turns]
-
     def rewrite(self, question: str) -> str:
         """A standalone search query for `question` given this conversation (unchanged if not a follow-up)."""
         q = question.strip()

@@ -100,7 +100,3 @@ def _fit_sentences(
             out.append((s, start, start + len(doc.page_content)))
     return out
 
-
-def sentence_ids_for_span(sentences: list[Sentence], start: int, end: int) -> tuple[int, ...]:
-    """Indices of the sentences overlapping the character span [start, end)."""
-    return tuple(s.index for s in sentences if s.start < end and s.end > start)
