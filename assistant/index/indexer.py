@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -28,6 +29,7 @@ from .lock import WriteLock
 from .store import ChromaStore, normalise_metadata
 
 NEAR_DUP_COSINE = 0.9
+GENERATION_CHECK_S = 1.0  # readers look for other processes' writes at most this often
 
 
 @dataclass
@@ -51,6 +53,7 @@ class Index:
         self.lexical_dir = settings.store.data_dir / "lexical" / self.name
         self._lexical: LexicalIndex | None = None
         self._lex_lock = threading.Lock()
+        self._gen_checked = 0.0  # time.monotonic() of the last generation check
 
     # -- writes -------------------------------------------------------------------------------
     def write_lock(self) -> WriteLock | None:
@@ -183,7 +186,11 @@ class Index:
     def refresh_lexical(self, force: bool = False) -> LexicalIndex:
         """The lexical index for the store's current generation (loaded, or rebuilt when stale)."""
         with self._lex_lock:
+            now = time.monotonic()
+            if not force and self._lexical is not None and now - self._gen_checked < GENERATION_CHECK_S:
+                return self._lexical  # this process's writes force a refresh; others' show within 1 s
             gen = self.store.generation()
+            self._gen_checked = now
             if not force and self._lexical is not None and self._lexical.generation == gen:
                 return self._lexical
             lex = None if force else LexicalIndex.load(self.lexical_dir)

@@ -194,15 +194,18 @@ class ChromaStore:
                 yield make(doc, meta, _id)
             offset += len(got["ids"])
 
-    def query_chunks(self, vector: np.ndarray, n: int, where: dict | None = None) -> list[tuple[str, float, dict]]:
-        """(chunk_id, cosine similarity, metadata) best first."""
-        total = self.chunks.count()
-        if total == 0:
-            return []
+    def query_chunks(
+        self, vector: np.ndarray, n: int, where: dict | None = None, metadata: bool = True
+    ) -> list[tuple[str, float, dict]]:
+        """(chunk_id, cosine similarity, metadata) best first; `metadata=False` leaves it `{}` (cheaper).
+
+        No `count()` first: Chroma returns fewer than `n` (or none) from a small or empty collection."""
         got = self.chunks.query(
-            query_embeddings=[vector], n_results=min(n, total), where=where, include=["distances", "metadatas"]
+            query_embeddings=[vector], n_results=max(1, n), where=where,
+            include=["distances", "metadatas"] if metadata else ["distances"],
         )
-        return [(i, 1.0 - float(d), m) for i, d, m in zip(got["ids"][0], got["distances"][0], got["metadatas"][0])]
+        metas = got["metadatas"][0] if metadata else [{}] * len(got["ids"][0])
+        return [(i, 1.0 - float(d), m) for i, d, m in zip(got["ids"][0], got["distances"][0], metas)]
 
     def nearest_papers(self, vectors: np.ndarray, n: int = 1) -> list[list[tuple[str, float]]]:
         if self.papers.count() == 0 or len(vectors) == 0:

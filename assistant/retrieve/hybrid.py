@@ -58,9 +58,8 @@ class HybridRetriever:
         meta: dict[str, dict] = {}
         if mode in ("hybrid", "dense"):
             where = {"paper_id": {"$in": sorted(allowed)}} if allowed is not None else None
-            for cid, sim, m in self.index.store.query_chunks(self.index.embedder.embed_query(query), n, where):
+            for cid, sim, _ in self.index.store.query_chunks(self.index.embedder.embed_query(query), n, where, metadata=False):
                 dense.append((cid, sim))
-                meta[cid] = m
         lexical: list[tuple[str, float]] = []
         if mode in ("hybrid", "bm25"):
             lex = self.index.refresh_lexical()
@@ -74,11 +73,11 @@ class HybridRetriever:
             fused = reciprocal_rank_fusion({kname: [c for c, _ in v] for kname, v in rankings.items()}, s.rrf_k, weights)
         else:
             fused = normalised_score_fusion(rankings, weights)
-        # chunk metadata (group, sentence span) for lexical-only chunks near the top
+        # chunk metadata (group, sentence span) of the chunks near the top only: one `get` for the head
+        # instead of metadata for every dense candidate plus a `get` for the lexical-only ones
         head = [cid for cid, _ in fused[: max(k * 10, 50)]]
-        missing = [c for c in head if c not in meta]
-        if missing:
-            got = self.index.store.chunks.get(ids=missing, include=["metadatas"])
+        if head:
+            got = self.index.store.chunks.get(ids=head, include=["metadatas"])
             meta.update(dict(zip(got["ids"], got["metadatas"])))
         groups = group_by(fused[: len(head)], {c: str(meta[c].get("group", meta[c]["paper_id"])) for c in head if c in meta}, k)
         best_ids = [str(meta[m[0]]["paper_id"]) if m[0] in meta else m[0].rsplit("::", 1)[0] for _, m, _ in groups]
