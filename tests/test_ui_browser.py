@@ -32,6 +32,7 @@ XSS = Record(
 def chromium():
     if not os.path.exists(CHROMIUM):
         pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium chromium-driver (make test does this)")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)  # screenshots land here (not tracked by git)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
