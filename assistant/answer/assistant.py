@@ -13,6 +13,7 @@ overview that is verified like any answer. The extractive model composes answers
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -177,7 +178,7 @@ class Assistant:
 
     # -- answer kinds -------------------------------------------------------------------------
     def _answer(self, st, chat, res, stop, conversation) -> Iterator[Event]:
-        ev, hits = st["evidence"], st["hits"]
+        ev = st["evidence"]
         th = self.settings.answer.support_threshold
         note = coverage_note(ev)
         if not getattr(chat, "generative", True):
@@ -349,7 +350,6 @@ def _unique(hits: list[Hit]) -> list[Hit]:
 
 def _remap(v, rows: list[Hit]) -> str:
     """Verified overview markers are renumbered 1..n by first use; map them back to table rows."""
-    mapping = {c.marker: rows.index(next(h for h in rows if h.paper_id == c.paper_id)) + 1 for c in v.citations}
-    import re
-
+    row_of = {h.paper_id: n for n, h in enumerate(rows, start=1)}
+    mapping = {c.marker: row_of[c.paper_id] for c in v.citations}
     return re.sub(r"\[(\d+)\]", lambda m: f"[{mapping.get(int(m.group(1)), int(m.group(1)))}]", v.text)
