@@ -53,8 +53,10 @@ class EmbeddingSettings(_Group):
 
 
 class ChunkSettings(_Group):
-    chunk_tokens: int = Field(200, ge=32, description="Target size of a chunk in embedder tokens.")
-    overlap_sentences: int = Field(1, ge=0, description="Sentences shared by consecutive chunks.")
+    chunk_tokens: int = Field(
+        250, ge=32, description="Largest chunk in embedder tokens (capped so chunk + title prefix fit the window)."
+    )
+    overlap_sentences: int = Field(0, ge=0, description="Sentences shared by consecutive chunks.")
     include_title: bool = Field(True, description="Prefix a source-given title to each chunk before embedding.")
 
 
@@ -106,11 +108,11 @@ class Settings(_Group):
     ui: UISettings = Field(default_factory=UISettings)
 
     def index_name(self) -> str:
-        """Collection name derived from everything that changes the vectors (model, chunking)."""
-        key = json.dumps(
-            {"model": self.embedding.model, "seq": self.embedding.max_seq_tokens, **self.chunking.model_dump()},
-            sort_keys=True,
-        )
+        """Collection name derived from everything that changes the vectors (model, backend, chunking)."""
+        ident = {"model": self.embedding.model, "seq": self.embedding.max_seq_tokens, **self.chunking.model_dump()}
+        if self.embedding.backend != "torch":  # other vectors: their own collection (torch names unchanged)
+            ident["backend"] = self.embedding.backend
+        key = json.dumps(ident, sort_keys=True)
         return f"{self.store.collection_prefix}-{hashlib.sha256(key.encode()).hexdigest()[:10]}"
 
     def with_overrides(self, overrides: dict[str, Any]) -> "Settings":

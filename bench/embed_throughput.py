@@ -40,11 +40,7 @@ def arxiv_records(n: int):
 
 def chunk_texts(index, records) -> list[str]:
     """Exactly the texts `Index.add` embeds for these records."""
-    from assistant.index.chunking import chunk_record
-
-    c = index.settings.chunking
-    return [index._embed_text(r, ch) for r in records
-            for ch in chunk_record(r, index.embedder.count_tokens, c.chunk_tokens, c.overlap_sentences)]
+    return [index._embed_text(r, ch) for r in records for ch in index.chunk(r)]
 
 
 def measure(n: int = 1000, slice_size: int = 128, contenders=("plain", "before", "after"), keep_after: Path | None = None) -> dict:

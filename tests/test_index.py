@@ -38,6 +38,24 @@ def test_chunks_are_whole_sentences_with_overlap():
     assert chunks[0].sent_start == 0 and chunks[-1].sent_end == len(split_sentences(text))
 
 
+def test_two_chunks_are_even_halves_not_a_full_chunk_and_a_scrap():
+    text = " ".join(f"Sentence {i} has exactly six words." for i in range(12))  # 72 words
+    chunks = chunk_record(Record("e", text), lambda t: len(t.split()), chunk_tokens=60, overlap_sentences=0)
+    sizes = [len(c.text.split()) for c in chunks]
+    assert sizes == [36, 36]  # greedy alone gives [60, 12]
+    assert " ".join(c.text for c in chunks) == text
+
+
+def test_chunk_with_its_title_prefix_fits_the_embedder_window(settings):
+    s = settings.with_overrides({"embedding.max_seq_tokens": 60, "chunking.chunk_tokens": 200})
+    index = Index(s)
+    rec = Record("t", " ".join(f"Claim {i} about graphs and proofs." for i in range(30)),
+                 title="A rather long title with many words in it")
+    chunks = index.chunk(rec)
+    assert len(chunks) > 1
+    assert all(index.embedder.count_tokens(index._embed_text(rec, c)) <= 58 for c in chunks)
+
+
 def test_overlong_sentence_is_cut_not_lost():
     text = "Short one. " + " ".join(["word"] * 100) + "."
     chunks = chunk_record(Record("y", text), lambda t: len(t.split()), chunk_tokens=20, overlap_sentences=0)
@@ -115,3 +133,54 @@ def test_second_writer_fails_fast_naming_the_holder(tmp_path):
         msg = q.get(timeout=5)
     assert "in use by PID" in msg
     WriteLock(tmp_path).acquire().release()  # free again once the holder let go
+
+
+class _FailingEmbedder:
+    """Wraps an embedder; the `fail_on`-th embed_documents call raises (as a crash mid-ingest would)."""
+
+    def __init__(self, inner, fail_on: int) -> None:
+        self.inner, self.fail_on, self.calls = inner, fail_on, 0
+        self.name, self.dim = inner.name, inner.dim
+
+    def count_tokens(self, text):
+        return self.inner.count_tokens(text)
+
+    def embed_query(self, text):
+        return self.inner.embed_query(text)
+
+    def embed_documents(self, texts, progress=None):
+        self.calls += 1
+        if self.calls == self.fail_on:
+            raise RuntimeError("embedder died")
+        return self.inner.embed_documents(texts, progress)
+
+
+def _many(n: int) -> list[Record]:
+    return [Record(f"m{i}", f"Paper {i} studies topic {i * 7 % 13} with method {i} and reports result {i}.",
+                   title=f"Title {i}") for i in range(n)]
+
+
+def test_failure_mid_ingest_keeps_committed_batches_and_progress_counts_only_them(settings):
+    s = settings.with_overrides({"store.add_batch": 2})
+    base = Index(s)
+    index = Index(s, embedder=_FailingEmbedder(base.embedder, fail_on=3))  # batches 1-2 embed, 3 fails
+    seen: list[int] = []
+    with pytest.raises(RuntimeError, match="embedder died"):
+        index.add(_many(8), progress=seen.append)
+    assert sum(seen) == 4  # the two committed batches, each reported after its write
+    assert index.store.count()[0] == 4
+    again = Index(s).add(_many(8))  # resume: the committed papers are skipped by hash
+    assert (again.added, again.unchanged) == (4, 4)
+
+
+def test_near_duplicate_in_the_next_batch_is_found_while_writes_overlap(settings, papers):
+    s = settings.with_overrides({"store.add_batch": 1})
+    v2 = Record("p-prune-v2", papers[1].text.replace("24.72%", "24.7%") + " Code is released.", title=papers[1].title)
+    res = Index(s).add([papers[1], v2, papers[0]])
+    assert res.near_duplicates == [("p-prune-v2", "p-prune")]
+
+
+def test_embedding_backend_gets_its_own_collection(settings):
+    onnx = settings.with_overrides({"embedding.backend": "onnx"})
+    assert onnx.index_name() != settings.index_name()
+    assert settings.with_overrides({"embedding.backend": "torch"}).index_name() == settings.index_name()

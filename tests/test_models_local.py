@@ -150,3 +150,41 @@ def test_hf_directory_model(model: LocalChatModel, tmp_path) -> None:
     assert hf.count_tokens("hello world") == model.count_tokens("hello world")
     pieces = list(hf.stream(HELLO, max_new_tokens=6))  # random weights: any text (even none) is fine
     assert hf.count_tokens("".join(pieces)) <= 8
+
+
+def test_gguf_is_converted_once_and_the_copy_gives_the_same_tokens(tmp_path, monkeypatch, model) -> None:
+    """Cold start: the de-quantized copy loads in about a second instead of ~50 s, with identical output."""
+    from assistant.answer.models import hf
+
+    monkeypatch.setenv("PAPERCHAT_MODEL_CACHE", str(tmp_path / "models"))
+    directory, name = find_gguf()
+    cached = hf.converted_dir(directory, name)
+    assert cached is not None and not cached.exists()
+    first = model._backend()  # the module's shared backend (loaded from wherever): reference tokens
+    hf._save_converted(first, cached, directory / name, 0.0)
+    assert (cached / "converted.json").is_file() and (cached / "model.safetensors").is_file()
+    t = time.monotonic()
+    copy = hf.load_backend(directory, name)
+    assert time.monotonic() - t < 30  # generous: ~1 s on a quiet machine, vs ~50 s from the GGUF
+    assert copy.model is not first.model
+
+    def greedy(b) -> list[int]:
+        import torch
+
+        enc = b.tokenizer.apply_chat_template(HELLO, add_generation_prompt=True, return_tensors="pt", return_dict=True)
+        with torch.inference_mode():
+            return b.model.generate(**enc, max_new_tokens=12, do_sample=False)[0].tolist()
+
+    assert greedy(copy) == greedy(first)
+    (cached / "model.safetensors").write_bytes(b"damaged")  # a damaged copy: discarded, GGUF read again
+    again = hf.load_backend(directory, name)
+    assert greedy(again) == greedy(first)
+    assert (cached / "converted.json").is_file()  # and converted afresh
+
+
+def test_model_cache_can_be_turned_off(monkeypatch) -> None:
+    from assistant.answer.models import hf
+
+    monkeypatch.setenv("PAPERCHAT_MODEL_CACHE", "off")
+    directory, name = find_gguf()
+    assert hf.model_cache_root() is None and hf.converted_dir(directory, name) is None

@@ -33,6 +33,27 @@ GENERATION_CHECK_S = 1.0  # readers look for other processes' writes at most thi
 
 
 @dataclass
+class _Prepared:
+    records: list[Record]
+    chunks: list[list[Chunk]]
+    vecs: np.ndarray  # one per chunk, in record order
+    paper_vecs: np.ndarray  # one per record: the normalised mean of its chunks
+    updated: list[str]  # paper ids whose old chunks are replaced
+    stored: set[str]
+
+
+def _batches(records: Iterable[Record], size: int) -> Iterable[list[Record]]:
+    batch: list[Record] = []
+    for r in records:
+        batch.append(r)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+@dataclass
 class IndexSummary:
     added: int = 0
     updated: int = 0
@@ -60,31 +81,50 @@ class Index:
         return None if self.settings.store.chroma_url else WriteLock(self.settings.store.data_dir)
 
     def add(self, records: Iterable[Record], progress: Callable[[int], None] | None = None) -> IndexSummary:
-        """Upsert records in batches; `progress(n)` after each batch with the records it handled."""
+        """Upsert records in batches; `progress(n)` after each batch commits, with the records it handled.
+
+        Two stages overlap: while batch i is written (near-duplicate check, Chroma upserts: one writer
+        thread, batches committed in order), batch i+1 is chunked and embedded. A failure in either stops
+        the ingest; every batch committed before it stays (and is skipped by its hash on the next run).
+        """
+        from concurrent.futures import Future, ThreadPoolExecutor
+
         summary = IndexSummary()
         lock = self.write_lock()
         if lock:
             lock.acquire()
-        try:
-            batch: list[Record] = []
-            for r in records:
-                batch.append(r)
-                if len(batch) >= self.settings.store.add_batch:
-                    self._add_batch(batch, summary)
-                    if progress:
-                        progress(len(batch))
-                    batch = []
-            if batch:
-                self._add_batch(batch, summary)
+        pending: tuple[Future, int] | None = None
+
+        def settle() -> None:
+            nonlocal pending
+            if pending is not None:
+                fut, n = pending
+                pending = None
+                fut.result()  # re-raises a write error here, in the caller's thread
                 if progress:
-                    progress(len(batch))
+                    progress(n)
+
+        try:
+            with ThreadPoolExecutor(1, thread_name_prefix="index-writer") as writer:
+                try:
+                    for batch in _batches(records, self.settings.store.add_batch):
+                        prepared = self._prepare(batch, summary)  # overlaps the previous batch's write
+                        settle()
+                        pending = (writer.submit(self._commit, prepared, summary), len(batch))
+                    settle()
+                finally:
+                    if pending is not None:  # an error while preparing: the write in flight still lands
+                        fut, n = pending
+                        if fut.exception() is None and progress:
+                            progress(n)
             self.refresh_lexical(force=summary.added + summary.updated > 0)
         finally:
             if lock:
                 lock.release()
         return summary
 
-    def _add_batch(self, batch: list[Record], summary: IndexSummary) -> None:
+    def _prepare(self, batch: list[Record], summary: IndexSummary) -> "_Prepared | None":
+        """Skip unchanged records; chunk and embed the rest (reads only: safe beside a write)."""
         stored = {r.paper_id: h for r, h in self.store.get_papers([r.paper_id for r in batch])}
         todo: list[Record] = []
         for r in batch:
@@ -97,15 +137,8 @@ class Index:
                 else:
                     summary.added += 1
         if not todo:
-            return
-        updated = [r.paper_id for r in todo if r.paper_id in stored]
-        if updated:
-            self.store.chunks.delete(where={"paper_id": {"$in": updated}})
-        chunks_per = [
-            chunk_record(r, self.embedder.count_tokens, self.settings.chunking.chunk_tokens,
-                         self.settings.chunking.overlap_sentences, summary.chunks)
-            for r in todo
-        ]
+            return None
+        chunks_per = [self.chunk(r, summary.chunks) for r in todo]
         texts = [self._embed_text(r, c) for r, cs in zip(todo, chunks_per) for c in cs]
         vecs = self.embedder.embed_documents(texts)
         paper_vecs, pos = np.zeros((len(todo), self.embedder.dim), np.float32), 0
@@ -113,18 +146,37 @@ class Index:
             v = vecs[pos : pos + len(cs)].mean(axis=0)
             paper_vecs[i] = v / (np.linalg.norm(v) or 1.0)
             pos += len(cs)
-        todo = self._mark_near_duplicates(todo, paper_vecs, set(stored), summary)
-        flat = [(r, c) for r, cs in zip(todo, chunks_per) for c in cs]
+        updated = [r.paper_id for r in todo if r.paper_id in stored]
+        return _Prepared(todo, chunks_per, vecs, paper_vecs, updated, set(stored))
+
+    def _commit(self, p: "_Prepared | None", summary: IndexSummary) -> None:
+        """Write one prepared batch: old chunks of updated papers out, new chunks and papers in."""
+        if p is None:
+            return
+        if p.updated:
+            self.store.chunks.delete(where={"paper_id": {"$in": p.updated}})
+        todo = self._mark_near_duplicates(p.records, p.paper_vecs, p.stored, summary)
+        flat = [(r, c) for r, cs in zip(todo, p.chunks) for c in cs]
         self.store.upsert_chunks(
-            [c.chunk_id for _, c in flat], vecs, [c.text for _, c in flat], [self._chunk_meta(r, c) for r, c in flat]
+            [c.chunk_id for _, c in flat], p.vecs, [c.text for _, c in flat], [self._chunk_meta(r, c) for r, c in flat]
         )
-        self.store.upsert_papers(todo, paper_vecs)
+        self.store.upsert_papers(todo, p.paper_vecs)
         self.store.bump_generation()
 
-    def _embed_text(self, r: Record, c: Chunk) -> str:
+    def chunk(self, r: Record, stats: ChunkStats | None = None) -> list[Chunk]:
+        """The record's chunks, each sized so that it and its title prefix fit the embedder's window."""
+        c = self.settings.chunking
+        room = self.settings.embedding.max_seq_tokens - 2  # [CLS] and [SEP]
+        prefix = self._embed_text(r, None)
+        budget = min(c.chunk_tokens, room - (self.embedder.count_tokens(prefix) if prefix else 0))
+        return chunk_record(r, self.embedder.count_tokens, max(32, budget), c.overlap_sentences, stats)
+
+    def _embed_text(self, r: Record, c: Chunk | None) -> str:
+        """What is embedded for chunk `c` (the title prefix alone when `c` is None)."""
+        text = c.text if c is not None else ""
         if self.settings.chunking.include_title and r.title and not r.label_derived:
-            return f"{r.title}. {c.text}"
-        return c.text
+            return f"{r.title}. {text}"
+        return text
 
     @staticmethod
     def _chunk_meta(r: Record, c: Chunk) -> dict:
@@ -141,16 +193,16 @@ class Index:
 
         out: list[Record] = []
         neighbours = self.store.nearest_papers(vecs, n=2)
+        within = vecs @ vecs.T  # cosines between the records of this batch (unit vectors)
         for i, r in enumerate(todo):
             if r.duplicate_of:
                 out.append(r)
                 continue
             cands = [(pid, cos) for pid, cos in neighbours[i] if pid != r.paper_id and cos >= NEAR_DUP_COSINE]
             # earlier records of this batch
-            for j in range(i):
-                cos = float(vecs[i] @ vecs[j])
-                if cos >= NEAR_DUP_COSINE and out[j].paper_id != r.paper_id:
-                    cands.append((out[j].paper_id, cos))
+            for j in np.flatnonzero(within[i, :i] >= NEAR_DUP_COSINE):
+                if out[j].paper_id != r.paper_id:
+                    cands.append((out[j].paper_id, float(within[i, j])))
             dup = ""
             if cands:
                 texts = {p.paper_id: p.text for p in out}
