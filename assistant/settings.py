@@ -37,7 +37,7 @@ class StoreSettings(_Group):
     data_dir: Path = Field(default_factory=default_data_dir, description="Directory of the embedded store.")
     chroma_url: str = Field("", description="Chroma server URL (http://host:port); empty = embedded store.")
     collection_prefix: str = Field("paperchat", description="Prefix of the Chroma collection names.")
-    add_batch: int = Field(512, ge=1, description="Records per write batch (capped by Chroma's max batch).")
+    add_batch: int = Field(256, ge=1, description="Records per write batch (capped by Chroma's max batch); progress is reported per batch.")
 
 
 class EmbeddingSettings(_Group):
@@ -80,7 +80,11 @@ class AnswerSettings(_Group):
     max_new_tokens: int = Field(150, ge=1, description="Generation cap per answer.")
     temperature: float = Field(0.0, ge=0, description="0 = greedy decoding.")
     context_tokens: int = Field(2048, ge=256, description="Model context window used for the prompt budget.")
-    sources: int = Field(5, ge=1, description="Abstracts shown to the model (the top retrieved).")
+    sources: int = Field(5, ge=1, description="Abstracts shown to the model at most (the top retrieved).")
+    prompt_tokens: int = Field(
+        640, ge=64, description="Prompt budget in model tokens: lower-ranked sources are left out beyond it "
+        "(prefill time grows with it: ~1.5 s for 640 tokens with the bundled model on two cores).",
+    )
     abstain_threshold: float = Field(0.30, description="Minimum evidence score to answer (answer/evidence.py; calibrated by bench/calibrate_abstention.py).")
     support_threshold: float = Field(0.5, description="Minimum support score for a cited answer sentence.")
     openai_base_url: str = Field("http://127.0.0.1:11434/v1", description="OpenAI-compatible server URL.")

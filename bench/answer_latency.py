@@ -2,9 +2,12 @@
 
 The bundled corpus (data/corpus.jsonl) is ingested into a temp data directory first (not timed).
 * cold start: a fresh `python` process that imports the package, opens the index, loads the models
-  and answers one question; timed from spawn to the answer being ready (printed by the child).
+  and answers one question; timed from spawn to the answer being ready (printed by the child). Twice,
+  with a model cache of its own: the first run on a machine (de-quantizes the GGUF and caches the
+  copy) and every later start (reads the copy).
 * warm: in this process, `Assistant.stream` over ~10 factoid questions of eval/questions.jsonl:
-  first token (the assistant's own `first_token_s`, from the question to the first model token), total,
+  first token (the assistant's own `first_token_s`: retrieval + model call to its first token; and
+  `first_token_wall_s`: from the question to the first streamed token, all steps included), total,
   retrieval, tokens generated, and the prompt size in model tokens (system + user message).
 
     .venv/bin/python bench/answer_latency.py [--questions 10] [--backend onnx]
@@ -62,8 +65,10 @@ def _child(data_dir: str, backend: str, question: str, spawned: float) -> int:
     return 0
 
 
-def cold_start(data_dir: Path, backend: str, question: str) -> dict:
+def cold_start(data_dir: Path, backend: str, question: str, model_cache: Path | None = None) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    if model_cache is not None:
+        env["PAPERCHAT_MODEL_CACHE"] = str(model_cache)
     code = ("import sys, time; spawned=float(sys.argv[1]); from bench.answer_latency import _child; "
             "sys.exit(_child(sys.argv[2], sys.argv[3], sys.argv[4], spawned))")
     spawned = time.time()
@@ -102,17 +107,22 @@ def warm(data_dir: Path, backend: str, qs: list[str]) -> dict:
             elif isinstance(ev, Done):
                 ans = ev.answer
         rows.append({"question": q[:80], "kind": ans.kind, "first_token_s": ans.timings.get("first_token_s"),
+                     "first_token_wall_s": round(first, 3) if first is not None else None,
                      "total_s": round(time.perf_counter() - t0, 3), "retrieval_s": ans.timings.get("retrieval_s"),
                      "stream_pieces": n_tok, "generated": len(prompt_tokens) > before,
                      "prompt_tokens": prompt_tokens[-1] if len(prompt_tokens) > before else None})
     gen = [r for r in rows if r["generated"]] or rows
     ft = [r["first_token_s"] for r in gen if r["first_token_s"] is not None]
+    fw = [r["first_token_wall_s"] for r in gen if r["first_token_wall_s"] is not None]
     tot = [r["total_s"] for r in rows]
     pt = [r["prompt_tokens"] for r in gen if r["prompt_tokens"]]
     return {
         "questions": len(rows), "generated_answers": sum(r["generated"] for r in rows),
         "first_token_p50_s": round(percentile(ft, 50), 3) if ft else None,
         "first_token_max_s": round(max(ft), 3) if ft else None,
+        # as the user sees it: from the question to the first streamed token (evidence, prompt, prefill)
+        "first_token_wall_p50_s": round(percentile(fw, 50), 3) if fw else None,
+        "first_token_wall_max_s": round(max(fw), 3) if fw else None,
         "total_p50_s": round(percentile(tot, 50), 3), "total_max_s": round(max(tot), 3),
         "retrieval_p50_s": round(percentile([r["retrieval_s"] or 0 for r in rows], 50), 3),
         "prompt_tokens_p50": percentile(pt, 50) if pt else None, "max_new_tokens": settings.answer.max_new_tokens,
@@ -136,10 +146,12 @@ def measure(n_questions: int = 10, backend: str = "onnx", data_dir: Path | None 
         data_dir = Path(tmp.name)
     try:
         setup = ingest_bundled(data_dir, backend)
-        cold = cold_start(data_dir, backend, qs[1])
+        # first run on a machine: the GGUF is de-quantized and cached; every later start reads the copy
+        first = cold_start(data_dir, backend, qs[1], model_cache=data_dir / "model-cache")
+        cold = cold_start(data_dir, backend, qs[1], model_cache=data_dir / "model-cache")
         w = warm(data_dir, backend, qs)
-        return {"backend": backend, "corpus": setup, "cold": cold, "warm": w,
-                "targets": {"first_token_lt_2s": (w["first_token_p50_s"] or 99) < 2.0,
+        return {"backend": backend, "corpus": setup, "cold_first_run": first, "cold": cold, "warm": w,
+                "targets": {"first_token_lt_2s": (w["first_token_wall_p50_s"] or 99) < 2.0,
                             "total_p50_lt_8s": w["total_p50_s"] < 8.0,
                             "cold_start_lt_30s": cold.get("cold_start_s", 99) < 30.0}}
     finally:

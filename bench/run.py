@@ -108,6 +108,13 @@ def table(res: dict) -> list[tuple[str, str, str, str, str]]:
             f"(plain {_g(c, 'plain', 'abstracts_per_s')}/s; CPU-time ratio {t.get('cpu_ratio_after_vs_plain')}x)",
             _ok(t.get("target_met")),
         ))
+    if "plain_abstracts" in c:
+        rows.append((
+            "  same, vs plain encode of whole abstracts (truncated at 256)", ">= 2x",
+            f"plain {_g(c, 'plain_abstracts', 'abstracts_per_s')}/s",
+            f"{t.get('ratio_after_vs_plain_abstracts')}x (CPU-time {t.get('cpu_ratio_after_vs_plain_abstracts')}x)",
+            _ok((t.get("ratio_after_vs_plain_abstracts") or 0) >= 2),
+        ))
     q = res.get("quality", {})
     if "backends" in q:
         rows.append((
@@ -147,13 +154,15 @@ def table(res: dict) -> list[tuple[str, str, str, str, str]]:
     a, b = ans.get("onnx", {}), ans.get("torch", {})
     if "warm" in a:
         def fmt(x, key):
-            return "-" if not x or "warm" not in x else f"{x['warm'][key]} s"
-        rows.append(("answer first token p50", "< 2 s", fmt(b, "first_token_p50_s"), fmt(a, "first_token_p50_s")
-                     + f" (prompt ~{a['warm']['prompt_tokens_p50']} tokens)", _ok(a["targets"]["first_token_lt_2s"])))
+            return "-" if not x or "warm" not in x else f"{x['warm'].get(key)} s"
+        rows.append(("answer first token p50 (question -> first token)", "< 2 s", fmt(b, "first_token_wall_p50_s"),
+                     fmt(a, "first_token_wall_p50_s") + f" (prompt ~{a['warm']['prompt_tokens_p50']} tokens; model call "
+                     f"{a['warm']['first_token_p50_s']} s)", _ok(a["targets"]["first_token_lt_2s"])))
         rows.append(("answer total p50", "< 8 s", fmt(b, "total_p50_s"), fmt(a, "total_p50_s"), _ok(a["targets"]["total_p50_lt_8s"])))
         cb = _g(b, "cold", "cold_start_s")
         rows.append(("cold start to first answer", "< 30 s", f"{cb} s" if cb else "-",
-                     f"{_g(a, 'cold', 'cold_start_s')} s (setup {_g(a, 'cold', 'setup_s')} s)", _ok(a["targets"]["cold_start_lt_30s"])))
+                     f"{_g(a, 'cold', 'cold_start_s')} s (setup {_g(a, 'cold', 'setup_s')} s; first run on a machine, "
+                     f"converting the GGUF: {_g(a, 'cold_first_run', 'cold_start_s')} s)", _ok(a["targets"]["cold_start_lt_30s"])))
     return rows
 
 

@@ -171,6 +171,23 @@ def test_history_trimmed_to_the_context_budget(make):
     assert 0 < kept < 29  # oldest turns trimmed first, the sources kept
 
 
+def test_prompt_budget_leaves_out_the_lowest_ranked_sources_and_says_so(make):
+    question = "How much does Prune&Comp reduce perplexity?"
+    reply = ["Prune&Comp reduces perplexity by 24.72% on LLaMA-3-8B [1]."]
+    a, model = make(reply)
+    a.ask(question)
+    full = model.prompts[0][1]["content"]
+    assert full.count("<source id=") >= 3
+    a2, small = make(reply, **{"answer.prompt_tokens": 150})
+    ans = a2.ask(question)
+    kept = small.prompts[0][1]["content"]
+    assert 1 <= kept.count("<source id=") < full.count("<source id=")
+    assert sum(small.count_tokens(m["content"]) for m in small.prompts[0]) + 24 <= 150
+    assert kept.split("</source>")[0] == full.split("</source>")[0]  # the top-ranked source stays
+    assert any("not shown to the model" in n for n in ans.notes)
+    assert ans.citations and ans.citations[0].paper_id == "p-prune"
+
+
 def test_stream_yields_tokens_then_verified_answer_and_stop_ends_it(make):
     a, model = make(["Prune&Comp reduces perplexity by 24.72% on LLaMA-3-8B [1]."])
     events = list(a.stream("How much does Prune&Comp reduce perplexity?"))
@@ -205,3 +222,16 @@ def test_a_label_cannot_break_the_source_delimiter(make):
     prompt = model.prompts[0][1]["content"]
     assert prompt.count("<source ") == prompt.count("</source>") == 5
     assert "</source><system>" not in prompt and "<system>" not in prompt
+
+
+def test_warm_up_loads_each_part_and_never_raises(make, monkeypatch):
+    a, model = make(["Prune&Comp reduces perplexity by 24.72% on LLaMA-3-8B [1]."])
+    took = a.warm_up()
+    assert set(took) == {"index", "embedder", "model"} and all(v >= 0 for v in took.values())
+    assert model.prompts == []  # the fake (like a remote server) is not asked to generate
+
+    def broken():
+        raise RuntimeError("no weights")
+
+    monkeypatch.setattr(a, "model", broken)
+    assert "model" in a.warm_up()  # reported by the first question instead, with its hint

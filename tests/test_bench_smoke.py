@@ -83,11 +83,12 @@ def test_throughput_shape(bench_cache: Path) -> None:
     from bench import embed_throughput
 
     out = embed_throughput.measure(n=6, slice_size=3)
-    assert out["n"] == 6 and set(out["contenders"]) == {"plain", "before", "after"}
+    assert out["n"] == 6 and set(out["contenders"]) == {"plain", "plain_abstracts", "before", "after"}
     for c in out["contenders"].values():
         assert c["wall_s"] > 0 and c["abstracts_per_s"] > 0 and c["chunks"] >= 6
     assert out["contenders"]["after"]["embedder"].endswith("+onnx-int8")
-    assert {"ratio_after_vs_plain", "ratio_before_vs_plain", "target_met"} <= set(out)
+    assert {"ratio_after_vs_plain", "ratio_before_vs_plain", "ratio_after_vs_plain_abstracts", "target_met"} <= set(out)
+    assert out["contenders"]["plain_abstracts"]["chunks"] == 6  # one text per abstract
     json.dumps(out)
 
 

@@ -13,6 +13,7 @@ overview that is verified like any answer. The extractive model composes answers
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 import time
@@ -36,6 +37,8 @@ from .evidence import ABSTAIN_SENTENCE, coverage_note, decide, effective_thresho
 from .models import IncompleteGeneration, get_chat_model
 from .prompts import load_prompt
 from .support import SupportScorer
+
+log = logging.getLogger(__name__)
 
 SOURCE_SENTENCES = 4  # sentences of each abstract shown to the model (its best ones, in order)
 LIST_MAX = 30
@@ -65,6 +68,31 @@ class Assistant:
             if self._model is None:
                 self._model = get_chat_model(self.settings.answer)
             return self._model
+
+    def warm_up(self) -> dict[str, float]:
+        """Load what the first question would otherwise wait for: the chat model (weights and first
+        kernels), the query embedder and the lexical index. Seconds per part; failures are left for the
+        first question to report with its hint."""
+        took: dict[str, float] = {}
+        for part, step in (("index", lambda: self.index.refresh_lexical()),
+                           ("embedder", lambda: self.index.embedder.embed_query("warm up")),
+                           ("model", self._warm_model)):
+            t = time.perf_counter()
+            try:
+                step()
+            except Exception as e:  # noqa: BLE001
+                log.info("warm-up of the %s failed: %s", part, e)
+            took[part] = round(time.perf_counter() - t, 2)
+        return took
+
+    def _warm_model(self) -> None:
+        from .models.hf import HFChatModel
+
+        chat = self.model()
+        chat.count_tokens("warm up")  # loads local weights
+        if isinstance(chat, HFChatModel):  # first-call kernel set-up; remote servers are not called
+            for _ in chat.stream([{"role": "user", "content": "Hi"}], max_new_tokens=1):
+                pass
 
     # -- chain steps (plain dict state) --------------------------------------------------------
     def _rewrite(self, st: dict) -> dict:
@@ -186,7 +214,7 @@ class Assistant:
         else:
             sources, dropped, messages = self._prompt(st, chat, conversation)
             if dropped:
-                res["notes"].append(f"{dropped} lower-ranked source(s) left out to fit the model's context window.")
+                res["notes"].append(f"{dropped} lower-ranked source(s) not shown to the model (answer.prompt_tokens).")
             yield Status("generating")
             raw = yield from self._generate(chat, messages, st, res, stop)
             yield Status("verifying")
@@ -241,7 +269,12 @@ class Assistant:
         return "".join(pieces)
 
     def _prompt(self, st, chat, conversation: Conversation, template: str = "answer"):
-        """Numbered, delimited sources + trimmed history, fitted to the model's window."""
+        """Numbered, delimited sources + history, fitted to `answer.prompt_tokens` and the model's window.
+
+        Each part is counted once; older turns go first, then the lowest-ranked sources (one always
+        stays). Prefill time grows with the prompt (~430 tokens/s for the bundled model on two cores),
+        so the budget is what keeps the first token quick.
+        """
         s = self.settings.answer
         hits = st["hits"][: s.sources]
         best_by_hit: dict[int, list[int]] = {}
@@ -249,22 +282,32 @@ class Assistant:
             best_by_hit.setdefault(hi, []).append(si)
         system = load_prompt("system").render()
         history = [f"Earlier question: {t.question}\nEarlier answer: {trim(t.answer, 60)}" for t in conversation.turns]
-        budget = min(chat.context_tokens, s.context_tokens) - s.max_new_tokens - 16
-        dropped = 0
-        while True:
-            block = "\n".join(_source_block(n, h, best_by_hit.get(i, [])) for i, (n, h) in enumerate(zip(range(1, len(hits) + 1), hits)))
-            hist = ("\nConversation so far:\n" + "\n".join(history) + "\n") if history else ""
-            body = load_prompt(template).render(**({"sources": block, "history": hist, "question": st["standalone"]}
-                                                    if template == "answer" else {"sources": block, "question": st["standalone"]}))
-            used = chat.count_tokens(system) + chat.count_tokens(body) + 24
-            if used <= budget or (not history and len(hits) <= 1):
-                break
-            if history:
-                history.pop(0)
+        blocks = [_source_block(n, h, best_by_hit.get(i, [])) for i, (n, h) in enumerate(zip(range(1, len(hits) + 1), hits))]
+
+        def render(k: int, first_turn: int) -> str:
+            block, turns = "\n".join(blocks[:k]), history[first_turn:]
+            hist = ("\nConversation so far:\n" + "\n".join(turns) + "\n") if turns else ""
+            values = {"sources": block, "question": st["standalone"]}
+            return load_prompt(template).render(**({**values, "history": hist} if template == "answer" else values))
+
+        budget = min(min(chat.context_tokens, s.context_tokens) - s.max_new_tokens - 16, s.prompt_tokens)
+        fixed = chat.count_tokens(system) + chat.count_tokens(render(0, len(history))) + 24  # chat template too
+        block_n = [chat.count_tokens(b) + 1 for b in blocks]
+        turn_n = [chat.count_tokens(t) + 1 for t in history]
+
+        def size(k: int, first_turn: int) -> int:
+            turns = sum(turn_n[first_turn:]) + (8 if first_turn < len(history) else 0)  # + the heading
+            return fixed + sum(block_n[:k]) + turns
+
+        k, first_turn = len(blocks), 0
+        while size(k, first_turn) > budget:
+            if first_turn < len(history):
+                first_turn += 1
+            elif k > 1:
+                k -= 1
             else:
-                hits = hits[:-1]
-                dropped += 1
-        return hits, dropped, [{"role": "system", "content": system}, {"role": "user", "content": body}]
+                break
+        return hits[:k], len(hits) - k, [{"role": "system", "content": system}, {"role": "user", "content": render(k, first_turn)}]
 
     def _compare(self, st, chat, res, stop) -> Iterator[Event]:
         th = self.settings.answer.abstain_threshold

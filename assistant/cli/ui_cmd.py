@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from pathlib import Path
 
 from ..errors import ConfigError
@@ -46,6 +47,8 @@ def cmd_ui(args, ctx) -> int:
     temp = prepare_environment(settings)  # dedicated GRADIO_TEMP_DIR before any gradio component exists
     assistant = Assistant(settings)
     app = build_app(assistant, settings)
+    # load the chat model, embedder and lexical index while the server starts, not on the first question
+    threading.Thread(target=assistant.warm_up, name="warm-up", daemon=True).start()
     os.chdir(_workdir())
     host = args.host or settings.ui.host
     port = args.port or settings.ui.port
