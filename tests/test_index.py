@@ -182,5 +182,6 @@ def test_near_duplicate_in_the_next_batch_is_found_while_writes_overlap(settings
 
 def test_embedding_backend_gets_its_own_collection(settings):
     onnx = settings.with_overrides({"embedding.backend": "onnx"})
-    assert onnx.index_name() != settings.index_name()
-    assert settings.with_overrides({"embedding.backend": "torch"}).index_name() == settings.index_name()
+    torch = settings.with_overrides({"embedding.backend": "torch"})
+    assert onnx.index_name() != torch.index_name()
+    assert torch.index_name() == torch.with_overrides({"embedding.backend": "torch"}).index_name()

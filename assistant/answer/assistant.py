@@ -40,7 +40,7 @@ from .support import SupportScorer
 
 log = logging.getLogger(__name__)
 
-SOURCE_SENTENCES = 4  # sentences of each abstract shown to the model (its best ones, in order)
+SOURCE_SENTENCES = 3  # sentences of each abstract shown to the model: its best ones for the question, in order
 LIST_MAX = 30
 
 
@@ -369,7 +369,7 @@ class Assistant:
 def _source_block(n: int, h: Hit, best: list[int]) -> str:
     """One numbered source, delimited and marked untrusted; the abstract's best sentences in order."""
     sents = split_sentences(h.text)
-    keep = sorted(set(best[:SOURCE_SENTENCES]) | {0}) if best else list(range(min(len(sents), SOURCE_SENTENCES + 1)))
+    keep = sorted(set(best[:SOURCE_SENTENCES])) if best else list(range(min(len(sents), SOURCE_SENTENCES)))
     text = " ".join(sents[i].text for i in keep if i < len(sents))
     text = text.replace("<source", "&lt;source").replace("</source", "&lt;/source")
     title = h.title.replace('"', "'").replace("<", "(").replace(">", ")")  # a label cannot close the delimiter
