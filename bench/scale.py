@@ -26,8 +26,10 @@ from bench.common import (ARXIV_TOTAL, CACHE, arxiv_slice, bar, cores, cpu_secon
 LOG = "bench-ingest.json"
 
 
-def data_dir_for(n: int, backend: str) -> Path:
-    return CACHE / f"arxiv-{n}-{backend}"
+def data_dir_for(n: int, backend: str, overrides: dict | None = None) -> Path:
+    """One directory per size and index (backend, model, chunking): a settings change builds afresh."""
+    name = settings_for(CACHE, backend, **(overrides or {})).index_name()
+    return CACHE / f"arxiv-{n}-{backend}-{name}"
 
 
 def load_log(data_dir: Path) -> dict:
@@ -45,7 +47,7 @@ def build(n: int, backend: str = "onnx", data_dir: Path | None = None, fresh: bo
 
     offline()
     n = min(n, ARXIV_TOTAL)
-    data_dir = data_dir or data_dir_for(n, backend)
+    data_dir = data_dir or data_dir_for(n, backend, overrides)
     if fresh and data_dir.exists():
         shutil.rmtree(data_dir)
     src = arxiv_slice(n)
