@@ -73,3 +73,41 @@ def test_filters_apply_inside_both_retrievers(retriever):
     assert retriever.matching_papers(Filters(source="a.jsonl")) == {"p-fedmerge", "p-gnn"}
     for mode in ("dense", "bm25"):
         assert {h.paper_id for h in retriever.search("graph expressivity", k=4, mode=mode, filters=Filters(year_max=2023))} <= {"p-gnn", "p-underwater"}
+
+
+def _spy_gets(index, monkeypatch) -> list:
+    calls: list = []
+    real = index.store.chunks.get
+
+    def spy(*a, **kw):
+        calls.append(kw.get("ids"))
+        return real(*a, **kw)
+
+    monkeypatch.setattr(index.store.chunks, "get", spy)
+    return calls
+
+
+def test_search_takes_chunk_metadata_from_the_lexical_index_not_a_store_get(settings, papers, monkeypatch):
+    index = Index(settings)
+    v2 = dataclasses.replace(papers[1], paper_id="p-prune-v2", duplicate_of="p-prune",
+                             text=papers[1].text + " Code is available.")
+    index.add(papers + [v2])
+    r = HybridRetriever(index, settings.retrieval)
+    expected = [(h.paper_id, h.sentences) for h in r.search("Prune&Comp perplexity", k=4)]
+    calls = _spy_gets(index, monkeypatch)
+    for mode in ("hybrid", "dense", "bm25"):
+        hits = r.search("Prune&Comp perplexity", k=4, mode=mode)
+        assert len([h for h in hits if h.paper_id.startswith("p-prune")]) == 1  # the group still holds
+        assert all(h.sentences for h in hits)
+    assert [(h.paper_id, h.sentences) for h in r.search("Prune&Comp perplexity", k=4)] == expected
+    assert calls == []  # no per-query metadata `get` on the chunks collection
+
+
+def test_lexical_index_saved_without_spans_is_rebuilt_once(settings, papers, monkeypatch):
+    index = Index(settings)
+    index.add(papers)
+    (index.lexical_dir / "spans.npy").unlink()  # as saved by an older version
+    fresh = Index(settings)
+    lex = fresh.refresh_lexical()
+    assert lex.spans is not None and lex.chunk_meta(lex.ids[0])["paper_id"] in {p.paper_id for p in papers}
+    assert (fresh.lexical_dir / "spans.npy").is_file()

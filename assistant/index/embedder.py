@@ -10,14 +10,14 @@ lengths, then returned in input order.
 
 Two backends (`embedding.backend`):
 
-* `torch` (default): sentence-transformers in fp32. Vectors are the reference ones; name `all-MiniLM-L6-v2`.
-* `onnx`: the same weights exported locally with `torch.onnx` (needs the `onnx` package once, at export),
+* `torch`: sentence-transformers in fp32. Vectors are the reference ones; name `all-MiniLM-L6-v2`.
+* `onnx` (default): the same weights exported locally with `torch.onnx` (needs the `onnx` package once, at export),
   int8 dynamically quantised per channel with ONNX Runtime's quantiser, and run by ONNX Runtime with the
   Rust tokenizer and numpy mean pooling. The export is cached under `$XDG_CACHE_HOME/paperchat/onnx/`
   (or `~/.cache/...`), keyed by the weights and library versions, so it happens once per machine (~10 s).
-  On the 2-core AVX2 box: ingest 1.73x the torch pipeline (1.44x a plain fp32 encode loop), query
-  embedding ~5 ms instead of ~290 ms; cosine to the fp32 vectors ~0.994 on abstracts, SciFact nDCG@10
-  within 0.005 (bench/README.md). The vectors differ, so the name differs
+  On the 2-core AVX2 box: the encoder alone 1.77x a plain fp32 `encode`; ingest ~1.7x the torch
+  pipeline; query embedding ~5 ms; cosine to the fp32 vectors ~0.994 on abstracts, SciFact nDCG@10
+  within 0.005 (bench/README.md). The default backend since session 2. The vectors differ, so the name differs
   (`all-MiniLM-L6-v2+onnx-int8`) and the store's model guard keeps the two kinds of index apart.
 
 `count_tokens` (called ~3 times per sentence by the chunker) uses the Rust tokenizer directly and an LRU

@@ -246,12 +246,13 @@ class Index:
             if not force and self._lexical is not None and self._lexical.generation == gen:
                 return self._lexical
             lex = None if force else LexicalIndex.load(self.lexical_dir)
-            if lex is None or lex.generation != gen:
-                ids, texts = [], []
-                for cid, text, _meta in self.store.all_chunks():
+            if lex is None or lex.generation != gen or (lex.spans is None and lex.ids):  # stale, or saved before spans
+                ids, texts, metas = [], [], []
+                for cid, text, meta in self.store.all_chunks():
                     ids.append(cid)
                     texts.append(text)
-                lex = LexicalIndex.build(ids, texts, gen)
+                    metas.append(meta or {})
+                lex = LexicalIndex.build(ids, texts, gen, metas)
                 lex.save(self.lexical_dir)
             self._lexical = lex
             return lex

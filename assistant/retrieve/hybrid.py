@@ -61,8 +61,8 @@ class HybridRetriever:
             for cid, sim, _ in self.index.store.query_chunks(self.index.embedder.embed_query(query), n, where, metadata=False):
                 dense.append((cid, sim))
         lexical: list[tuple[str, float]] = []
+        lex = self.index.refresh_lexical()  # also knows each chunk's group and sentence span
         if mode in ("hybrid", "bm25"):
-            lex = self.index.refresh_lexical()
             allowed_chunks = None
             if allowed is not None:
                 allowed_chunks = {c for c in lex.ids if c.rsplit("::", 1)[0] in allowed}
@@ -73,11 +73,18 @@ class HybridRetriever:
             fused = reciprocal_rank_fusion({kname: [c for c, _ in v] for kname, v in rankings.items()}, s.rrf_k, weights)
         else:
             fused = normalised_score_fusion(rankings, weights)
-        # chunk metadata (group, sentence span) of the chunks near the top only: one `get` for the head
-        # instead of metadata for every dense candidate plus a `get` for the lexical-only ones
+        # chunk metadata (group, sentence span) of the chunks near the top only, from the lexical index's
+        # copy; a Chroma `get` only for chunks it does not know yet (written within the last second)
         head = [cid for cid, _ in fused[: max(k * 10, 50)]]
-        if head:
-            got = self.index.store.chunks.get(ids=head, include=["metadatas"])
+        unknown = []
+        for cid in head:
+            m = lex.chunk_meta(cid)
+            if m is None:
+                unknown.append(cid)
+            else:
+                meta[cid] = m
+        if unknown:
+            got = self.index.store.chunks.get(ids=unknown, include=["metadatas"])
             meta.update(dict(zip(got["ids"], got["metadatas"])))
         groups = group_by(fused[: len(head)], {c: str(meta[c].get("group", meta[c]["paper_id"])) for c in head if c in meta}, k)
         best_ids = [str(meta[m[0]]["paper_id"]) if m[0] in meta else m[0].rsplit("::", 1)[0] for _, m, _ in groups]
