@@ -58,9 +58,10 @@ class EmbeddingSettings(_Group):
 
 class ChunkSettings(_Group):
     chunk_tokens: int = Field(
-        250, ge=32, description="Largest chunk in embedder tokens (capped so chunk + title prefix fit the window)."
+        200, ge=32, description="Largest chunk in embedder tokens (capped so chunk + title prefix fit the window; "
+        "the `scale` preset uses 250 without overlap: ~13% fewer embedded tokens).",
     )
-    overlap_sentences: int = Field(0, ge=0, description="Sentences shared by consecutive chunks.")
+    overlap_sentences: int = Field(1, ge=0, description="Sentences shared by consecutive chunks.")
     include_title: bool = Field(True, description="Prefix a source-given title to each chunk before embedding.")
 
 

@@ -171,10 +171,13 @@ def dir_size(path: Path) -> int:
     return total
 
 
-def settings_for(data_dir: Path, backend: str = "onnx", **overrides):
+def settings_for(data_dir: Path, backend: str = "onnx", preset: str | None = None, **overrides):
     from assistant.settings import load_settings
 
-    return load_settings(None, {"store.data_dir": str(data_dir), "embedding.backend": backend, **overrides}, env={})
+    return load_settings(preset, {"store.data_dir": str(data_dir), "embedding.backend": backend, **overrides}, env={})
+
+
+SCALE_PRESET = "scale"  # the arXiv index builds (1k/10k/75k): 250-token chunks, no overlap
 
 
 def write_json(path: Path, data: dict) -> None:

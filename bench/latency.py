@@ -94,7 +94,7 @@ def _instrument(retriever, stage_times: dict[str, float]):
 
 
 def measure(data_dir: Path, backend: str = "onnx", queries: int = 200, k: int = 5,
-            overrides: dict | None = None, label: str = "") -> dict:
+            overrides: dict | None = None, label: str = "", preset: str | None = None) -> dict:
     """Latency and RSS figures for the index in `data_dir`."""
     offline()
     from assistant.index.indexer import Index
@@ -105,7 +105,7 @@ def measure(data_dir: Path, backend: str = "onnx", queries: int = 200, k: int = 
     with _RSS() as rss:
         base = rss.sample()
         t = time.perf_counter()
-        settings = settings_for(data_dir, backend, **(overrides or {}))
+        settings = settings_for(data_dir, backend, preset, **(overrides or {}))
         index = Index(settings)
         index.require_content()
         retriever = HybridRetriever(index, settings.retrieval)
@@ -162,10 +162,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("data_dir", type=Path)
     ap.add_argument("--backend", default="onnx", choices=["torch", "onnx"])
     ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--preset", help="Settings preset the index was built with (the arXiv builds: scale).")
     ap.add_argument("--set", dest="assign", action="append", default=[], help="GROUP.NAME=VALUE")
     args = ap.parse_args(argv)
     overrides = dict(a.split("=", 1) for a in args.assign)
-    print(json.dumps(measure(args.data_dir, args.backend, args.queries, overrides=overrides), indent=2))
+    print(json.dumps(measure(args.data_dir, args.backend, args.queries, overrides=overrides, preset=args.preset), indent=2))
     return 0
 
 

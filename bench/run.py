@@ -23,7 +23,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import ARXIV_TOTAL, CACHE, RESULTS, ROOT, machine_info, offline, write_json
+from bench.common import ARXIV_TOTAL, CACHE, RESULTS, ROOT, SCALE_PRESET, machine_info, offline, write_json
 
 QUICK = {"throughput_n": 200, "sizes": [1000], "scifact_docs": 300, "scifact_claims": 60, "queries": 200,
          "questions": 3, "answer_before": False}
@@ -44,10 +44,11 @@ def _step(results: dict, name: str, fn):
     return results[name]
 
 
-def latency_subprocess(data_dir: Path, backend: str, queries: int) -> dict:
+def latency_subprocess(data_dir: Path, backend: str, queries: int, preset: str | None = None) -> dict:
     """bench/latency.py in a fresh process, so its peak RSS is that of a process serving this index."""
     p = subprocess.run([sys.executable, str(ROOT / "bench" / "latency.py"), str(data_dir), "--backend", backend,
-                        "--queries", str(queries)], stdout=subprocess.PIPE, text=True, cwd=ROOT, timeout=3600)
+                        "--queries", str(queries), *(["--preset", preset] if preset else [])],
+                       stdout=subprocess.PIPE, text=True, cwd=ROOT, timeout=3600)
     if p.returncode != 0:
         raise RuntimeError(f"latency.py exited {p.returncode}")
     return json.loads(p.stdout)
@@ -66,7 +67,7 @@ def run(cfg: dict, mode: str) -> dict:
     res["latency"] = {}
     for n in cfg["sizes"]:
         d = scale.data_dir_for(min(n, ARXIV_TOTAL), "onnx")
-        _step(res["latency"], str(n), lambda d=d: latency_subprocess(d, "onnx", cfg["queries"]))
+        _step(res["latency"], str(n), lambda d=d: latency_subprocess(d, "onnx", cfg["queries"], SCALE_PRESET))
     before_dir = CACHE / "throughput" / "before"
     if before_dir.exists():  # the torch-embedded index the throughput step built (same abstracts)
         _step(res["latency"], f"{cfg['throughput_n']}-torch",

@@ -60,7 +60,7 @@ def test_scale_latency_and_table(bench_cache: Path) -> None:
     again = scale.build(24, BACKEND)  # resumes / re-runs: nothing re-embedded
     assert again["this_run"]["unchanged"] == 24 and again["this_run"]["added"] == 0 and again["segments"] == 2
 
-    lat = measure(Path(built["data_dir"]), BACKEND, queries=5)
+    lat = measure(Path(built["data_dir"]), BACKEND, queries=5, preset="scale")
     assert lat["papers"] == 24 and lat["queries"] == 5
     _stage_summary(lat["search"])
     assert set(lat["stages"]) == set(STAGES)
