@@ -111,3 +111,20 @@ def test_lexical_index_saved_without_spans_is_rebuilt_once(settings, papers, mon
     lex = fresh.refresh_lexical()
     assert lex.spans is not None and lex.chunk_meta(lex.ids[0])["paper_id"] in {p.paper_id for p in papers}
     assert (fresh.lexical_dir / "spans.npy").is_file()
+
+
+def test_dense_search_survives_an_unwritable_lexical_index(settings, papers, monkeypatch):
+    from assistant.errors import StoreError
+
+    index = Index(settings)
+    index.add(papers)
+    r = HybridRetriever(index, settings.retrieval)
+
+    def broken(force=False):
+        raise StoreError("disk full", hint="free some space")
+
+    monkeypatch.setattr(index, "refresh_lexical", broken)
+    hits = r.search("Prune&Comp perplexity", k=3, mode="dense")
+    assert hits[0].paper_id == "p-prune" and hits[0].sentences
+    with pytest.raises(StoreError):
+        r.search("Prune&Comp perplexity", k=3)  # hybrid needs BM25: the error (with its hint) reaches the edge

@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
+from ..errors import StoreError
 from ..index.indexer import Index
 from ..settings import RetrievalSettings
 from ..types import Hit, Record
@@ -61,7 +62,12 @@ class HybridRetriever:
             for cid, sim, _ in self.index.store.query_chunks(self.index.embedder.embed_query(query), n, where, metadata=False):
                 dense.append((cid, sim))
         lexical: list[tuple[str, float]] = []
-        lex = self.index.refresh_lexical()  # also knows each chunk's group and sentence span
+        try:
+            lex = self.index.refresh_lexical()  # also knows each chunk's group and sentence span
+        except StoreError:
+            if mode != "dense":
+                raise
+            lex = None  # dense-only search still works; metadata then comes from Chroma
         if mode in ("hybrid", "bm25"):
             allowed_chunks = None
             if allowed is not None:
@@ -78,7 +84,7 @@ class HybridRetriever:
         head = [cid for cid, _ in fused[: max(k * 10, 50)]]
         unknown = []
         for cid in head:
-            m = lex.chunk_meta(cid)
+            m = lex.chunk_meta(cid) if lex is not None else None
             if m is None:
                 unknown.append(cid)
             else:
