@@ -224,7 +224,7 @@ def test_a_label_cannot_break_the_source_delimiter(make):
     assert "</source><system>" not in prompt and "<system>" not in prompt
 
 
-def test_warm_up_loads_each_part_and_never_raises(make, monkeypatch):
+def test_warm_up_loads_each_part_and_never_raises(make, monkeypatch, caplog):
     a, model = make(["Prune&Comp reduces perplexity by 24.72% on LLaMA-3-8B [1]."])
     took = a.warm_up()
     assert set(took) == {"index", "embedder", "model"} and all(v >= 0 for v in took.values())
@@ -234,4 +234,7 @@ def test_warm_up_loads_each_part_and_never_raises(make, monkeypatch):
         raise RuntimeError("no weights")
 
     monkeypatch.setattr(a, "model", broken)
-    assert "model" in a.warm_up()  # reported by the first question instead, with its hint
+    with caplog.at_level("INFO", logger="assistant.answer.assistant"):
+        took = a.warm_up()  # does not raise: the first question reports it, with its hint
+    assert set(took) == {"index", "embedder", "model"}
+    assert "warm-up of the model failed: no weights" in caplog.text

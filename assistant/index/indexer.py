@@ -38,8 +38,7 @@ class _Prepared:
     chunks: list[list[Chunk]]
     vecs: np.ndarray  # one per chunk, in record order
     paper_vecs: np.ndarray  # one per record: the normalised mean of its chunks
-    updated: list[str]  # paper ids whose old chunks are replaced
-    stored: set[str]
+    stored: set[str]  # ids of these records already in the store (their old chunks are replaced)
 
 
 def _batches(records: Iterable[Record], size: int) -> Iterable[list[Record]]:
@@ -146,15 +145,15 @@ class Index:
             v = vecs[pos : pos + len(cs)].mean(axis=0)
             paper_vecs[i] = v / (np.linalg.norm(v) or 1.0)
             pos += len(cs)
-        updated = [r.paper_id for r in todo if r.paper_id in stored]
-        return _Prepared(todo, chunks_per, vecs, paper_vecs, updated, set(stored))
+        return _Prepared(todo, chunks_per, vecs, paper_vecs, set(stored))
 
     def _commit(self, p: "_Prepared | None", summary: IndexSummary) -> None:
         """Write one prepared batch: old chunks of updated papers out, new chunks and papers in."""
         if p is None:
             return
-        if p.updated:
-            self.store.chunks.delete(where={"paper_id": {"$in": p.updated}})
+        updated = [r.paper_id for r in p.records if r.paper_id in p.stored]
+        if updated:
+            self.store.chunks.delete(where={"paper_id": {"$in": updated}})
         todo = self._mark_near_duplicates(p.records, p.paper_vecs, p.stored, summary)
         flat = [(r, c) for r, cs in zip(todo, p.chunks) for c in cs]
         self.store.upsert_chunks(
