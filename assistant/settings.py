@@ -92,6 +92,11 @@ class AnswerSettings(_Group):
     )
     abstain_threshold: float = Field(0.30, description="Minimum evidence score to answer (answer/evidence.py; calibrated by bench/calibrate_abstention.py).")
     support_threshold: float = Field(0.5, description="Minimum support score for a cited answer sentence.")
+    rerank_margin: float = Field(
+        0.10, ge=0, description="How much better (support score) another paper's best sentence must be than the best "
+        "sentence of retrieval's first paper for the answer to rest on it instead (calibrated on the tuning half of "
+        "the dev questions and eval/questions.jsonl).",
+    )
     openai_base_url: str = Field("http://127.0.0.1:11434/v1", description="OpenAI-compatible server URL.")
     openai_model: str = Field("llama3.2", description="Model name sent to the OpenAI-compatible server.")
     openai_api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable that holds the key.")

@@ -122,7 +122,8 @@ class Turn:
     question: str
     answer: str = ""
     standalone_query: str = ""
-    paper_ids: tuple[str, ...] = ()  # papers cited by this turn (the "papers in focus")
+    paper_ids: tuple[str, ...] = ()  # papers cited by this turn
+    focus: tuple[str, ...] = ()  # the papers the turn was about, in the order named ("it", "the second one")
 
 
 @dataclass(frozen=True)
@@ -157,6 +158,7 @@ class Answer:
     incomplete: bool = False  # generation was cut (timeout, stream cut, stop pressed)
     timings: dict[str, float] = field(default_factory=dict)
     id: str = ""
+    related: tuple[Hit, ...] = ()  # retrieved papers that are related but do not answer (never cited)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -181,6 +183,7 @@ class Answer:
                 {"paper_id": h.paper_id, "title": h.title, "text": h.text, "score": h.score, "scores": h.scores}
                 for h in self.retrieved
             ],
+            "related": [{"paper_id": h.paper_id, "title": h.title} for h in self.related],
             "unsupported": list(self.unsupported),
             "notes": list(self.notes),
             "model": self.model,

@@ -1,5 +1,5 @@
-"""Answers built by code from evidence: question types, comparison tables, "which papers" lists,
-and the extractive answer (no generative model). Every sentence placed here is an abstract sentence
+"""Answers built by code from evidence: comparison tables and the choice of evidence sentences for
+an answer composed without a generative model. Every sentence placed here is an abstract sentence
 (or a trimmed clause of one) with its citation, so these parts need no verification.
 
 Comparison tables have one row per paper and the columns Problem / Method / Data / Result. A cell is
@@ -10,24 +10,9 @@ the abstract sentence that best matches the column's cue words, trimmed, with it
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ..index.sentences import split_sentences
 from ..types import Hit
-
-_COMPARE = [
-    re.compile(r"^(?:how|in what ways?) (?:does|do|is|are) (?P<a>.+?) (?:differ|different) (?:from|to|than) (?P<b>.+?)\??$", re.I),
-    re.compile(r"^(?:how|in what ways?) (?:does|do) (?P<a>.+?) (?:and|vs\.?|versus) (?P<b>.+?) (?:differ|compare)\??$", re.I),
-    re.compile(r"^how (?:does|do) (?P<a>.+?) compare (?:to|with|against) (?P<b>.+?)\??$", re.I),
-    re.compile(r"^(?:what (?:is|are) )?the differences? between (?P<a>.+?) and (?P<b>.+?)\??$", re.I),
-    re.compile(r"^compare (?P<a>.+?) (?:and|with|to|vs\.?|versus) (?P<b>.+?)\??$", re.I),
-    re.compile(r"^(?P<a>.+?) (?:vs\.?|versus) (?P<b>.+?)\??$", re.I),
-]
-_LIST = re.compile(
-    r"^(?:which|what) (?:papers|abstracts|works|studies|articles|methods|approaches)\b(?P<c>.*?)\??$"
-    r"|^(?:list|find|show)(?: me)?(?: all)? (?:the )?(?:papers|abstracts|works|studies)\b(?P<c2>.*?)\??$",
-    re.I,
-)
 
 FACETS = {
     "Problem": re.compile(r"\b(challeng\w*|problem\w*|suffer\w*|limitation\w*|however|fail\w*|overlook\w*|lack\w*|costly|difficult\w*|aims? to|issue\w*)\b", re.I),
@@ -36,39 +21,6 @@ FACETS = {
     "Result": re.compile(r"(\boutperform\w*|\bimprov\w*|\bachiev\w*|\bstate-of-the-art\b|\bsurpass\w*|\breduc\w*|\bresults? (?:show|demonstrate)|\bgains?\b|\d+(?:\.\d+)?\s?%|\d+(?:\.\d+)?×|\bspeed-?up)", re.I),
 }
 NOT_REPORTED = "not reported in the abstract"
-
-
-@dataclass(frozen=True)
-class QuestionType:
-    kind: str  # "answer" | "compare" | "list"
-    sides: tuple[str, ...] = ()
-    criterion: str = ""
-
-
-def classify(question: str) -> QuestionType:
-    """
-    >>> classify("How does FedMerge differ from clustering-based personalised FL?")
-    QuestionType(kind='compare', sides=('FedMerge', 'clustering-based personalised FL'), criterion='')
-    >>> classify("Which papers use a server-side generator?").criterion
-    'use a server-side generator'
-    """
-    q = question.strip()
-    for pat in _COMPARE:
-        m = pat.match(q)
-        if m:
-            a, b = _clean_side(m.group("a")), _clean_side(m.group("b"))
-            if a and b:
-                return QuestionType("compare", (a, b))
-    m = _LIST.match(q)
-    if m:
-        crit = (m.group("c") or m.group("c2") or "").strip()
-        crit = re.sub(r"^(?:in the corpus |here )?(?:that |which |who |to |about |on |in )?", "", crit).strip(" ,?")
-        return QuestionType("list", criterion=crit or q)
-    return QuestionType("answer")
-
-
-def _clean_side(s: str) -> str:
-    return re.sub(r"^(?:the |a |an )", "", s.strip(" ?.,"), flags=re.I).strip()
 
 
 def facet_cell(text: str, facet: str, marker: int, used: set[int]) -> tuple[str, int | None]:
@@ -113,14 +65,23 @@ def comparison_table(rows: list[tuple[Hit, int]]) -> tuple[str, dict[int, list[i
     return "\n".join(lines), used_ids
 
 
-def extractive_answer(best: list[tuple[int, int, float]], hits: list[Hit], threshold: float, limit: int = 3) -> list[tuple[int, int]]:
-    """(hit index, sentence index) of the evidence sentences to show: up to two from the best paper,
-    one from each other paper above the threshold; grouped by paper, in abstract order."""
+def extractive_answer(
+    best: list[tuple[int, int, float]], hits: list[Hit], threshold: float, limit: int = 3, main: int = 0,
+) -> list[tuple[int, int]]:
+    """(hit index, sentence index) of the evidence sentences to show: up to two from the main paper
+    (the one the answer rests on), then one from each other paper above the threshold; grouped by
+    paper, main paper first, sentences in abstract order.
+
+    >>> extractive_answer([(1, 4, .9), (0, 2, .8), (0, 0, .7), (2, 1, .2)], [None] * 3, 0.3, main=0)
+    [(0, 0), (0, 2), (1, 4)]
+    """
     chosen: list[tuple[int, int]] = []
     per_hit: dict[int, int] = {}
-    for hi, si, score in best:
-        # the best paper may give two sentences, the others one each
-        if score < threshold or per_hit.get(hi, 0) >= (2 if not per_hit or hi == best[0][0] else 1):
+    ordered = [b for b in best if b[0] == main] + [b for b in best if b[0] != main]
+    for hi, si, score in ordered:
+        if score < threshold and not (hi == main and not per_hit):
+            continue
+        if per_hit.get(hi, 0) >= (2 if hi == main else 1):
             continue
         chosen.append((hi, si))
         per_hit[hi] = per_hit.get(hi, 0) + 1

@@ -1,25 +1,37 @@
-"""Conversation state and follow-up rewriting.
+"""Conversation state and follow-up resolution.
 
 A `Conversation` holds the turns of one chat (one per browser session / CLI chat / batch question);
-nothing is shared between conversations. The "papers in focus" are the papers cited by recent turns,
-newest first, so "compare the first two" and "which datasets did they use?" resolve.
+nothing is shared between conversations. Each turn records the papers it was *about* (`Turn.focus`,
+in the order the question named them, or the answer's main paper) and the papers it cited.
 
-Follow-ups are rewritten into a standalone search query by rules, not by the 135M model (which is not
-reliable at it): ordinal references ("the first two", "the second paper") become those papers' labels;
-pronouns ("they", "their", "it", "these methods") pull in the labels of the previous turn's papers; a
-short question with no subject of its own inherits the previous question's topic. The rewritten query
-is recorded in the Answer (`standalone_query`) and shown under the answer.
+`resolve(question)` turns a follow-up into a standalone question and the papers it refers to:
+
+- "the first/second/third one", "the former/latter", "the last one" -> that paper of the previous
+  turn, in the order it named them; "the first two" -> those two;
+- "both", "each of them", "the two", and "they/them/their" after a turn about several papers -> all of
+  them;
+- "it", "its", "this paper/method/work", "they" (the authors) after a turn about one paper -> that paper;
+- a definite reference with no name of its own ("the light version", "the authors") -> the previous
+  turn's papers; a bare "And the results?" inherits the previous question's topic.
+
+The reference is replaced by the paper's short name, so the standalone question reads as a person
+would write it; it is shown under the answer and retrieval looks inside the referred papers first.
 
 >>> c = Conversation()
->>> c.add(Turn("Which papers study federated learning?", paper_ids=("a", "b", "c")), {"a": "FedMerge", "b": "FedCD", "c": "PAC-Bayes FL"})
->>> c.rewrite("Compare the first two")
-'Compare FedMerge and FedCD'
+>>> c.add(Turn("Summarize FedMerge and FedCD.", focus=("a", "b")), {"a": "FedMerge", "b": "FedCD"})
+>>> c.resolve("What datasets does the second one use?")
+Resolved(standalone='What datasets does FedCD use?', referents=('b',))
 >>> c.rewrite("Which datasets did they use?")
-'Which datasets did FedMerge, FedCD and PAC-Bayes FL use?'
+'Which datasets did FedMerge and FedCD use?'
+>>> c.rewrite("How do both handle stragglers?")
+'How do FedMerge and FedCD handle stragglers?'
+>>> c.add(Turn("What is Polygames?", focus=("p",), paper_ids=("p", "q")), {"p": "Polygames", "q": "GlobalRAG"})
+>>> c.resolve("What did they win at the TAAI competitions?")
+Resolved(standalone='What did Polygames win at the TAAI competitions?', referents=('p',))
+>>> c.rewrite("Does this work release code?")
+'Does Polygames release code?'
 >>> c.rewrite("And the results?")
-'And the results? (Which papers study federated learning?)'
->>> c.rewrite("How many parameters does the light version have?")
-'How many parameters does the light version have? (FedMerge and FedCD)'
+'And the results? (What is Polygames?)'
 >>> c.rewrite("Which papers study graph neural networks?")
 'Which papers study graph neural networks?'
 """
@@ -32,35 +44,41 @@ from dataclasses import dataclass, field
 from ..types import Turn
 from .support import content_words
 
-_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last": -1}
+_ORD = {"first": 0, "former": 0, "second": 1, "latter": -1, "third": 2, "fourth": 3, "last": -1}
 _NUM = {"two": 2, "three": 3, "four": 4, "2": 2, "3": 3, "4": 4}
-_FIRST_N = re.compile(r"\bthe (first|top|last) (two|three|four|2|3|4)(?: papers| methods| approaches| ones| abstracts)?\b", re.I)
-_NTH = re.compile(r"\bthe (first|second|third|fourth|fifth|last) (?:one|paper|method|approach|abstract|work)\b", re.I)
-_PRONOUN = re.compile(
-    r"\b(they|them|their|theirs|it|its|these|those|this|both|each|the two|these (?:papers|methods|approaches|works)"
-    r"|those (?:papers|methods|approaches|works)|this (?:paper|method|approach|work)|the paper|the method)\b",
-    re.I,
-)
+_NOUN = r"(?:one|ones|paper|papers|method|methods|approach|approaches|work|works|model|models|framework|abstract|study)"
+_FIRST_N = re.compile(rf"\bthe (first|top|last) (two|three|four|2|3|4)(?: {_NOUN})?\b", re.I)
+_NTH = re.compile(rf"\bthe (first|second|third|fourth|last) {_NOUN}\b|\bthe (former|latter)(?: {_NOUN})?\b", re.I)
+_ALL = re.compile(rf"\b(?:both(?: of them| {_NOUN})?|each of them|each {_NOUN}|the two(?: {_NOUN})?|all of them|these {_NOUN}|those {_NOUN})\b", re.I)
+_SINGULAR = re.compile(rf"\b(?:this|that|the) (?:paper|method|approach|work|model|framework|study|system|technique)\b", re.I)
+_PRONOUN = re.compile(r"\b(they|them|their|theirs|it|its|these|those)\b|\b(there)(?=\s*\?*\s*$)", re.I)
 _DEFINITE = re.compile(
     r"\bthe (?:\w+ )?(?:version|model|method|approach|framework|system|technique|algorithm|architecture|"
     r"module|network|proposed \w+|authors?|experiments?|evaluation|results?|datasets?|benchmarks?)\b",
     re.I,
 )
-_SUBJECTS = {"they": "{x}", "them": "{x}", "their": "{x}'s", "it": "{x}", "its": "{x}'s"}
+_HAS_NAME = re.compile(r"[A-Z]{2,}|[A-Z][a-z]+[A-Z]")
 
 
-def _join(names: list[str]) -> str:
+def join_names(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+@dataclass(frozen=True)
+class Resolved:
+    standalone: str
+    referents: tuple[str, ...] = ()  # paper ids the question refers to (empty: not a follow-up on papers)
 
 
 @dataclass
 class Conversation:
     turns: list[Turn] = field(default_factory=list)
-    labels: dict[str, str] = field(default_factory=dict)  # paper_id -> display label
+    labels: dict[str, str] = field(default_factory=dict)  # paper_id -> short name shown in questions
 
     def add(self, turn: Turn, labels: dict[str, str] | None = None) -> None:
         self.turns.append(turn)
-        self.labels.update(labels or {})
+        for pid, name in (labels or {}).items():
+            self.labels.setdefault(pid, name)  # the name first used for a paper stays its name
 
     def clear(self) -> None:
         self.turns.clear()
@@ -71,33 +89,54 @@ class Conversation:
         """Papers in focus: the last turn's papers first, then earlier turns' (no repeats)."""
         out: list[str] = []
         for t in reversed(self.turns):
-            out += [p for p in t.paper_ids if p not in out]
+            out += [p for p in (t.focus or t.paper_ids) if p not in out]
         return out
 
     def rewrite(self, question: str) -> str:
-        """A standalone search query for `question` given this conversation (unchanged if not a follow-up)."""
+        return self.resolve(question).standalone
+
+    def resolve(self, question: str) -> Resolved:
+        """The standalone question and the papers it refers to (see the module docstring)."""
         q = question.strip()
         if not self.turns:
-            return q
+            return Resolved(q)
         last = self.turns[-1]
-        names = [self.labels.get(p, p) for p in last.paper_ids] or [self.labels.get(p, p) for p in self.focus]
+        ids = list(last.focus or last.paper_ids[:1] or self.focus[:1])
+        if not ids:
+            return Resolved(q)
+        name = lambda pids: join_names([self.labels.get(p, p) for p in pids])  # noqa: E731
         m = _FIRST_N.search(q)
-        if m and names:
+        if m and len(ids) >= 2:
+            pool = list(last.focus) if len(last.focus) >= 2 else list(last.paper_ids) or ids
             n = _NUM[m.group(2).lower()]
-            chosen = names[-n:] if m.group(1).lower() == "last" else names[:n]
-            return q[: m.start()] + _join(chosen) + q[m.end():]
+            chosen = pool[-n:] if m.group(1).lower() == "last" else pool[:n]
+            return Resolved(_sub(q, m, name(chosen)), tuple(chosen))
         m = _NTH.search(q)
-        if m and names:
-            i = _ORDINALS[m.group(1).lower()]
-            if i == -1 or i <= len(names):
-                return q[: m.start()] + names[i if i == -1 else i - 1] + q[m.end():]
-        if names and _PRONOUN.search(q):
-            subject = _join(names[:3])
-            return _PRONOUN.sub(lambda mm: _SUBJECTS.get(mm.group(1).lower(), "{x}").format(x=subject), q, count=1)
-        if len(content_words(q)) <= 1 and not re.search(r"[A-Z]{2,}|[A-Z][a-z]+[A-Z]", q):
+        if m:
+            pool = list(last.focus) if len(last.focus) >= 2 else list(last.paper_ids) or ids
+            i = _ORD[(m.group(1) or m.group(2)).lower()]
+            if -len(pool) <= i < len(pool):
+                return Resolved(_sub(q, m, name([pool[i]])), (pool[i],))
+        m = _ALL.search(q)
+        if m:
+            return Resolved(_sub(q, m, name(ids)), tuple(ids))
+        m = _SINGULAR.search(q)
+        if m:
+            return Resolved(_sub(q, m, name(ids[:1])), tuple(ids[:1]))
+        m = _PRONOUN.search(q)
+        if m:
+            word = (m.group(1) or m.group(2)).lower()
+            text = ("in " if word == "there" else "") + name(ids) + ("'s" if word in ("their", "its", "theirs") else "")
+            return Resolved(_sub(q, m, text), tuple(ids))
+        if len(content_words(q)) <= 1 and not _HAS_NAME.search(q):
             # "And the datasets?" -> inherit the previous topic
-            return f"{q} ({last.standalone_query or last.question})"
-        if names and _DEFINITE.search(q) and not re.search(r"[A-Z]{2,}|[A-Z][a-z]+[A-Z]", q):
+            return Resolved(f"{q} ({last.standalone_query or last.question})", tuple(ids))
+        if _DEFINITE.search(q) and not _HAS_NAME.search(q):
             # "How many parameters does the light version have?" -> about the paper in focus
-            return f"{q} ({_join(names[:2])})"
-        return q
+            return Resolved(f"{q} ({name(ids)})", tuple(ids))
+        return Resolved(q)
+
+
+def _sub(q: str, m: re.Match, text: str) -> str:
+    out = q[: m.start()] + text + q[m.end():]
+    return out[0].upper() + out[1:] if m.start() == 0 else out

@@ -27,9 +27,10 @@ class Filters:
     year_max: int | None = None
     author: str = ""  # case-insensitive substring of any author
     source: str = ""  # source file name
+    paper_ids: frozenset[str] = frozenset()  # only these papers (a follow-up about papers in focus)
 
     def active(self) -> bool:
-        return bool(self.year_min or self.year_max or self.author or self.source)
+        return bool(self.year_min or self.year_max or self.author or self.source or self.paper_ids)
 
     def matches(self, r: Record) -> bool:
         if self.year_min and (r.year is None or r.year < self.year_min):
@@ -37,6 +38,8 @@ class Filters:
         if self.year_max and (r.year is None or r.year > self.year_max):
             return False
         if self.author and not any(self.author.lower() in a.lower() for a in r.authors):
+            return False
+        if self.paper_ids and r.paper_id not in self.paper_ids:
             return False
         return not self.source or r.source == self.source
 
@@ -113,6 +116,8 @@ class HybridRetriever:
 
     def matching_papers(self, filters: Filters) -> set[str]:
         """Ids of the papers that pass `filters` (catalog cached per store generation)."""
+        if filters.paper_ids and not (filters.year_min or filters.year_max or filters.author or filters.source):
+            return set(filters.paper_ids)
         gen = self.index.store.generation()
         with self._lock:
             if self._catalog is None or self._catalog[0] != gen:

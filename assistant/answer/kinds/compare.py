@@ -1,0 +1,59 @@
+"""A comparison: one table row per side (Problem / Method / Data / Result, a citation in every cell
+or "not reported in the abstract"), an optional model-written overview verified like any answer, and
+a note naming each side no abstract describes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Generator
+
+from ...types import Hit
+from ..citations import SourceIndex, verify
+from ..compose import comparison_table
+from ..events import Event, Status
+from ..evidence import decide
+from ..prompts import load_prompt
+from ..state import Draft, Prepared, cite
+from .base import Context, generate
+from .single import source_block
+
+
+class CompareWriter:
+    def write(self, prep: Prepared, ctx: Context) -> Generator[Event, None, Draft]:
+        draft = Draft("compare")
+        th = ctx.settings.abstain_threshold
+        rows: list[Hit] = []
+        missing = []
+        for side, side_hits, ev in zip(prep.question.sides, prep.sides, prep.side_evidence):
+            if side_hits and (side.paper_ids or not decide(ev, th)[0]):
+                rows.append(side_hits[0])
+            else:
+                missing.append(f"No indexed abstract describes {side.text}.")
+        rows = list({h.paper_id: h for h in rows}.values())
+        prep.hits = rows + [h for h in prep.hits if h not in rows]
+        table, used = comparison_table([(h, n) for n, h in enumerate(rows, start=1)])
+        draft.citations = [cite(n, h, used.get(n, [])) for n, h in enumerate(rows, start=1)]
+        overview = ""
+        if ctx.chat is not None and len(rows) > 1:
+            block = "\n".join(source_block(n, h, []) for n, h in enumerate(rows, start=1))
+            body = load_prompt("compare").render(sources=block, question=prep.question.standalone)
+            msgs = [{"role": "system", "content": load_prompt("system").render()}, {"role": "user", "content": body}]
+            yield Status("generating")
+            raw = yield from generate(ctx, msgs, prep, draft)
+            v = verify(raw, SourceIndex(rows), ctx.scorer, ctx.settings.support_threshold)
+            draft.notes += v.notes
+            draft.unsupported += v.unsupported
+            overview = _remap(v, rows)
+        draft.text = (overview + "\n\n" if overview else "") + table
+        if missing:
+            draft.text += "\n\n*" + " ".join(missing) + "*"
+            draft.notes += missing
+        return draft
+
+
+def _remap(v, rows: list[Hit]) -> str:
+    """Verified overview markers are renumbered 1..n by first use; map them back to table rows."""
+    row_of = {h.paper_id: n for n, h in enumerate(rows, start=1)}
+    mapping = {c.marker: row_of[c.paper_id] for c in v.citations}
+    return re.sub(r"\[(\d+)\]", lambda m: f"[{mapping.get(int(m.group(1)), int(m.group(1)))}]", v.text)

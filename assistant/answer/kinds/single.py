@@ -1,0 +1,118 @@
+"""A single answer: the model writes from numbered sources and verification keeps what the
+abstracts support; with no model (or when nothing the model wrote survives) the answer is composed
+from the best evidence sentences, the paper the answer rests on (`prep.main`) cited first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+
+from ...index.sentences import split_sentences
+from ...types import Hit
+from ..citations import SourceIndex, verify
+from ..compose import extractive_answer, trim
+from ..events import Event, Status
+from ..evidence import ABSTAIN_SENTENCE, coverage_note, effective_threshold
+from ..prompts import load_prompt
+from ..state import Draft, Prepared, cite
+from .base import Context, generate
+
+SOURCE_SENTENCES = 3  # sentences of each abstract shown to the model: its best ones for the question, in order
+
+
+class SingleWriter:
+    def write(self, prep: Prepared, ctx: Context) -> Generator[Event, None, Draft]:
+        draft = Draft("answer")
+        note = coverage_note(prep.evidence)
+        if ctx.chat is None:
+            compose(prep, ctx, draft)
+        else:
+            sources, dropped, messages = build_prompt(prep, ctx, prep.turns)
+            if dropped:
+                draft.notes.append(f"{dropped} lower-ranked source(s) not shown to the model (answer.prompt_tokens).")
+            yield Status("generating")
+            raw = yield from generate(ctx, messages, prep, draft)
+            yield Status("verifying")
+            v = verify(raw, SourceIndex(sources), ctx.scorer, ctx.settings.support_threshold)
+            draft.notes += v.notes
+            draft.unsupported += v.unsupported
+            if v.text and ABSTAIN_SENTENCE.lower()[:30] not in raw.lower():
+                draft.text, draft.citations = v.text, v.citations
+            else:
+                draft.notes.append("The model's answer could not be verified against the abstracts; showing the evidence sentences instead.")
+                compose(prep, ctx, draft)
+        if note and draft.kind != "abstain":
+            draft.text += f"\n\n*{note}*"
+            draft.notes.append(note)
+        draft.related = [h for h in prep.hits if h.paper_id not in {c.paper_id for c in draft.citations}][:3]
+        return draft
+
+
+def compose(prep: Prepared, ctx: Context, draft: Draft) -> None:
+    """The answer as cited evidence sentences: the main paper's best, then other papers' above threshold."""
+    ev, hits = prep.evidence, prep.hits
+    picks = extractive_answer(ev.best, hits, effective_threshold(ev, ctx.settings.abstain_threshold), main=prep.main)
+    markers: dict[int, int] = {}
+    chosen: dict[int, list[int]] = {}
+    parts = []
+    for hi, si in picks:
+        n = markers.setdefault(hi, len(markers) + 1)
+        chosen.setdefault(hi, []).append(si)
+        parts.append(f"{split_sentences(hits[hi].text)[si].text.rstrip('.')} [{n}].")
+    draft.text = " ".join(parts) or ABSTAIN_SENTENCE
+    draft.citations = [cite(n, hits[hi], chosen[hi]) for hi, n in markers.items()]
+    if not parts:
+        draft.kind = "abstain"
+
+
+def build_prompt(prep: Prepared, ctx: Context, turns, template: str = "answer"):
+    """Numbered, delimited sources + history, fitted to `answer.prompt_tokens` and the model's window.
+
+    Each part is counted once; older turns go first, then the lowest-ranked sources (one always
+    stays). Prefill time grows with the prompt (~430 tokens/s for the bundled model on two cores),
+    so the budget is what keeps the first token quick.
+    """
+    s, chat = ctx.settings, ctx.chat
+    order = [prep.main] + [i for i in range(len(prep.hits)) if i != prep.main]
+    hits = [prep.hits[i] for i in order][: s.sources]
+    best_by_hit: dict[str, list[int]] = {}
+    for hi, si, _ in prep.evidence.best if prep.evidence else []:
+        best_by_hit.setdefault(prep.hits[hi].paper_id, []).append(si)
+    system = load_prompt("system").render()
+    history = [f"Earlier question: {t.question}\nEarlier answer: {trim(t.answer, 60)}" for t in turns]
+    blocks = [source_block(n, h, best_by_hit.get(h.paper_id, [])) for n, h in enumerate(hits, start=1)]
+
+    def render(k: int, first_turn: int) -> str:
+        block, kept = "\n".join(blocks[:k]), history[first_turn:]
+        hist = ("\nConversation so far:\n" + "\n".join(kept) + "\n") if kept else ""
+        values = {"sources": block, "question": prep.question.standalone}
+        return load_prompt(template).render(**({**values, "history": hist} if template == "answer" else values))
+
+    budget = min(min(chat.context_tokens, s.context_tokens) - s.max_new_tokens - 16, s.prompt_tokens)
+    fixed = chat.count_tokens(system) + chat.count_tokens(render(0, len(history))) + 24  # chat template too
+    block_n = [chat.count_tokens(b) + 1 for b in blocks]
+    turn_n = [chat.count_tokens(t) + 1 for t in history]
+
+    def size(k: int, first_turn: int) -> int:
+        kept = sum(turn_n[first_turn:]) + (8 if first_turn < len(history) else 0)  # + the heading
+        return fixed + sum(block_n[:k]) + kept
+
+    k, first_turn = len(blocks), 0
+    while size(k, first_turn) > budget:
+        if first_turn < len(history):
+            first_turn += 1
+        elif k > 1:
+            k -= 1
+        else:
+            break
+    return hits[:k], len(hits) - k, [{"role": "system", "content": system}, {"role": "user", "content": render(k, first_turn)}]
+
+
+def source_block(n: int, h: Hit, best: list[int]) -> str:
+    """One numbered source, delimited and marked untrusted; the abstract's best sentences in order."""
+    sents = split_sentences(h.text)
+    keep = sorted(set(best[:SOURCE_SENTENCES])) if best else list(range(min(len(sents), SOURCE_SENTENCES)))
+    text = " ".join(sents[i].text for i in keep if i < len(sents))
+    text = text.replace("<source", "&lt;source").replace("</source", "&lt;/source")
+    title = h.title.replace('"', "'").replace("<", "(").replace(">", ")")  # a label cannot close the delimiter
+    return f'<source id="{n}" title="{title}">\n{text}\n</source>'

@@ -1,0 +1,165 @@
+"""Names in a question, linked to the papers of the corpus.
+
+The index knows every paper's label, title and abstract; from them the `Lexicon` learns, per paper,
+the names it is *about* (its label's short head, acronyms it defines, "termed X" / "called X", and
+named terms it repeats) and every named term it merely *mentions*. Question understanding then rests
+on the corpus, not on phrasing patterns alone:
+
+- `link(question)` finds the paper names in a question, longest match first, in the order written,
+  so "How do GC ViT and xT differ?" has two sides and "the second one" later means xT;
+- `status(term)` says whether a named term is the subject of some paper, only mentioned in passing,
+  or absent: a question about a method the corpus names once ("How does R-CNN generate region
+  proposals?") is a near-miss, not a question about the paper that mentions it.
+
+Names are matched on a normalised key (lower case, letters and digits only), so "GC-ViT", "GC ViT"
+and "gc vit" are one name. A name that is the subject of more than `COMMON` papers (ImageNet, LLMs,
+Transformer) is a common term, not a paper name.
+
+>>> lx = Lexicon.build([("p1", "FedMerge: one model per client", "We propose FedMerge, which merges models. FedMerge is simple.", False),
+...                     ("p2", "Polygames: zero learning", "Polygames won at TAAI. Unlike R-CNN, it plays games.", False)])
+>>> [(l.name, l.paper_ids) for l in lx.link("How does FedMerge compare with Polygames?")]
+[('FedMerge', ('p1',)), ('Polygames', ('p2',))]
+>>> lx.status("R-CNN"), lx.status("TAAI"), lx.status("YOLOX")
+('passing', 'passing', 'missing')
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+COMMON = 3  # a name that is the subject of more papers than this is a common term
+MAX_NGRAM = 6
+GENERIC = frozenset(
+    "llm llms ai ml gnn gnns cnn cnns rl nlp fl moe vit vits gpu gpus sota api apis mlp mlps rnn rnns lstm "
+    "gan gans vae qa nn dnn dnns cv iot".split()
+)
+_NAMED = re.compile(
+    r"(?<![\w^&-])(?:[A-Z][A-Za-z0-9]*(?:[-&^][A-Za-z0-9]+)+|[A-Z]{2,}[A-Za-z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z0-9]*"
+    r"|[A-Za-z]+\d+[A-Za-z0-9]*)(?![\w^&-])"
+)
+_DEFINED = re.compile(r"\(([A-Z][A-Za-z0-9\-&^]{1,20})\)")  # "... Byte Pair Encoding (BPE)"
+_CALLED = re.compile(r"\b(?:termed|called|named|dubbed|coined)\s+([A-Z][\w\-&^]+)")
+_PROPOSE = re.compile(r"\b(?:we (?:propose|introduce|present|develop)|this paper (?:proposes|introduces|presents))\s+(?:a |an |the )?([A-Z][\w\-&^]+)")
+
+
+def norm(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "", name.lower())
+
+
+def named_terms(text: str) -> list[str]:
+    """Acronyms, CamelCase, hyphenated-capital and letter-digit tokens, in order, without repeats.
+
+    >>> named_terms("What FID does DiffMoE reach on ImageNet-1K vs. R-CNN and GlobalCom^2?")
+    ['FID', 'DiffMoE', 'ImageNet-1K', 'R-CNN', 'GlobalCom^2']
+    """
+    return list(dict.fromkeys(m.group(0).rstrip("-") for m in _NAMED.finditer(text)))
+
+
+def label_head(label: str) -> str:
+    """'Prune&Comp: Free Lunch ...' -> 'Prune&Comp'; '' when the label has no short head."""
+    if ":" not in label:
+        return label.strip() if len(label.split()) <= 2 else ""
+    head = label.split(":")[0].strip()
+    return head if head and len(head.split()) <= 4 else ""
+
+
+@dataclass(frozen=True)
+class Link:
+    name: str  # as written in the question
+    start: int  # character offset in the question
+    paper_ids: tuple[str, ...]  # papers this name is the subject of
+    strong: bool = True  # a label head or a defined name (not only a repeated term)
+
+
+@dataclass
+class Lexicon:
+    about: dict[str, dict[str, int]] = field(default_factory=dict)  # key -> {paper_id: strength}
+    mentions: dict[str, dict[str, int]] = field(default_factory=dict)  # key -> {paper_id: count}
+    display: dict[str, str] = field(default_factory=dict)  # paper_id -> its best short name
+
+    @classmethod
+    def build(cls, papers: Iterable[tuple[str, str, str, bool]]) -> "Lexicon":
+        """From (paper_id, label or title, abstract, label_derived) tuples. A derived label (a phrase cut
+        from the abstract) names its paper only through a named head ("FedMerge: ..."); a capitalised
+        plain word ("Global: ...") that abstracts use in lower case is a word, not a name."""
+        papers = list(papers)
+        lower_df: dict[str, int] = {}
+        for _, _, text, _ in papers:
+            for w in set(re.findall(r"\b[a-z][a-z\-]{2,}\b", text)):
+                lower_df[w] = lower_df.get(w, 0) + 1
+        lx = cls()
+        for pid, label, text, derived in papers:
+            counts: dict[str, int] = {}
+            for m in _NAMED.finditer(f"{label}. {text}"):
+                k = norm(m.group(0))
+                counts[k] = counts.get(k, 0) + 1
+            for k, c in counts.items():
+                lx.mentions.setdefault(k, {})[pid] = c
+            names = {}
+            head = label_head(label)
+            if head and (derived and " " in head and not _NAMED.search(head) or lower_df.get(head.lower(), 0) >= COMMON):
+                head = ""
+            if head:
+                names[head] = 3
+            for rx in (_DEFINED, _CALLED, _PROPOSE):
+                for m in rx.finditer(text):
+                    names.setdefault(m.group(1).rstrip("-.,"), 2)
+            for m in _NAMED.finditer(f"{label}. {text}"):
+                t = m.group(0)
+                if counts.get(norm(t), 0) >= 2 or t in label:
+                    names.setdefault(t, 1)
+            for name, strength in names.items():
+                k = norm(name)
+                if " " not in name and lower_df.get(name.lower(), 0) >= COMMON:
+                    continue  # "Global", "Transformers": words the corpus writes in lower case
+                if len(k) >= 2 and k not in GENERIC:
+                    lx.about.setdefault(k, {})[pid] = max(strength, lx.about.get(k, {}).get(pid, 0))
+            best = head or next((n for n, s in names.items() if s == 2), "")
+            if best:
+                lx.display[pid] = best
+        return lx
+
+    def papers_about(self, name: str) -> tuple[str, ...]:
+        """Papers `name` is a proper name of (none for a common term)."""
+        k = norm(name)
+        got = self.about.get(k, {})
+        if not got or len(got) > COMMON or len(self.mentions.get(k, {})) > max(COMMON, 2 * len(got)):
+            return ()  # no paper's name, or a shared term many abstracts mention (a dataset, a baseline)
+        top = max(got.values())
+        return tuple(p for p, s in sorted(got.items(), key=lambda kv: -kv[1]) if s == top)
+
+    def status(self, term: str) -> str:
+        """'subject' (some paper is about it), 'common', 'passing' (mentioned, no paper about it) or 'missing'."""
+        k = norm(term)
+        if k in GENERIC:
+            return "common"
+        about = self.about.get(k, {})
+        if about:
+            return "common" if len(about) > COMMON else "subject"
+        return "passing" if self.mentions.get(k) else "missing"
+
+    def mentioned_in(self, term: str) -> set[str]:
+        return set(self.mentions.get(norm(term), {}))
+
+    def link(self, question: str) -> list[Link]:
+        """Paper names in `question`, longest first, non-overlapping, in the order written."""
+        toks = [(m.group(0), m.start(), m.end()) for m in re.finditer(r"[A-Za-z0-9][\w\-&^+.]*[A-Za-z0-9^+]|[A-Za-z0-9]", question)]
+        found: list[Link] = []
+        taken: set[int] = set()
+        for n in range(min(MAX_NGRAM, len(toks)), 0, -1):
+            for i in range(len(toks) - n + 1):
+                if any(j in taken for j in range(i, i + n)):
+                    continue
+                span = question[toks[i][1]: toks[i + n - 1][2]]
+                surface = re.sub(r"'s$|’s$", "", span)
+                k = norm(surface)
+                if len(k) < 2 or k in GENERIC or (n == 1 and surface.islower()):
+                    continue
+                papers = self.papers_about(surface)
+                if papers:
+                    strong = self.about[norm(surface)][papers[0]] >= 2
+                    found.append(Link(surface, toks[i][1], papers, strong))
+                    taken.update(range(i, i + n))
+        return sorted(found, key=lambda link: link.start)

@@ -1,0 +1,194 @@
+"""Question understanding: what kind of question, about which papers, asking for which detail.
+
+`analyze(question, conversation, lexicon)` returns a typed `Question`:
+
+- `kind`: SINGLE (one answer), COMPARE (2-4 sides, one table row each) or LIST ("which papers ...",
+  "are there abstracts on ...": every matching paper).
+- `sides`: for comparisons, the papers the question names (linked through the corpus lexicon, so
+  "A vs B vs C", "what does A add on top of B", "which is faster, A or B", "what do A and B have in
+  common" all find their sides), or the phrases around "and"/"vs" when a side is a description
+  ("clustering-based personalised FL") rather than a name.
+- `topic`: the papers the question is about (named, or referred to by a follow-up); the answer's
+  first citation comes from them.
+- `unlinked`: names in the subject position of the question ("How does R-CNN ...", "What does YOLOX
+  change ...") that no paper of the corpus is about, with their status ('passing' or 'missing'): a
+  near-miss question is declined instead of answered from the paper that mentions the name.
+- `details`, `asked`, `numeric`: what the answer must contain: named terms other than the topic
+  ("FID", "MVBench", "LLaVA-NeXT"), the asked noun phrase ("batch size", "word error rate"), and
+  whether a number is asked for ("how much", "what fraction"). `answerable.py` checks them against
+  the topic paper's abstract.
+- `parts`: for lists, the named parts of the criterion ("FEMNIST"): a listed paper must match all.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+
+from .conversation import Conversation
+from .linker import Lexicon, Link, named_terms, norm
+
+
+class Kind(str, Enum):
+    SINGLE = "answer"
+    COMPARE = "compare"
+    LIST = "list"
+
+
+@dataclass(frozen=True)
+class Side:
+    text: str  # the name or description as written
+    paper_ids: tuple[str, ...] = ()  # linked papers (empty: retrieve by the text)
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    standalone: str
+    kind: Kind = Kind.SINGLE
+    sides: tuple[Side, ...] = ()
+    criterion: str = ""
+    parts: tuple[str, ...] = ()
+    topic: tuple[str, ...] = ()
+    topic_names: tuple[str, ...] = ()
+    topic_placed: bool = False  # the topic is named in the subject position (or referred to)
+    topic_strong: tuple[str, ...] = ()  # topic papers named by a label head or a defined name
+    unlinked: tuple[tuple[str, str], ...] = ()
+    details: tuple[str, ...] = ()
+    asked: str = ""
+    numeric: bool = False
+    followup: bool = False
+    links: tuple[Link, ...] = field(default=(), repr=False)
+
+
+_COMPARE_RX = [
+    re.compile(r"^(?:how|in what ways?) (?:does|do|is|are) (?P<a>.+?) (?:differ|different) (?:from|to|than) (?P<b>.+?)\??$", re.I),
+    re.compile(r"^(?:how|in what ways?) (?:does|do) (?P<a>.+?) (?:and|vs\.?|versus) (?P<b>.+?) (?:differ|compare)\b.*$", re.I),
+    re.compile(r"^how (?:does|do) (?P<a>.+?) compare (?:to|with|against) (?P<b>.+?)\??$", re.I),
+    re.compile(r"^(?:what (?:is|are) )?the differences? between (?P<a>.+?) and (?P<b>.+?)\??$", re.I),
+    re.compile(r"^compare (?P<a>.+?) (?:and|with|to|vs\.?|versus) (?P<b>.+?)\??$", re.I),
+    re.compile(r"^(?P<a>[^:]+?) (?:vs\.?|versus) (?P<b>[^:]+?)(?::.*)?\??$", re.I),
+]
+_CUE = re.compile(
+    r"\b(?:differ\w*|difference\w*|compar\w+|contrast\w*|versus|vs\.?|in common|share|both|each|on top of|"
+    r"add\w* (?:to|over)|over|than|better|worse|faster|slower|more|fewer|less|similar\w*|unlike|relative to|whereas|which of)\b",
+    re.I,
+)
+_LIST = re.compile(
+    r"^(?:which|what) (?:papers|abstracts|works|studies|articles|methods|approaches|frameworks|models)\b(?P<c>.*?)\??$"
+    r"|^(?:list|find|show|name)(?: me)?(?: all)? (?:the )?(?:papers|abstracts|works|studies|methods)\b(?P<c2>.*?)\??$"
+    r"|^(?:are|is) there (?:any |some )?(?:papers?|abstracts?|works?|studies|study|research|articles?)\b(?P<c3>.*?)\??$",
+    re.I,
+)
+_AUX = r"(?:does|do|did|is|are|was|were|has|have|had|can|could|would|should|will)"
+_TOPIC_AT = [
+    re.compile(rf"\b{_AUX}\s+(?:the\s+|an?\s+)?(?P<t>[^\s,?]+(?:\s+[^\s,?]+){{0,2}})", re.I),
+    re.compile(r"\baccording to (?:the\s+)?(?P<t>[^\s,?]+)", re.I),
+    re.compile(r"\bin the (?P<t>\S+?) (?:paper|abstract|work)\b", re.I),
+    re.compile(rf"^(?!(?:how|what|which|why|when|where|who|whose|is|are|does|do|did|can|in|on)\b)(?P<t>\S+?)(?:'s|’s)?\s+{_AUX}\b", re.I),
+    re.compile(r"\((?P<t>[A-Z][\w\-^&]+)\)"),  # "super token attention (STA)"
+]
+_ASKED = re.compile(
+    rf"^(?:what|which)\s+(?P<a>(?:[\w\-^]+\s+){{0,5}}?[\w\-^]+)\s+{_AUX}\b"
+    rf"|^what\s+(?:is|are|was|were)\s+(?:the\s+)?(?:\S+?(?:'s|’s)\s+)(?P<b>[\w\-\s]+?)(?:\s+(?:on|in|for|of|with|at)\b.*)?\??$"
+    rf"|^how\s+(?:many|much)\s+(?P<c>(?:[\w\-^]+\s+){{0,3}}?[\w\-^]+)\s+{_AUX}\b",
+    re.I,
+)
+_NUMERIC = re.compile(
+    r"\bhow (?:much|many|fast|large|small|big|long|often|far|well)\b|\bwhat (?:fraction|percentage|percent|share|"
+    r"proportion|ratio|number|amount|speed-?up|gain|improvement)\b|\bby how\b|\bhow (?:much|many)\b",
+    re.I,
+)
+
+_MEASURED = re.compile(  # "what X does Y achieve": a value is asked for
+    r"\b(?:achieve|achieves|achieved|reach|reaches|reached|obtain|obtains|obtained|attain|attains|score|scores|get|gets|"
+    r"yield|yields)\b|^what (?:is|are|was|were) .{0,40}\b(?:accuracy|error|rate|score|fid|bleu|f1|perplexity|latency|"
+    r"throughput|auc|map|miou|psnr|speed|size)\b",
+    re.I,
+)
+
+
+def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Question:
+    q = text.strip()
+    own_links = lexicon.link(q)
+    resolved = conversation.resolve(q) if conversation is not None and conversation.turns else None
+    followup = bool(resolved and resolved.referents) and not (own_links and resolved.standalone == q)
+    standalone = resolved.standalone if followup else q
+    links = lexicon.link(standalone) if followup else own_links
+    referents = tuple(resolved.referents) if followup else ()
+    placed, topic_links, unlinked = _topic(standalone, links, lexicon)
+    pairs = {link.paper_ids[0]: link.name for link in reversed(topic_links)}
+    pairs = {p: pairs[p] for p in dict.fromkeys(link.paper_ids[0] for link in topic_links)}
+    topic_ids = referents or tuple(pairs)
+    strong = tuple(p for p in topic_ids if referents or any(link.strong for link in topic_links if link.paper_ids[0] == p))
+    topic_names = tuple(conversation.labels.get(p, p) for p in referents) if referents else tuple(pairs.values())
+    kind, sides, criterion = _kind(standalone, links, referents, conversation)
+    details = tuple(t for t in named_terms(standalone)
+                    if norm(t) not in {norm(n) for n in topic_names} and lexicon.status(t) != "common"
+                    and not any(norm(t) in norm(n) or norm(n) in norm(t) for n in topic_names)
+                    and t not in {u for u, _ in unlinked})
+    parts = tuple(t for t in named_terms(criterion) if lexicon.status(t) != "common") if kind is Kind.LIST else ()
+    m = _ASKED.match(standalone)
+    asked = next((g for g in (m.groups() if m else ()) if g), "").strip()
+    if asked and norm(asked) in {norm(n) for n in topic_names}:
+        asked = ""
+    return Question(
+        text=q, standalone=standalone, kind=kind, sides=sides, criterion=criterion, parts=parts,
+        topic=topic_ids if kind is Kind.SINGLE else (), topic_names=topic_names, unlinked=unlinked,
+        topic_placed=bool(placed or referents), topic_strong=strong,
+        details=details, asked=asked, numeric=bool(_NUMERIC.search(standalone) or (asked and _MEASURED.search(standalone))),
+        followup=followup, links=tuple(links),
+    )
+
+
+def _topic(q: str, links: list[Link], lexicon: Lexicon) -> tuple[list[Link], list[Link], tuple[tuple[str, str], ...]]:
+    """The links in the question's subject position (all links when none is), and the subject-position
+    names that no paper is about."""
+    at: list[str] = [m.group("t") for rx in _TOPIC_AT for m in rx.finditer(q)]
+    spans = set()
+    for phrase in at:
+        toks = re.findall(r"[^\s,?]+", phrase)
+        spans |= {norm(" ".join(toks[i:j])) for i in range(len(toks)) for j in range(i + 1, len(toks) + 1)}
+    in_pos = [link for link in links if norm(link.name) in spans]
+    unlinked = []
+    for term in named_terms(" ".join(at)):
+        if any(norm(term) == norm(link.name) or norm(term) in norm(link.name) for link in links):
+            continue
+        status = lexicon.status(term)
+        if status in ("passing", "missing") and len(norm(term)) >= 3:
+            unlinked.append((term, status))
+    return in_pos, (in_pos or links), tuple(unlinked)
+
+
+def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation) -> tuple[Kind, tuple[Side, ...], str]:
+    m = _LIST.match(q)
+    if m:
+        crit = next((g for g in m.groups() if g), "").strip()
+        crit = re.sub(r"^(?:in the corpus |here )?(?:that |which |who |to |about |on |in |of )?", "", crit).strip(" ,?")
+        return Kind.LIST, (), crit or q
+    distinct: list[Link] = []
+    for link in links:
+        if link.paper_ids[0] not in {d.paper_ids[0] for d in distinct}:
+            distinct.append(link)
+    if 2 <= len(distinct) <= 4 and _CUE.search(q):
+        return Kind.COMPARE, tuple(Side(link.name, link.paper_ids[:1]) for link in distinct), ""
+    if len(referents) >= 2 and _CUE.search(q):
+        labels = conversation.labels if conversation is not None else {}
+        return Kind.COMPARE, tuple(Side(labels.get(p, p), (p,)) for p in referents[:4]), ""
+    for rx in _COMPARE_RX:
+        m = rx.match(q)
+        if m:
+            a, b = _clean(m.group("a")), _clean(m.group("b"))
+            if a and b:
+                return Kind.COMPARE, (_side(a, links), _side(b, links)), ""
+    return Kind.SINGLE, (), ""
+
+
+def _side(text: str, links: list[Link]) -> Side:
+    inside = [link for link in links if norm(link.name) in norm(text)]
+    return Side(text, inside[0].paper_ids[:1] if inside else ())
+
+
+def _clean(s: str) -> str:
+    return re.sub(r"^(?:the |a |an )", "", s.strip(" ?.,"), flags=re.I).strip()

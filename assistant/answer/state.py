@@ -1,0 +1,61 @@
+"""The typed state of one answer: what preparation found (`Prepared`) and what a writer made (`Draft`).
+
+    prep = Prepared(question, hits=[...], ...)      # analyze -> retrieve -> weigh (prepare.py)
+    draft = yield from WRITERS[prep.question.kind].write(prep, ctx)   # kinds/*.py
+    answer = draft.to_answer(prep, model_name)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..index.sentences import split_sentences
+from ..retrieve.hybrid import Filters
+from ..types import Answer, Citation, Hit
+from .evidence import Evidence
+from .question import Question
+
+
+def cite(marker: int, hit: Hit, sentence_ids) -> Citation:
+    """A citation of `hit` carrying the supporting sentences `sentence_ids` (indices into its abstract)."""
+    sents = split_sentences(hit.text)
+    ids = tuple(sorted({i for i in sentence_ids if 0 <= i < len(sents)}))
+    return Citation(marker, hit.paper_id, hit.title, hit.text, tuple(sents[i].text for i in ids), ids)
+
+
+@dataclass
+class Prepared:
+    question: Question
+    k: int
+    filters: Filters | None = None
+    hits: list[Hit] = field(default_factory=list)
+    evidence: Evidence | None = None
+    main: int = 0  # index in `hits` of the paper the answer rests on
+    sides: list[list[Hit]] = field(default_factory=list)  # comparisons: candidate papers per side
+    side_evidence: list[Evidence] = field(default_factory=list)
+    abstain: bool = False
+    why: str = ""  # what is missing, shown with the abstention ("The DiffMoE abstract reports no FID.")
+    reason: str = ""  # why it abstained, for the notes
+    timings: dict[str, float] = field(default_factory=dict)
+    turns: list = field(default_factory=list)  # earlier turns of the conversation (for the prompt)
+
+
+@dataclass
+class Draft:
+    kind: str
+    text: str = ""
+    citations: list[Citation] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    unsupported: list[str] = field(default_factory=list)
+    related: list[Hit] = field(default_factory=list)
+    incomplete: bool = False
+
+    def to_answer(self, prep: Prepared, model: str, question: str, id: str = "") -> Answer:
+        cited = {c.paper_id for c in self.citations}
+        return Answer(
+            question=question, answer=self.text, standalone_query=prep.question.standalone,
+            abstained=self.kind == "abstain", citations=tuple(self.citations), retrieved=tuple(prep.hits),
+            unsupported=tuple(self.unsupported), notes=tuple(self.notes), model=model, kind=self.kind,
+            incomplete=self.incomplete, timings={k: round(v, 4) for k, v in prep.timings.items()}, id=id,
+            related=tuple(h for h in self.related if h.paper_id not in cited),
+        )
