@@ -35,7 +35,8 @@ GENERIC_ASKED = frozenset(
     "thing things idea ideas problem problems goal goals purpose design changes change contribution contributions "
     "paper papers method methods approach work model models technique framework system they it authors "
     "fraction percentage percent share proportion ratio number amount much many value values techniques technique "
-    "strategies strategy components component steps step mechanisms mechanism ingredients elements tricks".split()
+    "strategies strategy components component steps step mechanisms mechanism ingredients elements tricks "
+    "architecture architectures pipeline procedure scheme structure setup".split()
 )
 CHANGE = {  # change words: the abstract must state a change of this direction (and, asked, a number)
     "gain": ("gain", "improv", "outperform", "increas", "boost", "higher", "better", "surpass"),

@@ -45,7 +45,8 @@ _PROPOSE = re.compile(r"\b(?:we (?:propose|introduce|present|develop)|this paper
 
 
 def norm(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "", name.lower())
+    """'GC-ViT' and 'GC ViT' -> 'gcvit'; a '+' is kept ('DeepLabv3+' is another model than 'DeepLabv3')."""
+    return re.sub(r"[^a-z0-9+]+", "", name.lower())
 
 
 def named_terms(text: str) -> list[str]:
@@ -99,7 +100,8 @@ class Lexicon:
                 lx.mentions.setdefault(k, {})[pid] = c
             names = {}
             head = label_head(label)
-            if head and (derived and " " in head and not _NAMED.search(head) or lower_df.get(head.lower(), 0) >= COMMON):
+            titled = all(w[:1].isupper() for w in head.split())
+            if head and (derived and " " in head and not (_NAMED.search(head) or titled) or lower_df.get(head.lower(), 0) >= COMMON):
                 head = ""
             if head:
                 names[head] = 3
