@@ -79,6 +79,7 @@ class Lexicon:
     about: dict[str, dict[str, int]] = field(default_factory=dict)  # key -> {paper_id: strength}
     mentions: dict[str, dict[str, int]] = field(default_factory=dict)  # key -> {paper_id: count}
     display: dict[str, str] = field(default_factory=dict)  # paper_id -> its best short name
+    words: set[str] = field(default_factory=set)  # words the corpus writes in lower case
 
     @classmethod
     def build(cls, papers: Iterable[tuple[str, str, str, bool]]) -> "Lexicon":
@@ -90,7 +91,7 @@ class Lexicon:
         for _, _, text, _ in papers:
             for w in set(re.findall(r"\b[a-z][a-z\-]{2,}\b", text)):
                 lower_df[w] = lower_df.get(w, 0) + 1
-        lx = cls()
+        lx = cls(words={w.replace("-", "") for w in lower_df})
         for pid, label, text, derived in papers:
             counts: dict[str, int] = {}
             for m in _NAMED.finditer(f"{label}. {text}"):
@@ -157,8 +158,8 @@ class Lexicon:
                 span = question[toks[i][1]: toks[i + n - 1][2]]
                 surface = re.sub(r"'s$|’s$", "", span)
                 k = norm(surface)
-                if len(k) < 2 or k in GENERIC or (n == 1 and surface.islower()):
-                    continue
+                if len(k) < 2 or k in GENERIC or (surface.islower() and (n > 1 or k in self.words)):
+                    continue  # names are written with capitals; a lower-case word of the corpus is a word
                 papers = self.papers_about(surface)
                 if papers:
                     strong = self.about[norm(surface)][papers[0]] >= 2

@@ -111,10 +111,8 @@ class Preparer:
         p.evidence = ev = gather_evidence(q.standalone, p.hits, self.scorer, top=n_topic or 5)
         p.main = 0 if n_topic else self._main(ev)
         main = p.hits[p.main] if p.hits else None
-        if main is not None:
-            names = q.topic_names[:1] if n_topic else ()
-            details = q.details if n_topic else ()  # a paraphrase's named words are description, not asked details
-            missing = missing_detail(names, details, q.asked, q.numeric, main.text)
+        if main is not None and n_topic:  # a paraphrase (no paper named) describes; its wording is not checked
+            missing = missing_detail(q.topic_names[:1], q.details, q.asked, q.numeric, main.text)
             if missing:
                 p.abstain, p.why = True, missing
                 return p

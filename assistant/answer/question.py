@@ -71,10 +71,11 @@ _COMPARE_RX = [
     re.compile(r"^(?P<a>[^:]+?) (?:vs\.?|versus) (?P<b>[^:]+?)(?::.*)?\??$", re.I),
 ]
 _CUE = re.compile(
-    r"\b(?:differ\w*|difference\w*|compar\w+|contrast\w*|versus|vs\.?|in common|share|both|each|on top of|"
-    r"add\w* (?:to|over)|over|than|better|worse|faster|slower|more|fewer|less|similar\w*|unlike|relative to|whereas|which of)\b",
+    r"\b(?:differ\w*|difference\w*|compar\w+|contrast\w*|versus|vs\.?|in common|on top of|add\w* (?:to|over)|than|"
+    r"better|worse|faster|slower|similarit\w+|similar to|unlike|relative to|whereas|which of)\b",
     re.I,
 )
+_WEAK_CUE = re.compile(r"\b(?:both|each|share|shared)\b", re.I)
 _LIST = re.compile(
     r"^(?:which|what) (?:papers|abstracts|works|studies|articles|methods|approaches|frameworks|models)\b(?P<c>.*?)\??$"
     r"|^(?:list|find|show|name)(?: me)?(?: all)? (?:the )?(?:papers|abstracts|works|studies|methods)\b(?P<c2>.*?)\??$"
@@ -171,7 +172,7 @@ def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation) -
     for link in links:
         if link.paper_ids[0] not in {d.paper_ids[0] for d in distinct}:
             distinct.append(link)
-    if 2 <= len(distinct) <= 4 and _CUE.search(q):
+    if 2 <= len(distinct) <= 4 and (_CUE.search(q) or (_WEAK_CUE.search(q) and _coordinated(q, distinct))):
         return Kind.COMPARE, tuple(Side(link.name, link.paper_ids[:1]) for link in distinct), ""
     if len(referents) >= 2 and _CUE.search(q):
         labels = conversation.labels if conversation is not None else {}
@@ -183,6 +184,13 @@ def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation) -
             if a and b:
                 return Kind.COMPARE, (_side(a, links), _side(b, links)), ""
     return Kind.SINGLE, (), ""
+
+
+def _coordinated(q: str, links: list[Link]) -> bool:
+    """'A and B', 'A, B and C', 'A or B': the names stand side by side."""
+    a, b = links[0], links[1]
+    between = q[a.start + len(a.name): b.start]
+    return bool(re.fullmatch(r"\s*(?:,|and|or|&|,\s*and)\s*", between, re.I))
 
 
 def _side(text: str, links: list[Link]) -> Side:
