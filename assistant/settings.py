@@ -93,7 +93,7 @@ class AnswerSettings(_Group):
     abstain_threshold: float = Field(0.30, description="Minimum evidence score to answer (answer/evidence.py; calibrated by bench/calibrate_abstention.py).")
     support_threshold: float = Field(0.5, description="Minimum support score for a cited answer sentence.")
     rerank_margin: float = Field(
-        0.10, ge=0, description="How much better (support score) another paper's best sentence must be than the best "
+        0.30, ge=0, description="How much better (support score) another paper's best sentence must be than the best "
         "sentence of retrieval's first paper for the answer to rest on it instead (calibrated on the tuning half of "
         "the dev questions and eval/questions.jsonl).",
     )

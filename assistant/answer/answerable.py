@@ -132,7 +132,8 @@ def _asked_parts(asked: str) -> tuple[list[list[str]], list[str]]:
     return parts, changes
 
 
-def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked: str, numeric: bool, text: str) -> str:
+def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked: str, numeric: bool, text: str,
+                   heads_only: bool = False) -> str:
     who = f"The {topic_names[0]} abstract" if topic_names else "The best-matching abstract"
     for t in details:
         if not _has_term(t, text):
@@ -144,6 +145,8 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
     for t in named:
         asked = asked.replace(t, " ")
     parts, changes = _asked_parts(asked)
+    if heads_only:  # a paraphrase: its modifiers are the asker's own words; the head noun is what is asked
+        parts, changes, numeric = [p[-1:] for p in parts], [], False
     for words in parts:
         if not _phrase_present(words, text):
             return f"{who} reports no {asked.strip()}."
@@ -151,7 +154,7 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
     for c in changes:
         if not any(v in low for v in CHANGE[c]):
             return f"{who} reports no {asked.strip()}."
-    if numeric or changes or _FRACTION_ASK.search(asked):
+    if numeric or changes or (_FRACTION_ASK.search(asked) and not heads_only):
         sents = [s.text for s in split_sentences(text)]
         relevant = [s for s in sents if not parts or all(_phrase_present(p, s) for p in parts)]
         pattern = _FRACTION if _FRACTION_ASK.search(asked) else None

@@ -75,12 +75,17 @@ def gather_evidence(question: str, hits: list[Hit], scorer: SupportScorer, top: 
     return ev
 
 
-def decide(ev: Evidence, threshold: float) -> tuple[bool, str]:
+def decide(ev: Evidence, threshold: float, names: bool = True) -> tuple[bool, str]:
     """(abstain?, reason). A question about a paper the corpus holds (a named subject) needs less
-    sentence-level evidence: "Which datasets does FedMerge use?" rarely shares words with the answer."""
+    sentence-level evidence: "Which datasets does FedMerge use?" rarely shares words with the answer.
+    `names=False` leaves the named-term rules out: the single-answer path decides near-misses from the
+    question's subject position instead (question.py), where a name in a paraphrase's description
+    ("an 8-billion-parameter LLaMA model") is not what is asked about."""
     threshold = effective_threshold(ev, threshold)
     if ev.score < threshold:
         return True, f"best evidence {ev.score:.2f} < threshold {threshold:.2f}"
+    if not names:
+        return False, ""
     if ev.named and len(ev.missing) == len(ev.named):
         return True, f"no abstract mentions {', '.join(ev.missing)}"
     covered = [t for t in ev.named if t not in ev.missing]

@@ -110,13 +110,16 @@ class Preparer:
         n_topic = len([h for h in p.hits if h.paper_id in q.topic])
         p.evidence = ev = gather_evidence(q.standalone, p.hits, self.scorer, top=n_topic or 5)
         p.main = 0 if n_topic else self._main(ev)
-        main = p.hits[p.main] if p.hits else None
-        if main is not None and n_topic:  # a paraphrase (no paper named) describes; its wording is not checked
-            missing = missing_detail(q.topic_names[:1], q.details, q.asked, q.numeric, main.text)
+        if p.hits:
+            text = p.hits[p.main].text
+            if n_topic:
+                missing = missing_detail(q.topic_names[:1], q.details, q.asked, q.numeric, text)
+            else:  # no paper named: a paraphrase describes in its own words; only the asked head is checked
+                missing = missing_detail((), (), q.asked, False, text, heads_only=True)
             if missing:
                 p.abstain, p.why = True, missing
                 return p
-        p.abstain, why = decide(ev, th)
+        p.abstain, why = decide(ev, th, names=False)
         p.reason = f"Abstained: {why}." if p.abstain else ""
         return p
 

@@ -86,7 +86,7 @@ _AUX = r"(?:does|do|did|is|are|was|were|has|have|had|can|could|would|should|will
 _TOPIC_AT = [
     re.compile(rf"\b{_AUX}\s+(?:the\s+|an?\s+)?(?P<t>[^\s,?]+(?:\s+[^\s,?]+){{0,2}})", re.I),
     re.compile(r"\baccording to (?:the\s+)?(?P<t>[^\s,?]+)", re.I),
-    re.compile(r"\bin the (?P<t>\S+?) (?:paper|abstract|work)\b", re.I),
+    re.compile(r"\bin the (?P<t>(?:\S+\s+){0,3}?\S+?) (?:paper|abstract|work)\b", re.I),
     re.compile(rf"^(?!(?:how|what|which|why|when|where|who|whose|is|are|does|do|did|can|in|on)\b)(?P<t>\S+?)(?:'s|’s)?\s+{_AUX}\b", re.I),
     re.compile(r"\((?P<t>[A-Z][\w\-^&]+)\)"),  # "super token attention (STA)"
 ]
