@@ -145,21 +145,27 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
     for t in named:
         asked = asked.replace(t, " ")
     parts, changes = _asked_parts(asked)
-    if heads_only:  # a paraphrase: its modifiers are the asker's own words; the head noun is what is asked
-        parts, changes, numeric = [p[-1:] for p in parts], [], False
-    for words in parts:
-        if not _phrase_present(words, text):
-            return f"{who} reports no {asked.strip()}."
+    if heads_only:  # a paraphrase: the asker's own words throughout; only a non-numeric head is checked
+        changes, numeric = [], False
     low = text.lower()
+    stems = {stem(w) for w in _WORD.findall(text)}
+    sents = [s.text for s in split_sentences(text)]
+    if numeric or changes or (_FRACTION_ASK.search(asked) and not heads_only):
+        # a value is asked for: some sentence must name the asked quantity (the phrase, in order) and give a figure
+        pattern = _FRACTION if _FRACTION_ASK.search(asked) else None
+        has_figure = (lambda s: pattern.search(s)) if pattern else (lambda s: _NUMBER.search(s) or _NUMBER_WORDS.search(s))
+        relevant = [s for s in sents if all(_phrase_present(p, s) for p in parts)] if parts else sents
+        if not any(has_figure(s) for s in relevant):
+            if parts and not relevant:
+                return f"{who} reports no {' '.join(asked.split())}."
+            return f"{who} reports no figure for {' '.join(asked.split()) or 'this'}."
+    else:
+        # a thing is asked for ("which techniques", "what kinds of preference pairs"): the askers' words vary,
+        # so the head noun of each part must occur, anywhere in the abstract
+        for words in parts:
+            if not _has_word(words[-1], low, stems, text):
+                return f"{who} reports no {' '.join(asked.split())}."
     for c in changes:
         if not any(v in low for v in CHANGE[c]):
-            return f"{who} reports no {asked.strip()}."
-    if numeric or changes or (_FRACTION_ASK.search(asked) and not heads_only):
-        sents = [s.text for s in split_sentences(text)]
-        relevant = [s for s in sents if not parts or all(_phrase_present(p, s) for p in parts)]
-        pattern = _FRACTION if _FRACTION_ASK.search(asked) else None
-        ok = any((pattern.search(s) if pattern else (_NUMBER.search(s) or _NUMBER_WORDS.search(s))) for s in relevant)
-        if not ok:
-            what = " ".join(asked.split()) or "this"
-            return f"{who} reports no figure for {what}."
+            return f"{who} reports no {' '.join(asked.split())}."
     return ""

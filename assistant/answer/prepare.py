@@ -101,7 +101,7 @@ class Preparer:
             return p
         if q.kind is Kind.LIST:
             return p
-        if q.unlinked and not q.topic_placed:
+        if q.unlinked and not q.topic_placed and not q.topic_strong:
             term, status = q.unlinked[0]
             p.abstain = True
             p.why = (f"No indexed abstract is about {term}; it is only mentioned in passing." if status == "passing"
