@@ -92,6 +92,14 @@ class AnswerSettings(_Group):
     )
     abstain_threshold: float = Field(0.30, description="Minimum evidence score to answer (answer/evidence.py; calibrated by bench/calibrate_abstention.py).")
     support_threshold: float = Field(0.5, description="Minimum support score for a cited answer sentence.")
+    confident_gap: float = Field(
+        0.30, ge=0, description="Fused-score lead of retrieval's first paper over its second that counts as a confident "
+        "retrieval (the evidence bar is then lowered by answer.confident_relief; bench/calibrate_abstention.py).",
+    )
+    confident_relief: float = Field(
+        0.06, ge=0, description="How much lower the abstention threshold is when retrieval is confident: a paraphrased "
+        "question shares few words with the sentence that answers it, but retrieval still singles out the paper.",
+    )
     rerank_margin: float = Field(
         0.30, ge=0, description="How much better (support score) another paper's best sentence must be than the best "
         "sentence of retrieval's first paper for the answer to rest on it instead (calibrated on the tuning half of "

@@ -57,11 +57,14 @@ def main(argv: list[str] | None = None) -> int:
         if prep.question.kind is not Kind.SINGLE:
             continue
         # abstentions by rule (near-miss name, missing asked detail) do not depend on the threshold
+        h = prep.hits
+        confident = len(h) > 1 and h[0].score - h[1].score >= a.settings.answer.confident_gap
         rows.append({"id": q["id"], "kind": q.get("kind"), "absent": not (q.get("gold") or q.get("gold_ids")),
-                     "ev": prep.evidence, "rule": bool(prep.abstain and prep.why)})
+                     "ev": prep.evidence, "rule": bool(prep.abstain and prep.why), "confident": confident})
+    relief = a.settings.answer.confident_relief
     table = []
     for t in [x / 100 for x in range(10, 61, 2)]:
-        pred = [r["rule"] or r["ev"] is None or decide(r["ev"], t, names=False)[0] for r in rows]
+        pred = [r["rule"] or r["ev"] is None or decide(r["ev"], t - (relief if r["confident"] else 0.0), names=False)[0] for r in rows]
         tp = sum(p and r["absent"] for p, r in zip(pred, rows))
         fp = sum(p and not r["absent"] for p, r in zip(pred, rows))
         fn = sum((not p) and r["absent"] for p, r in zip(pred, rows))

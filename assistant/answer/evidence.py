@@ -70,7 +70,14 @@ def gather_evidence(question: str, hits: list[Hit], scorer: SupportScorer, top: 
     if sents:
         row = scorer.matrix([question], sents)[0]
         order = row.argsort()[::-1]
-        ev.best = [(where[j][0], where[j][1], float(row[j])) for j in order[:12]]
+        keep = list(order[:12])
+        firsts: set[int] = set()
+        for j in order:  # and each paper's best sentence, so any of them can lead the answer
+            if where[j][0] not in firsts:
+                firsts.add(where[j][0])
+                if j not in keep:
+                    keep.append(j)
+        ev.best = [(where[j][0], where[j][1], float(row[j])) for j in keep]
         ev.score = float(row[order[0]])
     return ev
 

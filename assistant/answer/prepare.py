@@ -119,6 +119,9 @@ class Preparer:
             if missing:
                 p.abstain, p.why = True, missing
                 return p
+        hits = p.hits
+        if len(hits) > 1 and hits[0].score - hits[1].score >= self.settings.confident_gap:
+            th -= self.settings.confident_relief  # retrieval singles out one paper: a paraphrase needs less wording overlap
         p.abstain, why = decide(ev, th, names=False)
         p.reason = f"Abstained: {why}." if p.abstain else ""
         return p
