@@ -41,7 +41,12 @@ _NAMED = re.compile(
 )
 _DEFINED = re.compile(r"\(([A-Z][A-Za-z0-9\-&^]{1,20})\)")  # "... Byte Pair Encoding (BPE)"
 _CALLED = re.compile(r"\b(?:termed|called|named|dubbed|coined)\s+([A-Z][\w\-&^]+)")
-_PROPOSE = re.compile(r"\b(?:we (?:propose|introduce|present|develop)|this paper (?:proposes|introduces|presents))\s+(?:a |an |the )?([A-Z][\w\-&^]+)")
+_PROPOSE = re.compile(
+    r"\b(?:we (?:propose|introduce|present|develop|design)|this (?:paper|work) (?:proposes|introduces|presents))\s+"
+    r"(?:a |an |the )?(?:(?:new|novel|simple|general|unified|lightweight|efficient)\s+)*(?:[a-z\-]+\s+){0,4}?([A-Z][\w\-&^]+)"
+    r"|\b[Oo]ur (?:\w+ ){0,2}?(?:method|model|approach|framework|algorithm|system|architecture|network),? ([A-Z][\w\-&^]+)"
+    r"|(?:^|\. )([A-Z][\w\-&^]*[A-Z0-9][\w\-&^]*),? (?:a|an) (?:\w+ ){0,3}?(?:method|model|approach|framework|algorithm|network|benchmark)"
+)
 
 
 def norm(name: str) -> str:
@@ -108,7 +113,8 @@ class Lexicon:
                 names[head] = 3
             for rx in (_DEFINED, _CALLED, _PROPOSE):
                 for m in rx.finditer(text):
-                    names.setdefault(m.group(1).rstrip("-.,"), 2)
+                    got = next(g for g in m.groups() if g)
+                    names.setdefault(got.rstrip("-.,"), 2)
             for m in _NAMED.finditer(f"{label}. {text}"):
                 t = m.group(0)
                 if counts.get(norm(t), 0) >= 2 or t in label:

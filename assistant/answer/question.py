@@ -89,6 +89,9 @@ _TOPIC_AT = [
     re.compile(r"\bin the (?P<t>(?:\S+\s+){0,3}?\S+?) (?:paper|abstract|work)\b", re.I),
     re.compile(rf"^(?!(?:how|what|which|why|when|where|who|whose|is|are|does|do|did|can|in|on)\b)(?P<t>\S+?)(?:'s|’s)?\s+{_AUX}\b", re.I),
     re.compile(r"\((?P<t>[A-Z][\w\-^&]+)\)"),  # "super token attention (STA)"
+    re.compile(r"^(?:please\s+)?(?:explain|describe|summari[sz]e|tell me about|what about|give me an overview of)\s+"
+               r"(?:the\s+)?(?P<t>[^\s,?]+(?:\s+[^\s,?]+){0,2})", re.I),
+    re.compile(r"\b(?:of|behind|in|by|for|about)\s+(?:the\s+)?(?P<t>[^\s,?]+)\s*[?.!]*\s*$", re.I),  # "... the idea behind X?"
 ]
 _ASKED = re.compile(
     rf"^(?:what|which)\s+(?P<a>(?:[\w\-^]+\s+){{0,5}}?[\w\-^]+)\s+{_AUX}\b"
