@@ -36,7 +36,8 @@ GENERIC_ASKED = frozenset(
     "paper papers method methods approach work model models technique framework system they it authors "
     "fraction percentage percent share proportion ratio number amount much many value values techniques technique "
     "strategies strategy components component steps step mechanisms mechanism ingredients elements tricks "
-    "architecture architectures pipeline procedure scheme structure setup".split()
+    "architecture architectures pipeline procedure scheme structure setup score scores performance result results "
+    "numbers figure figures".split()
 )
 CHANGE = {  # change words: the abstract must state a change of this direction (and, asked, a number)
     "gain": ("gain", "improv", "outperform", "increas", "boost", "higher", "better", "surpass"),
@@ -82,8 +83,8 @@ def _has_word(word: str, text_low: str, stems: set[str], text: str = "") -> bool
     if s in ("dataset", "benchmark") and _EVALUATED_ON.search(text):
         return True  # "Experiments on CIFAR-10 ..." names its datasets
     for v in VARIANTS.get(s, (s,)):
-        if v in stems or (len(v) >= 4 and v in text_low):
-            return True
+        if v in stems or (len(v) >= 4 and re.search(rf"(?<![a-z]){re.escape(v)}", text_low)):
+            return True  # a word, or a word beginning ("improv" in "improves"), never inside another ("rate" in "accurate")
     return False
 
 
@@ -154,7 +155,10 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
         # a value is asked for: some sentence must name the asked quantity (the phrase, in order) and give a figure
         pattern = _FRACTION if _FRACTION_ASK.search(asked) else None
         has_figure = (lambda s: pattern.search(s)) if pattern else (lambda s: _NUMBER.search(s) or _NUMBER_WORDS.search(s))
-        relevant = [s for s in sents if all(_phrase_present(p, s) for p in parts)] if parts else sents
+        if parts:
+            relevant = [s for s in sents if all(_phrase_present(p, s) for p in parts)]
+        else:  # "what score does X reach on Cityscapes": the sentence that names the setting
+            relevant = [s for s in sents if all(_has_term(t, s) for t in details)] or sents
         if not any(has_figure(s) for s in relevant):
             if parts and not relevant:
                 return f"{who} reports no {' '.join(asked.split())}."
@@ -166,6 +170,6 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
             if not _has_word(words[-1], low, stems, text):
                 return f"{who} reports no {' '.join(asked.split())}."
     for c in changes:
-        if not any(v in low for v in CHANGE[c]):
+        if not any(re.search(rf"(?<![a-z]){re.escape(v)}", low) for v in CHANGE[c]):
             return f"{who} reports no {' '.join(asked.split())}."
     return ""

@@ -175,7 +175,8 @@ def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation) -
     for link in links:
         if link.paper_ids[0] not in {d.paper_ids[0] for d in distinct}:
             distinct.append(link)
-    if 2 <= len(distinct) <= 4 and (_CUE.search(q) or (_WEAK_CUE.search(q) and _coordinated(q, distinct))):
+    choice = re.match(r"^(?:which|who)\b", q, re.I) and _coordinated(q, distinct, ("or",)) if len(distinct) >= 2 else False
+    if 2 <= len(distinct) <= 4 and (_CUE.search(q) or choice or (_WEAK_CUE.search(q) and _coordinated(q, distinct))):
         return Kind.COMPARE, tuple(Side(link.name, link.paper_ids[:1]) for link in distinct), ""
     if len(referents) >= 2 and _CUE.search(q):
         labels = conversation.labels if conversation is not None else {}
@@ -189,11 +190,11 @@ def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation) -
     return Kind.SINGLE, (), ""
 
 
-def _coordinated(q: str, links: list[Link]) -> bool:
+def _coordinated(q: str, links: list[Link], words: tuple[str, ...] = ("and", "or", "&")) -> bool:
     """'A and B', 'A, B and C', 'A or B': the names stand side by side."""
-    a, b = links[0], links[1]
+    a, b = links[-2], links[-1]
     between = q[a.start + len(a.name): b.start]
-    return bool(re.fullmatch(r"\s*(?:,|and|or|&|,\s*and)\s*", between, re.I))
+    return bool(re.fullmatch(rf"\s*,?\s*(?:{'|'.join(map(re.escape, words))})\s*", between, re.I))
 
 
 def _side(text: str, links: list[Link]) -> Side:
