@@ -1,4 +1,4 @@
-"""FakeChatModel, the extractive marker and the factory's name handling (no weights needed)."""
+"""FakeChatModel, the model cache and the factory's name handling (no weights needed)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,12 @@ import pytest
 
 from assistant.answer.models import (
     ChatModel,
-    ExtractiveModel,
     FakeChatModel,
     IncompleteGeneration,
     generate,
     get_chat_model,
 )
-from assistant.answer.models.factory import load_once
+from assistant.answer.models.cache import load_once
 from assistant.errors import ConfigError, ModelError
 from assistant.settings import AnswerSettings
 
@@ -75,18 +74,13 @@ def test_stop_event_ends_stream_even_during_delay() -> None:
 def test_protocol_and_counts() -> None:
     m = FakeChatModel(context_tokens=512)
     assert isinstance(m, ChatModel)
-    assert m.name == "fake" and m.generative and m.context_tokens == 512
+    assert m.name == "fake" and m.context_tokens == 512
     assert m.count_tokens("one two  three") == 3
 
 
 def test_factory_names() -> None:
     assert isinstance(get_chat_model(AnswerSettings(model="fake")), FakeChatModel)
-    ex = get_chat_model(AnswerSettings(model="extractive", context_tokens=1024))
-    assert isinstance(ex, ExtractiveModel) and isinstance(ex, ChatModel)
-    assert ex.generative is False and ex.name == "extractive" and ex.context_tokens == 1024
-    assert ex.count_tokens("x" * 40) == 10
-    with pytest.raises(ModelError, match="does not generate"):
-        generate(ex, MSGS, max_new_tokens=5)
+    assert get_chat_model(AnswerSettings(model="extractive")) is None  # composition from evidence, not a model
     with pytest.raises(ConfigError) as ei:
         get_chat_model(AnswerSettings(model="gpt-17"))
     assert "local" in ei.value.hint and "hf:" in ei.value.hint

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from assistant.answer.models import ChatModel, IncompleteGeneration, generate, get_chat_model
-from assistant.answer.models.factory import loaded_keys
+from assistant.answer.models.cache import loaded_keys
 from assistant.answer.models.local import LocalChatModel, find_gguf
 from assistant.errors import ModelError, ModelTimeoutError
 from assistant.settings import AnswerSettings
@@ -43,7 +43,7 @@ def test_loads_once_and_shares_backend(model: LocalChatModel) -> None:
     assert time.monotonic() - t2 < 1.0, "second model on the same file must not reload"
     assert other._backend() is model._backend()  # type: ignore[attr-defined]
     assert sum(1 for k in loaded_keys() if k.endswith(".gguf")) == 1
-    assert isinstance(model, ChatModel) and model.generative and model.name == "local:SmolLM2-135M-Instruct"
+    assert isinstance(model, ChatModel) and model.name == "local:SmolLM2-135M-Instruct"
     assert time.monotonic() - t < 240
 
 
@@ -145,7 +145,7 @@ def test_hf_directory_model(model: LocalChatModel, tmp_path) -> None:
     for f in tmp_path.glob("chat_template*"):
         f.unlink()
     hf = get_chat_model(AnswerSettings(model=f"hf:{tmp_path}", context_tokens=1024))
-    assert hf.name == f"hf:{tmp_path.name}" and hf.generative
+    assert hf.name == f"hf:{tmp_path.name}"
     assert hf.context_tokens == 512  # min(max positions, settings)
     assert hf.count_tokens("hello world") == model.count_tokens("hello world")
     pieces = list(hf.stream(HELLO, max_new_tokens=6))  # random weights: any text (even none) is fine

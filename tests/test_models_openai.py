@@ -49,7 +49,7 @@ def test_settings_factory_and_api_key(stub: OpenAIStub, monkeypatch: pytest.Monk
     monkeypatch.setenv("STUB_KEY", "sk-test")
     s = AnswerSettings(model="openai", openai_base_url=stub.base_url, openai_model="m1", openai_api_key_env="STUB_KEY")
     model = get_chat_model(s)
-    assert model.name == "openai:m1" and model.generative
+    assert model.name == "openai:m1"
     assert generate(model, MSGS, max_new_tokens=10) == "Hello from the stub server."
     assert stub.headers[0].get("Authorization") == "Bearer sk-test"
     assert model.count_tokens("abcdefgh") == 2

@@ -30,7 +30,7 @@ from .conversation import Conversation
 from .events import Done, Event, Status
 from .evidence import ABSTAIN_SENTENCE
 from .kinds import WRITERS, Context
-from .models import get_chat_model
+from .models import ChatModel, get_chat_model
 from .prepare import LexiconCache, Preparer
 from .prompts import load_prompt
 from .question import Kind
@@ -48,6 +48,7 @@ class Assistant:
         self.retriever = HybridRetriever(self.index, settings.retrieval)
         self.scorer = SupportScorer(self.index.embedder.embed_documents)
         self._model = chat_model
+        self._model_ready = chat_model is not None
         self._model_lock = threading.Lock()
         for name in ("system", "answer", "compare"):
             load_prompt(name)  # fail at start-up, not mid-answer
@@ -60,12 +61,14 @@ class Assistant:
         )
 
     # -- models -------------------------------------------------------------------------------
-    def model(self, name: str | None = None):
+    def model(self, name: str | None = None) -> ChatModel | None:
+        """The chat model (None for 'extractive': answers composed from the evidence)."""
         if name and name != self.settings.answer.model:
             return get_chat_model(self.settings.answer.model_copy(update={"model": name}))
         with self._model_lock:
-            if self._model is None:
-                self._model = get_chat_model(self.settings.answer)
+            if not self._model_ready:
+                self._model = self._model or get_chat_model(self.settings.answer)
+                self._model_ready = True
             return self._model
 
     def warm_up(self) -> dict[str, float]:
@@ -85,13 +88,10 @@ class Assistant:
         return took
 
     def _warm_model(self) -> None:
-        from .models.hf import HFChatModel
-
         chat = self.model()
-        chat.count_tokens("warm up")  # loads local weights
-        if isinstance(chat, HFChatModel):  # first-call kernel set-up; remote servers are not called
-            for _ in chat.stream([{"role": "user", "content": "Hi"}], max_new_tokens=1):
-                pass
+        warm = getattr(chat, "warm_up", None)  # local models load and run one token; remote servers are not called
+        if warm is not None:
+            warm()
 
     # -- public API ---------------------------------------------------------------------------
     def prepared(self, question: str, conversation: Conversation | None = None, *, filters: Filters | None = None,
@@ -115,7 +115,7 @@ class Assistant:
         yield Status("retrieving")
         prep = self.prepared(question, conversation, filters=filters, k=k)
         chat = self.model(model)
-        ctx = Context(chat if getattr(chat, "generative", True) else None, self.scorer, self.settings.answer, stop)
+        ctx = Context(chat, self.scorer, self.settings.answer, stop)
         if prep.abstain:
             draft = Draft("abstain", f"{ABSTAIN_SENTENCE} {prep.why}".strip(), related=list(prep.hits[:3]),
                           notes=[n for n in (prep.why, prep.reason) if n])
@@ -123,7 +123,7 @@ class Assistant:
             draft = yield from WRITERS[prep.question.kind].write(prep, ctx)
         prep.timings.setdefault("first_token_s", time.perf_counter() - t0)
         prep.timings["total_s"] = time.perf_counter() - t0
-        answer = draft.to_answer(prep, chat.name, question, id)
+        answer = draft.to_answer(prep, chat.name if chat is not None else "extractive", question, id)
         self._remember(conversation, prep, answer)
         yield Done(answer)
 

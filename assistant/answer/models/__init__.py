@@ -7,13 +7,13 @@ httpx inside `openai_compat.py` when a request is made.
 from __future__ import annotations
 
 from .base import ChatModel, IncompleteGeneration, Message, generate
-from .factory import VALID_NAMES, ExtractiveModel, clear_loaded, get_chat_model, load_once
+from .cache import clear_loaded, load_once
+from .factory import VALID_NAMES, get_chat_model
 from .fake import FakeChatModel
 
 __all__ = [
     "VALID_NAMES",
     "ChatModel",
-    "ExtractiveModel",
     "FakeChatModel",
     "IncompleteGeneration",
     "Message",

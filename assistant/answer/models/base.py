@@ -1,6 +1,6 @@
 """The one small interface every chat model implements, and the factory that picks one by name.
 
-    model = get_chat_model(settings.answer)          # 'local' | 'extractive' | 'openai' | 'hf:/dir' | 'fake'
+    model = get_chat_model(settings.answer)          # 'local' | 'openai' | 'hf:/dir' | 'fake' ('extractive': None)
     for piece in model.stream(messages, max_new_tokens=150, stop=event):
         ...
 
@@ -33,7 +33,6 @@ class IncompleteGeneration(ModelError):
 class ChatModel(Protocol):
     name: str  # shown in answers, e.g. "local:SmolLM2-135M-Instruct"
     context_tokens: int  # window the prompt + answer must fit in
-    generative: bool  # False for the extractive model (the chain composes the answer itself)
 
     def count_tokens(self, text: str) -> int:
         """Tokens `text` takes in this model's tokenizer (an estimate is fine for remote models)."""

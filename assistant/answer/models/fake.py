@@ -36,7 +36,6 @@ def split_pieces(text: str, chunk: Chunking) -> list[str]:
 
 
 class FakeChatModel:
-    generative = True
 
     def __init__(
         self,

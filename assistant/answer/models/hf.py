@@ -4,7 +4,7 @@ Scope: load (never from a hub: `go_offline()` + `local_files_only=True`), apply 
 template, and stream greedy/sampled text from `model.generate` running in a background thread.
 
 Compromises, stated:
-- Weights and tokenizer are loaded once per process through `factory.load_once` (the one module-level
+- Weights and tokenizer are loaded once per process through `cache.load_once` (the one module-level
   cache) and shared by every `HFChatModel` on the same path; loading is lazy (first use).
 - One generation at a time per loaded model (`gen_lock`); tokenizer calls from other threads
   (`count_tokens`, the streamer's decode) take the short `tok_lock` instead, so counting tokens never
@@ -38,6 +38,7 @@ from typing import Any
 from ...errors import ModelError, ModelTimeoutError
 from ...runtime import go_offline
 from .base import IncompleteGeneration, Message
+from .cache import load_once
 
 log = logging.getLogger(__name__)
 TORCH_THREADS = 2  # capped by the CPU count; measurements in local.py's docstring
@@ -64,7 +65,7 @@ class _RunState:
 @contextlib.contextmanager
 def _quiet_gguf_bar() -> Iterator[None]:
     """transformers' GGUF de-quantization uses a raw tqdm bar that ignores `disable_progress_bar()`;
-    silence it for the duration of a load (loads are serialised by `factory.load_once`'s lock)."""
+    silence it for the duration of a load (loads are serialised by `cache.load_once`'s lock)."""
     try:
         import transformers.modeling_gguf_pytorch_utils as gguf_utils
     except ImportError:  # pragma: no cover - gguf support missing: the load reports it
@@ -209,7 +210,6 @@ def _load(path: Path, gguf_file: str | None) -> Backend:
 class HFChatModel:
     """ChatModel over a local transformers causal LM. Construction is cheap; loading happens on first use."""
 
-    generative = True
 
     def __init__(
         self,
@@ -238,7 +238,6 @@ class HFChatModel:
 
     # -- loading ---------------------------------------------------------------------------------
     def _backend(self) -> Backend:
-        from .factory import load_once  # factory imports this module; import late to avoid a cycle
 
         key = f"{self.path}::{self.gguf_file or ''}"
         return load_once(key, lambda: load_backend(self.path, self.gguf_file))
@@ -251,6 +250,11 @@ class HFChatModel:
     @context_tokens.setter
     def context_tokens(self, value: int) -> None:
         self._context_cap = value
+
+    def warm_up(self) -> None:
+        """Load the weights and run one token, so the first question does not pay for kernel set-up."""
+        for _ in self.stream([{"role": "user", "content": "Hi"}], max_new_tokens=1):
+            pass
 
     def count_tokens(self, text: str) -> int:
         b = self._backend()

@@ -46,7 +46,6 @@ class _Retryable(Exception):
 
 
 class OpenAIChatModel:
-    generative = True
 
     def __init__(
         self,
