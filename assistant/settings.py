@@ -79,8 +79,10 @@ class RetrievalSettings(_Group):
 
 class AnswerSettings(_Group):
     model: str = Field(
-        "local",
-        description="Chat model: 'local' (bundled SmolLM2-135M), 'extractive', 'openai', 'hf:/path/to/dir', 'fake'.",
+        "extractive",
+        description="How answers are written: 'extractive' (composed from cited evidence sentences; the default, "
+        "it measures best with the bundled model, see README), 'local' (bundled SmolLM2-135M writes, every sentence "
+        "verified), 'openai', 'hf:/path/to/dir', 'fake'.",
     )
     max_new_tokens: int = Field(150, ge=1, description="Generation cap per answer.")
     temperature: float = Field(0.0, ge=0, description="0 = greedy decoding.")

@@ -51,7 +51,7 @@ CHANGE = {  # change words: the abstract must state a change of this direction (
 }
 _SPLIT = re.compile(r"\s+(?:and|or|over|on|in|at|for|of|with|from|by|to|when|against|compared|across|per|between)\s+", re.I)
 _FRACTION_ASK = re.compile(r"\b(?:fraction|percentage|percent|share|proportion|ratio)\b", re.I)
-_FRACTION = re.compile(r"\d\s?%|\b0?\.\d+\b|\b\d+\s?/\s?\d+\b|\b(?:half|third|quarter|fifth|tenth)s?\b|\bper ?cent", re.I)
+_FRACTION = re.compile(r"\d\s?%|(?<![\d.])0?\.\d+\b|\b\d+\s?/\s?\d+\b|\b(?:half|third|quarter|fifth|tenth)s?\b|\bper ?cent", re.I)
 _NUMBER_WORDS = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twice|double|triple|half|dozens?|"
                            r"hundreds?|thousands?|millions?|orders? of magnitude|\w+fold)\b", re.I)
 VARIANTS = {

@@ -54,13 +54,32 @@ def norm(name: str) -> str:
     return re.sub(r"[^a-z0-9+]+", "", name.lower())
 
 
-def named_terms(text: str) -> list[str]:
-    """Acronyms, CamelCase, hyphenated-capital and letter-digit tokens, in order, without repeats.
+_CAPITAL = re.compile(r"\b[A-Z][a-z]{2,}[a-z0-9]*\b")
+
+
+def _inner_capitals(text: str, initial: bool = False) -> list[tuple[int, str]]:
+    """Capitalised words that are not capitalised for starting a sentence (unless `initial`)."""
+    out = []
+    for m in _CAPITAL.finditer(text):
+        before = text[: m.start()].rstrip()
+        if initial or (before and before[-1] not in ".!?:\"“("):
+            out.append((m.start(), m.group(0)))
+    return out
+
+
+def named_terms(text: str, capitalised: bool = False, initial: bool = False) -> list[str]:
+    """Acronyms, CamelCase, hyphenated-capital and letter-digit tokens, in order, without repeats; with
+    `capitalised`, also capitalised words inside a sentence ("Whisper", "Conformer").
 
     >>> named_terms("What FID does DiffMoE reach on ImageNet-1K vs. R-CNN and GlobalCom^2?")
     ['FID', 'DiffMoE', 'ImageNet-1K', 'R-CNN', 'GlobalCom^2']
+    >>> named_terms("How does Whisper compare with a Conformer?", capitalised=True)
+    ['Whisper', 'Conformer']
     """
-    return list(dict.fromkeys(m.group(0).rstrip("-") for m in _NAMED.finditer(text)))
+    found = [(m.start(), m.group(0).rstrip("-")) for m in _NAMED.finditer(text)]
+    if capitalised:
+        found += _inner_capitals(text, initial)
+    return list(dict.fromkeys(t for _, t in sorted(found)))
 
 
 def label_head(label: str) -> str:
@@ -99,8 +118,8 @@ class Lexicon:
         lx = cls(words={w.replace("-", "") for w in lower_df})
         for pid, label, text, derived in papers:
             counts: dict[str, int] = {}
-            for m in _NAMED.finditer(f"{label}. {text}"):
-                k = norm(m.group(0))
+            for t in [m.group(0) for m in _NAMED.finditer(f"{label}. {text}")] + [t for _, t in _inner_capitals(text)]:
+                k = norm(t)
                 counts[k] = counts.get(k, 0) + 1
             for k, c in counts.items():
                 lx.mentions.setdefault(k, {})[pid] = c
@@ -142,7 +161,7 @@ class Lexicon:
     def status(self, term: str) -> str:
         """'subject' (some paper is about it), 'common', 'passing' (mentioned, no paper about it) or 'missing'."""
         k = norm(term)
-        if k in GENERIC:
+        if k in GENERIC or k in self.words:
             return "common"
         about = self.about.get(k, {})
         if about:

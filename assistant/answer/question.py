@@ -127,7 +127,7 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
     topic_ids = referents or tuple(pairs)
     strong = tuple(p for p in topic_ids if referents or any(link.strong for link in topic_links if link.paper_ids[0] == p))
     topic_names = tuple(conversation.labels.get(p, p) for p in referents) if referents else tuple(pairs.values())
-    kind, sides, criterion = _kind(standalone, links, referents, conversation)
+    kind, sides, criterion = _kind(standalone, links, referents, conversation, original=q)
     details = tuple(t for t in named_terms(standalone)
                     if norm(t) not in {norm(n) for n in topic_names} and lexicon.status(t) != "common"
                     and not any(norm(t) in norm(n) or norm(n) in norm(t) for n in topic_names)
@@ -156,7 +156,7 @@ def _topic(q: str, links: list[Link], lexicon: Lexicon) -> tuple[list[Link], lis
         spans |= {norm(" ".join(toks[i:j])) for i in range(len(toks)) for j in range(i + 1, len(toks) + 1)}
     in_pos = [link for link in links if norm(link.name) in spans]
     unlinked = []
-    for term in named_terms(" ".join(at)):
+    for term in named_terms(" , ".join(at), capitalised=True, initial=True):
         if any(norm(term) == norm(link.name) or norm(term) in norm(link.name) for link in links):
             continue
         status = lexicon.status(term)
@@ -165,7 +165,7 @@ def _topic(q: str, links: list[Link], lexicon: Lexicon) -> tuple[list[Link], lis
     return in_pos, (in_pos or links), tuple(unlinked)
 
 
-def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation) -> tuple[Kind, tuple[Side, ...], str]:
+def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation, original: str = "") -> tuple[Kind, tuple[Side, ...], str]:
     m = _LIST.match(q)
     if m:
         crit = next((g for g in m.groups() if g), "").strip()
@@ -178,7 +178,7 @@ def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation) -
     choice = re.match(r"^(?:which|who)\b", q, re.I) and _coordinated(q, distinct, ("or",)) if len(distinct) >= 2 else False
     if 2 <= len(distinct) <= 4 and (_CUE.search(q) or choice or (_WEAK_CUE.search(q) and _coordinated(q, distinct))):
         return Kind.COMPARE, tuple(Side(link.name, link.paper_ids[:1]) for link in distinct), ""
-    if len(referents) >= 2 and _CUE.search(q):
+    if len(referents) >= 2 and (_CUE.search(q) or _WEAK_CUE.search(original)):
         labels = conversation.labels if conversation is not None else {}
         return Kind.COMPARE, tuple(Side(labels.get(p, p), (p,)) for p in referents[:4]), ""
     for rx in _COMPARE_RX:
