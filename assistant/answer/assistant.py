@@ -5,10 +5,12 @@
         ...                                  # Status, Token (raw model text), then Done(answer)
     answer = a.ask("Which papers use a server-side generator?")
 
-The preparation is a LangChain runnable sequence (rewrite -> retrieve through the LangChain retriever
--> evidence and abstention -> prompt); the model streams; verification runs last. Comparisons and
-"which papers" lists are composed from evidence by code (compose.py) with an optional model-written
-overview that is verified like any answer. The extractive model composes answers from evidence only.
+Preparation is a LangChain runnable sequence over a typed `Prepared` state (prepare.py: analyze the
+question against the corpus lexicon -> retrieve through the LangChain retriever -> weigh evidence and
+decide whether to abstain); then the writer for the question's kind (kinds/: single, compare, list)
+returns a `Draft`: composed from cited evidence sentences (the default, `extractive`), or written by a
+chat model and verified sentence by sentence. The turn is remembered with the papers it was about,
+so follow-ups resolve to them.
 """
 
 from __future__ import annotations

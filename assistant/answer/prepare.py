@@ -19,6 +19,7 @@ import time
 from dataclasses import replace
 
 from ..retrieve.hybrid import Filters, HybridRetriever
+from ..retrieve.langchain import PaperRetriever
 from ..settings import AnswerSettings
 from ..types import Hit
 from .answerable import missing_detail
@@ -58,11 +59,12 @@ class Preparer:
 
     # -- retrieve ------------------------------------------------------------------------------
     def _search(self, query: str, k: int, filters: Filters | None, within: tuple[str, ...] = ()) -> list[Hit]:
+        """Retrieval through the LangChain retriever; `within` restricts it to those papers."""
         if within:
             base = filters or Filters()
-            f = Filters(base.year_min, base.year_max, base.author, base.source, frozenset(within))
-            return self.retriever.search(query, k=max(k, len(within)), filters=f)
-        return self.retriever.search(query, k=k, filters=filters)
+            filters, k = Filters(base.year_min, base.year_max, base.author, base.source, frozenset(within)), max(k, len(within))
+        docs = PaperRetriever(retriever=self.retriever, k=k, filters=filters).invoke(query)
+        return [d.metadata["hit"] for d in docs]
 
     def retrieve(self, p: Prepared) -> Prepared:
         t = time.perf_counter()

@@ -29,8 +29,9 @@ class ListWriter:
         found = []
         unmatched = [p for p in q.parts if not any(norm(p) in norm(h.text + " " + h.title) for h in prep.hits)]
         if unmatched:
-            draft.kind, draft.text = "abstain", ABSTAIN_SENTENCE
-            draft.notes.append(f"No indexed abstract mentions {', '.join(unmatched)}.")
+            missing = f"No indexed abstract mentions {', '.join(unmatched)}."
+            draft.kind, draft.text = "abstain", f"{ABSTAIN_SENTENCE} {missing}"
+            draft.notes.append(missing)
             draft.related = prep.hits[:3]
             return draft
         for h in prep.hits:
@@ -45,6 +46,7 @@ class ListWriter:
         if not found:
             draft.kind, draft.text = "abstain", ABSTAIN_SENTENCE
             draft.notes.append(f"No indexed abstract matches “{crit}”.")
+            draft.related = prep.hits[:3]
             return draft
         lines = [f"**{len(found)} paper{'s' if len(found) != 1 else ''}** in the indexed abstracts match “{crit}”:", ""]
         for n, (_, h, j, sent) in enumerate(found, start=1):
