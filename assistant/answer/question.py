@@ -119,7 +119,7 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
     resolved = conversation.resolve(q) if conversation is not None and conversation.turns else None
     followup = bool(resolved and resolved.referents) and not (own_links and resolved.standalone == q)
     standalone = resolved.standalone if followup else q
-    links = lexicon.link(standalone) if followup else own_links
+    links = _drop_aliases(standalone, lexicon.link(standalone) if followup else own_links)
     referents = tuple(resolved.referents) if followup else ()
     placed, topic_links, unlinked = _topic(standalone, links, lexicon)
     pairs = {link.paper_ids[0]: link.name for link in reversed(topic_links)}
@@ -144,6 +144,19 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
         details=details, asked=asked, numeric=bool(_NUMERIC.search(standalone) or (asked and _MEASURED.search(standalone))),
         followup=followup, links=tuple(links),
     )
+
+
+def _drop_aliases(q: str, links: list[Link]) -> list[Link]:
+    """'MM-LG (Multimodal Learngene)', 'Multimodal Learngene (MM-LG)': the bracketed name is the same paper's."""
+    out: list[Link] = []
+    for link in links:
+        if out:
+            prev_end = out[-1].start + len(out[-1].name)
+            m = re.fullmatch(r"\s*\([^()]*", q[prev_end: link.start])
+            if m:
+                continue
+        out.append(link)
+    return out
 
 
 def _topic(q: str, links: list[Link], lexicon: Lexicon) -> tuple[list[Link], list[Link], tuple[tuple[str, str], ...]]:

@@ -5,6 +5,7 @@ from the best evidence sentences, the paper the answer rests on (`prep.main`) ci
 
 from __future__ import annotations
 
+import re
 from collections.abc import Generator
 
 from ...index.sentences import split_sentences
@@ -48,10 +49,24 @@ class SingleWriter:
         return draft
 
 
+FIGURE_BONUS = 0.15  # a question asking for a value prefers the sentences that give one
+_FIGURE = re.compile(r"\d")
+
+
 def compose(prep: Prepared, ctx: Context, draft: Draft) -> None:
-    """The answer as cited evidence sentences: the main paper's best, then other papers' above threshold."""
-    ev, hits = prep.evidence, prep.hits
-    picks = extractive_answer(ev.best, hits, effective_threshold(ev, ctx.settings.abstain_threshold), main=prep.main)
+    """The answer as cited evidence sentences: the main paper's best (for a value asked for, the ones
+    that give a figure), then another paper's only where it answers as well as the main paper (a
+    question about named papers cites those only)."""
+    ev, hits, q = prep.evidence, prep.hits, prep.question
+    sents = {hi: split_sentences(hits[hi].text) for hi in {b[0] for b in ev.best}}
+    best = [(hi, si, sc + (FIGURE_BONUS if q.numeric and _FIGURE.search(sents[hi][si].text) else 0.0))
+            for hi, si, sc in ev.best]
+    best.sort(key=lambda b: -b[2])
+    if q.topic:
+        best = [b for b in best if hits[b[0]].paper_id in q.topic]
+    main_best = max((b[2] for b in best if b[0] == prep.main), default=0.0)
+    best = [b for b in best if b[0] == prep.main or b[2] >= main_best]
+    picks = extractive_answer(best, hits, effective_threshold(ev, ctx.settings.abstain_threshold), main=prep.main)
     markers: dict[int, int] = {}
     chosen: dict[int, list[int]] = {}
     parts = []
