@@ -68,7 +68,7 @@ def comparison_table(rows: list[tuple[Hit, int]]) -> tuple[str, dict[int, list[i
 def extractive_answer(
     best: list[tuple[int, int, float]], hits: list[Hit], threshold: float, limit: int = 3, main: int = 0,
 ) -> list[tuple[int, int]]:
-    """(hit index, sentence index) of the evidence sentences to show: up to two from the main paper
+    """(hit index, sentence index) of the evidence sentences to show: up to three from the main paper
     (the one the answer rests on), then one from each other paper above the threshold; grouped by
     paper, main paper first, sentences in abstract order.
 
@@ -81,7 +81,7 @@ def extractive_answer(
     for hi, si, score in ordered:
         if score < threshold and not (hi == main and not per_hit):
             continue
-        if per_hit.get(hi, 0) >= (2 if hi == main else 1):
+        if per_hit.get(hi, 0) >= (3 if hi == main else 1):
             continue
         chosen.append((hi, si))
         per_hit[hi] = per_hit.get(hi, 0) + 1
