@@ -37,9 +37,9 @@ GENERIC = frozenset(
 )
 _NAMED = re.compile(
     r"(?<![\w^&-])(?:[A-Z][A-Za-z0-9]*(?:[-&^][A-Za-z0-9]+)+|[A-Z]{2,}[A-Za-z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z0-9]*"
-    r"|[A-Za-z]+\d+[A-Za-z0-9]*)(?![\w^&-])"
+    r"|[A-Za-z]+\d+[A-Za-z0-9]*)\+?(?![\w^&-])"
 )
-_DEFINED = re.compile(r"\(([A-Z][A-Za-z0-9\-&^]{1,20})\)")  # "... Byte Pair Encoding (BPE)"
+_DEFINED = re.compile(r"\(([A-Z][A-Za-z0-9\-&^]{1,20}\+?)\)")  # "... Byte Pair Encoding (BPE)"
 _CALLED = re.compile(r"\b(?:termed|called|named|dubbed|coined)\s+([A-Z][\w\-&^]+)")
 _PROPOSE = re.compile(
     r"\b(?:we (?:propose|introduce|present|develop|design)|this (?:paper|work) (?:proposes|introduces|presents))\s+"

@@ -211,7 +211,7 @@ def _coordinated(q: str, links: list[Link], words: tuple[str, ...] = ("and", "or
 
 
 def _side(text: str, links: list[Link]) -> Side:
-    inside = [link for link in links if norm(link.name) in norm(text)]
+    inside = [link for link in links if norm(link.name) == norm(text)]
     return Side(text, inside[0].paper_ids[:1] if inside else ())
 
 
