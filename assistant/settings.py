@@ -102,6 +102,11 @@ class AnswerSettings(_Group):
         0.06, ge=0, description="How much lower the abstention threshold is when retrieval is confident: a paraphrased "
         "question shares few words with the sentence that answers it, but retrieval still singles out the paper.",
     )
+    detail_override: float = Field(
+        0.60, ge=0, description="Evidence score at which a sentence of the asked paper is taken to answer even when the "
+        "asked detail's wording is not found in it (the wording check is lexical; on the tuning questions every correct "
+        "'reports no ...' abstention had evidence below 0.55).",
+    )
     rerank_margin: float = Field(
         0.30, ge=0, description="How much better (support score) another paper's best sentence must be than the best "
         "sentence of retrieval's first paper for the answer to rest on it instead (calibrated on the tuning half of "

@@ -118,7 +118,7 @@ class Preparer:
                 missing = missing_detail(q.topic_names[:1], q.details, q.asked, q.numeric, text)
             else:  # no paper named: a paraphrase describes in its own words; only the asked head is checked
                 missing = missing_detail((), (), q.asked, False, text, heads_only=True)
-            if missing:
+            if missing and ev.score < self.settings.detail_override:
                 p.abstain, p.why = True, missing
                 return p
         hits = p.hits
