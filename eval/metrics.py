@@ -23,6 +23,8 @@ A retrieved or cited paper is *relevant* when it belongs to some gold unit. Defi
   predicted positive = the assistant abstained.
 - must_mention: share of the required terms that occur in the answer (case-insensitive).
 - latency: p50/p95 of first-token and total seconds (linear interpolation between order statistics).
+- judge_*: mean over the judged questions of a judge model's 1-5 score mapped to 0-1 (eval.judge);
+  None when no judge ran. Unparseable replies are left out and counted, never scored 0.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ RETRIEVAL_METRICS = ("recall@5", "recall@10", "mrr", "ndcg@10")
 ANSWER_METRICS = ("citation_precision", "citation_recall", "supported_sentences", "must_mention", "multi_set_recall")
 ABSTENTION_METRICS = ("abstention_precision", "abstention_recall")
 LATENCY_METRICS = ("first_token_p50_s", "first_token_p95_s", "total_p50_s", "total_p95_s")
-ALL_METRICS = RETRIEVAL_METRICS + ANSWER_METRICS + ABSTENTION_METRICS + LATENCY_METRICS
+JUDGE_METRICS = ("judge_correctness", "judge_faithfulness", "judge_relevance")  # set by eval.judge, when judged
+ALL_METRICS = RETRIEVAL_METRICS + ANSWER_METRICS + ABSTENTION_METRICS + JUDGE_METRICS + LATENCY_METRICS
 HIGHER_IS_BETTER = {m: not m.endswith("_s") for m in ALL_METRICS}
 
 # --------------------------------------------------------------------------------------------- gold
@@ -481,7 +484,7 @@ def aggregate(rows: Sequence[Mapping]) -> dict[str, float | None]:
     precision/recall come from the pooled confusion counts; latency from percentiles.
     """
     out: dict[str, float | None] = {m: mean(r.get(m) for r in rows) for m in RETRIEVAL_METRICS}
-    for m in ("citation_precision", "citation_recall", "must_mention", "multi_set_recall"):
+    for m in ("citation_precision", "citation_recall", "must_mention", "multi_set_recall", *JUDGE_METRICS):
         out[m] = mean(r.get(m) for r in rows)
     claims = sum(r.get("claims") or 0 for r in rows)
     out["supported_sentences"] = (sum(r.get("supported") or 0 for r in rows) / claims) if claims else None

@@ -9,10 +9,11 @@ retrieval-only), `Assistant.ask` answers it (the same code path as the chat), an
 the retrieval metrics use (the answer itself may use fewer papers). With `retrieval_only`, only that
 search runs (follow-ups are still rewritten through the rebuilt conversation).
 
-Outputs in `out_dir`: results.jsonl (one line per question: the question's fields, the Answer.to_json()
-fields -- the answer's own `id`/`kind` renamed `answer_id`/`answer_kind`, the question's reference
-`answer` renamed `reference_answer` -- the ranking and the per-question metrics), summary.json,
-report.md and PNG plots.
+Outputs in `out_dir`: results.jsonl (one line per question: the question's fields plus the answer JSON
+exactly as `paperchat ask --json` prints it -- each citation's and each retrieved abstract's `text`
+included, in retrieval-only runs too; the answer's `kind` is renamed `answer_kind` and the question's
+reference `answer` is `reference_answer`, see `record_answer_json` -- then the ranking, the per-question
+metrics and, when judged, the judge's verdicts), summary.json, report.md and PNG plots.
 """
 
 from __future__ import annotations
@@ -26,11 +27,10 @@ from typing import Any
 
 from . import metrics as M
 
-JUDGE_NOTE = (
-    "Not measured: answer correctness and faithfulness judged by an LLM or NLI model (Ragas/ALCE style) -- no "
-    "judge model can be installed here. `supported_sentences` is a lexical proxy (content-word overlap with "
-    "the cited sentences, or verbatim occurrence) computed independently of the assistant's verifier, and "
-    "`must_mention` checks key terms of the reference answer."
+PROXY_NOTE = (
+    "`supported_sentences` is a lexical proxy (content-word overlap with the cited sentences, or verbatim "
+    "occurrence) computed independently of the assistant's verifier, and `must_mention` checks key terms of the "
+    "reference answer."
 )
 
 
@@ -54,10 +54,6 @@ def settings_config(settings) -> dict[str, Any]:
         "answer.support_threshold": s.answer.support_threshold,
         "store.data_dir": str(s.store.data_dir),
     }
-
-
-def _hit_row(h) -> dict:
-    return {"paper_id": h.paper_id, "title": h.title, "score": round(float(h.score), 6)}
 
 
 def _corpus_of(assistant) -> tuple[dict[str, str], dict[str, str]]:
@@ -84,7 +80,7 @@ def _splitter():
         return None
 
 
-def _make_progress(progress, total: int):
+def _make_progress(progress, total: int, desc: str = "eval"):
     """(update(), close()) from progress=True (tqdm on stderr), False/None, or a callable(done, total)."""
     if callable(progress):
         state = {"n": 0}
@@ -97,7 +93,7 @@ def _make_progress(progress, total: int):
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=total, unit="question", file=sys.stderr, desc="eval")
+        bar = tqdm(total=total, unit="question", file=sys.stderr, desc=desc)
         return (lambda: bar.update(1)), bar.close
     return (lambda: None), (lambda: None)
 
@@ -111,8 +107,31 @@ def _question_fields(q: Mapping) -> dict[str, Any]:
     return rec
 
 
+def answer_fields(answer) -> dict[str, Any]:
+    """An Answer's JSON exactly as `paperchat ask --json` prints it, with its `kind` (answer | compare | list
+    | abstain) renamed `answer_kind` so the question's `kind` keeps its place; `record_answer_json`
+    undoes that."""
+    js = answer.to_json()
+    js["answer_kind"] = js.pop("kind", "")
+    return js
+
+
+def record_answer_json(rec: Mapping) -> dict[str, Any]:
+    """The `paperchat ask --json` object held in a results.jsonl row (for audits and tests)."""
+    from assistant.types import Answer
+
+    keys = [f for f in Answer.__dataclass_fields__ if f != "kind"] + ["kind"]
+    out = {k: rec.get(k) for k in keys if k in rec}
+    out["kind"] = rec.get("answer_kind", "")
+    return out
+
+
 def evaluate_question(assistant, q: Mapping, *, retrieval_only: bool, k_eval: int) -> dict:
-    """Run one question; return its result record (without metrics)."""
+    """Run one question; return its result record (without metrics): the question's fields plus the answer
+    JSON of `paperchat ask --json` (retrieval-only: an answer with no text whose `retrieved` hold the
+    ranking, abstract text included), plus the ranking the retrieval metrics use."""
+    from assistant.types import Answer
+
     history = [str(h) for h in (q.get("history") or [])]
     rec = _question_fields(q)
     t0 = time.perf_counter()
@@ -123,18 +142,14 @@ def evaluate_question(assistant, q: Mapping, *, retrieval_only: bool, k_eval: in
         t = time.perf_counter()
         hits = assistant.retriever.search(query, k=k_eval)
         dt = time.perf_counter() - t
-        rec.update({
-            "standalone_query": query, "answer": "", "abstained": None, "answer_kind": "", "citations": [],
-            "retrieved": [_hit_row(h) for h in hits], "unsupported": [], "notes": [], "model": "",
-            "timings": {"retrieval_s": round(dt, 4)}, "retrieval_only": True,
-        })
+        ans = Answer(question=q["question"], answer="", standalone_query=query, abstained=False, retrieved=tuple(hits),
+                     kind="retrieval", timings={"retrieval_s": round(dt, 4)}, id=str(q["id"]))
+        rec.update(answer_fields(ans))
+        rec.update({"abstained": None, "retrieval_only": True})  # no answer: abstention is not measured
         rec["ranking"] = [h.paper_id for h in hits]
         return rec
-    ans = assistant.ask(q["question"], conv)
-    js = ans.to_json()
-    js["answer_id"], js["answer_kind"] = js.pop("id", ""), js.pop("kind", "")
-    js.pop("question", None)
-    rec.update(js)
+    ans = assistant.ask(q["question"], conv, id=str(q["id"]))
+    rec.update(answer_fields(ans))
     rec["retrieval_only"] = False
     query = ans.standalone_query or q["question"]
     t = time.perf_counter()
@@ -200,11 +215,13 @@ def run_eval(
     plots: bool = True,
     extra_notes: list[str] | None = None,
     resume: bool = False,
+    judge=None,
 ) -> dict:
     """Answer (or only retrieve) every question of `questions_path`, write the run to `out_dir`, return the summary.
 
     Each finished question is appended to `out_dir/progress.jsonl` at once; with `resume`, the questions
-    already there (from an interrupted run with the same settings) are not asked again.
+    already there (from an interrupted run with the same settings) are not asked again. With `judge`
+    (an `eval.judge.Judge`), answered questions are also scored by the judge model.
     """
     from assistant.questions import read_questions
 
@@ -273,12 +290,25 @@ def run_eval(
                 rec["support_check"] = [] if rec.get("abstained") else details
         rec["metrics"] = {k: v for k, v in row.items() if k not in ("id", "kind")}
         rows.append(row)
+    judge_info = None
+    if judge is not None and not retrieval_only:
+        from .judge import judge_records
+
+        update, close = _make_progress(progress, len(records), "judge")
+        try:
+            judge_info = judge_records(records, judge, update)
+        finally:
+            close()
+        for row, rec in zip(rows, records):
+            row.update({k: rec["metrics"].get(k) for k in M.JUDGE_METRICS})
 
     with open(out / "results.jsonl", "w", encoding="utf-8") as f:
         for rec in records:
             f.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
 
-    notes = [JUDGE_NOTE]
+    from .judge import note as judge_note
+
+    notes = [judge_note(judge_info), PROXY_NOTE]
     if warm is not None and not retrieval_only:
         notes.append(f"Latencies exclude loading the models: a warm-up before the first question took {warm:.1f} s.")
     if retrieval_only:
@@ -314,6 +344,7 @@ def run_eval(
         "started": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started)),
         "elapsed_s": round(elapsed, 2),
         "errors": len(errors),
+        "judge": judge_info,
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
     for name in ("progress.jsonl", "progress.config.json"):  # the run is complete: results.jsonl has it all
