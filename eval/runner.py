@@ -149,7 +149,7 @@ def evaluate_question(assistant, q: Mapping, *, retrieval_only: bool, k_eval: in
         rec["ranking"] = [h.paper_id for h in hits]
         return rec
     ans = assistant.ask(q["question"], conv, id=str(q["id"]))
-    rec.update(answer_fields(ans))
+    rec.update({**answer_fields(ans), "id": rec["id"]})  # the question's id, whatever the answer carries
     rec["retrieval_only"] = False
     query = ans.standalone_query or q["question"]
     t = time.perf_counter()
