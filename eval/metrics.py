@@ -8,7 +8,7 @@ Gold evidence comes in two forms, both turned into *gold units* (one per piece o
 - `gold_ids`: paper ids (SciFact doc ids, PubMedQA PMIDs); each is a unit {id}.
 
 A retrieved or cited paper is *relevant* when it belongs to some gold unit. Definitions (the four
-retrieval metrics are computed by the ir-measures package, see eval/ir.py; the rest is hand-written here
+retrieval metrics are computed by trec_eval via pytrec_eval, see eval/ir.py; the rest is hand-written here
 because no package computes them):
 
 - recall@k: share of the question's gold units with a member in the top-k retrieved papers.
@@ -398,7 +398,7 @@ def score_question(
         "kind": q.get("kind", "factoid"),
         "has_gold": bool(units),
         "unanswerable": unanswerable if labelled else None,
-        **retrieval_scores(ranking, units),  # recall@5, recall@10, mrr, ndcg@10 by ir-measures (eval/ir.py)
+        **retrieval_scores(ranking, units),  # recall@5, recall@10, mrr, ndcg@10 by trec_eval (eval/ir.py)
     }
     if rec.get("retrieval_only"):
         row.update({m: None for m in ANSWER_METRICS})

@@ -1,4 +1,4 @@
-"""The retrieval metrics now come from ir-measures (eval/ir.py); they must agree with the hand-written
+"""The retrieval metrics now come from trec_eval via pytrec_eval (eval/ir.py); they must agree with the hand-written
 functions eval/metrics.py had before (kept below as the reference) on the bundled question set."""
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def test_doctests():
 
 
 @pytest.mark.skipif(not BUNDLED_CORPUS.is_file(), reason="data/corpus.jsonl is not built")
-def test_ir_measures_agrees_with_the_pure_functions_on_the_bundled_set(tmp_path):
+def test_trec_eval_agrees_with_the_pure_functions_on_the_bundled_set(tmp_path):
     """Bundled corpus (debug preset: hash embeddings, so rankings are imperfect and varied) and bundled
     questions, run retrieval-only; every question's four metrics equal the reference, also on shuffled
     and truncated rankings of the same questions."""

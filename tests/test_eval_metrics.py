@@ -36,7 +36,7 @@ def test_gold_units_dedupe_and_unresolved_keys():
 
 
 def S(ranking, units):
-    """The retrieval metrics as the harness computes them (ir-measures over unit ids, eval/ir.py)."""
+    """The retrieval metrics as the harness computes them (trec_eval over unit ids, eval/ir.py)."""
     return retrieval_scores(ranking, units)
 
 
