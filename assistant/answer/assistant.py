@@ -204,6 +204,14 @@ class Assistant:
 
         return ingest_paths(self.index, paths, progress=progress)
 
+    @property
+    def corpus(self):
+        """The indexed papers for front ends: search_papers, paper, papers, stats, facets, add_files
+        (assistant/corpus.py), so they need not reach `index` or `retriever`."""
+        from ..corpus import Corpus
+
+        return Corpus(self.index, self.retriever)
+
     # -- answer kinds -------------------------------------------------------------------------
     def _answer(self, st, chat, res, stop, conversation) -> Iterator[Event]:
         ev = st["evidence"]
