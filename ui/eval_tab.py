@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,8 @@ from assistant.errors import AssistantError
 from assistant.settings import PROJECT_DIR
 
 from . import render
-from .app import _prune_old, temp_root, translate_errors, unexpected_error
+from .errors import translate_errors, unexpected_error
+from .exports import export_jsonl
 
 BUNDLED_QUESTIONS = PROJECT_DIR / "eval" / "questions.jsonl"
 PROJECT_LATEST = PROJECT_DIR / "eval" / "runs" / "latest"
@@ -155,10 +155,7 @@ class EvalTab:
         candidates = feedback_to_questions(records)
         if not candidates:
             raise gr.Error("No thumbs-down feedback yet: nothing to export.", print_exception=False)
-        _prune_old(temp_root() / "paperchat-exports", max_age_s=24 * 3600)
-        out = temp_root() / "paperchat-exports" / uuid.uuid4().hex / "candidate-questions.jsonl"
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in candidates), encoding="utf-8")
+        out = export_jsonl(candidates, "candidate-questions.jsonl")
         msg = f"{len(candidates)} candidate question(s) from {len(records)} feedback record(s)" + (
             f" ({bad} unreadable line(s) skipped)" if bad else "") + ". Fill in `gold`, then add them to eval/questions.jsonl."
         return gr.update(value=str(out), visible=True), msg
