@@ -41,6 +41,24 @@ CSS = """
 .pc-others { font-size: .85rem; margin-top: .5rem; }
 #pc-followups button { font-size: .85rem; }
 #pc-chat table { font-size: .85rem; }
+.pc-cmp { font-size: .9rem; }
+.pc-cmp-table { border-collapse: collapse; margin: .4rem 0 .8rem 0; font-size: .85rem; }
+.pc-cmp-table caption { text-align: left; font-weight: 600; }
+.pc-cmp-table td, .pc-cmp-table th { padding: .15rem .5rem; border-bottom: 1px solid var(--border-color-primary); }
+.pc-cmp-table td:not(:first-child) { text-align: right; }
+.pc-cmp-table tr.pc-better td { background: rgba(22, 163, 74, .14); }
+.pc-cmp-table tr.pc-worse td { background: rgba(220, 38, 38, .14); }
+.pc-cmp-table tr.pc-noise td { opacity: .75; }
+.pc-cmp-q { border: 1px solid var(--border-color-primary); border-radius: 8px; padding: .5rem .7rem; margin: .6rem 0; }
+.pc-cmp-q.pc-regressed { border-left: 4px solid #dc2626; }
+.pc-cmp-q.pc-improved { border-left: 4px solid #16a34a; }
+.pc-cmp-q h5 { margin: 0 0 .2rem 0; font-size: .9rem; }
+.pc-cmp-cols { display: grid; grid-template-columns: 1fr 1fr; gap: .8rem; }
+.pc-cmp-label { font-weight: 600; font-size: .8rem; }
+.pc-outcome { padding: 0 .4rem; border-radius: 999px; border: 1px solid var(--border-color-primary); }
+.pc-o-right { color: #15803d; } .pc-o-wrong, .pc-o-error { color: #b91c1c; } .pc-o-abstained { color: #a16207; }
+.pc-cmp-cites { margin: .2rem 0; padding-left: 1.2rem; font-size: .85rem; }
+.pc-cmp-evidence summary { cursor: pointer; font-size: .85rem; margin: .3rem 0; }
 #pc-chat table td, #pc-chat table th { word-break: normal !important; overflow-wrap: normal !important;
                                         hyphens: auto; min-width: 5.5rem; vertical-align: top; }
 """
