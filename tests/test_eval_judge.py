@@ -158,3 +158,16 @@ def test_cli_run_with_judge_and_judge_an_existing_run(tmp_path, stub, capsys):
     assert "| judge_relevance |" in out and "unparseable" in out
     assert main([*base, "eval", "run", "--questions", str(q), "--retrieval-only", "--judge", "openai",
                  "--out", str(tmp_path / "ro")]) == 2
+
+
+def test_hf_judge_goes_through_the_model_factory(tmp_path, stub, capsys):
+    """`--judge hf:DIR` is the project's hf chat model: a directory without a model is refused up front,
+    with the factory's hint, before any question is judged."""
+    with pytest.raises(ModelError, match="Model directory not found") as e:
+        make_judge(f"hf:{tmp_path / 'no-model'}", judge_settings(tmp_path, stub))
+    assert "hf:/path/to/dir" in e.value.hint
+    q = _run(tmp_path)
+    assert main(["--data-dir", str(tmp_path / "store"), "--preset", "debug", "eval", "run", "--questions", str(q),
+                 "--out", str(tmp_path / "run"), "--quiet", "--judge", f"hf:{tmp_path / 'no-model'}"]) != 0
+    assert "Model directory not found" in capsys.readouterr().err
+    assert not (tmp_path / "run" / "summary.json").exists()
