@@ -175,7 +175,8 @@ def compare_pair(run_a: tuple[str, Path, dict, list], run_b: tuple[str, Path, di
 def run_names(dirs: Sequence[Path]) -> list[str]:
     """Short unique names of run directories (their last path part, made unique with the parent)."""
     names = [Path(d).name for d in dirs]
-    return [n if names.count(n) == 1 else f"{Path(d).parent.name}/{n}" for n, d in zip(names, dirs)]
+    names = [n if names.count(n) == 1 else f"{Path(d).parent.name}/{n}" for n, d in zip(names, dirs)]
+    return [n if names.count(n) == 1 else f"{n} ({i + 1})" for i, n in enumerate(names)]
 
 
 def compare_runs(*dirs: Path | str, baseline: str | None = None, resamples: int = 10_000, seed: int = 0) -> dict:
