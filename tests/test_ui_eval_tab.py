@@ -200,6 +200,7 @@ def test_comparison_view_lists_changed_questions_with_a_regressions_filter(built
     assert {"eval/runs/base", "eval/runs/new"} <= set(b_up["choices"])
     html = tab.compare("eval/runs/base", "eval/runs/new", False)
     assert "95% CI" in html and 'class="pc-worse"><td>outcome_right' in html
+    assert "By question kind" in html and "<caption>absent (20 questions)</caption>" in html
     shown = set(re.findall(r'data-qid="([^"]+)"', html))
     assert shown == regressed | improved
     assert "Questions whose outcome changed: 12 (10 regressed)" in html

@@ -131,5 +131,8 @@ def comparison_html(cmp: Mapping, regressions_only: bool = False) -> str:
     judge = ""
     if not any((cmp.get("judge") or {}).get(s) for s in ("a", "b")):
         judge = '<p class="pc-meta">Judge metrics (correctness, faithfulness, relevance): not measured.</p>'
-    return (f'<div class="pc-cmp">{intro}{metrics_html(cmp["overall"], "Overall")}{judge}'
+    kinds = "".join(metrics_html(t, f"{k} ({cmp.get('counts', {}).get(k, 0)} questions)")
+                    for k, t in (cmp.get("by_kind") or {}).items() if t)
+    by_kind = f'<details class="pc-cmp-kinds"><summary>By question kind</summary>{kinds}</details>' if kinds else ""
+    return (f'<div class="pc-cmp">{intro}{metrics_html(cmp["overall"], "Overall")}{judge}{by_kind}'
             f'{changed_html(cmp["changed"], cmp["a"], cmp["b"], regressions_only)}</div>')

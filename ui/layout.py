@@ -59,7 +59,7 @@ CSS = """
 .pc-o-right { color: #15803d; } .pc-o-wrong, .pc-o-error { color: #b91c1c; } .pc-o-abstained { color: #a16207; }
 .pc-cmp-answer a, .pc-cmp-cites a { margin: 0 !important; padding: 0 !important; }
 .pc-cmp-cites { margin: .2rem 0; padding-left: 1.2rem; font-size: .85rem; }
-.pc-cmp-evidence summary { cursor: pointer; font-size: .85rem; margin: .3rem 0; }
+.pc-cmp-kinds summary, .pc-cmp-evidence summary { cursor: pointer; font-size: .85rem; margin: .3rem 0; }
 #pc-chat table td, #pc-chat table th { word-break: normal !important; overflow-wrap: normal !important;
                                         hyphens: auto; min-width: 5.5rem; vertical-align: top; }
 """
