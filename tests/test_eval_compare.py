@@ -102,6 +102,17 @@ def test_pooled_metrics_pair_numerators_and_denominators():
     d = stats.paired_diff([1, 1], [2, 2], [2, 0], [2, 1], resamples=500)
     assert d.a == 0.5 and d.b == pytest.approx(2 / 3) and d.diff == pytest.approx(1 / 6)
     assert stats.paired_diff([0, 0], [0, 0], [1, 0], [1, 1]).diff is None  # not measured in A
+    # B writes twice as many claims per answer at the same support rate: not a difference
+    rng = np.random.default_rng(3)
+    sup_a = rng.integers(0, 3, 40).astype(float)
+    d = stats.paired_diff(sup_a, np.full(40, 2.0), 2 * sup_a, np.full(40, 4.0), resamples=2000)
+    assert d.diff == pytest.approx(0) and d.p_value == 1.0 and not d.distinguishable
+    # A writes 8 supported claims per answer, B 2, and 3 of B's answers have one unsupported claim:
+    # 3 discordant questions, so p is that of 3 coin flips agreeing (2/8), whatever the claim counts
+    nb = np.full(40, 2.0)
+    nb[:3] = 1
+    d = stats.paired_diff(np.full(40, 8.0), np.full(40, 8.0), nb, np.full(40, 2.0), resamples=4000)
+    assert d.diff == pytest.approx(-0.0375) and d.p_value == pytest.approx(0.25, abs=0.03) and not d.distinguishable
 
 
 def test_outcome_of_records():
