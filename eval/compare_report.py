@@ -145,24 +145,29 @@ def plot_diffs(path: Path, cmp: Mapping) -> Path | None:
     fig, ax = plt.subplots(figsize=(8, 0.45 * len(metrics) * max(1, len(comps) * 0.7) + 1.6), dpi=110)
     step = 0.7 / max(1, len(comps))
     for j, c in enumerate(comps):
-        ys, xs, lo, hi = [], [], [], []
-        for i, m in enumerate(metrics):
-            r = c["overall"].get(m)
-            if r is None or r["diff"] is None:
-                continue
-            ys.append(i + (j - (len(comps) - 1) / 2) * step)
-            xs.append(r["diff"])
-            lo.append(r["diff"] - r["ci_low"])
-            hi.append(r["ci_high"] - r["diff"])
-        ax.errorbar(xs, ys, xerr=[lo, hi], fmt="o", capsize=3, label=f"{c['b']} − {c['a']}")
+        color = f"C{j}"
+        for filled in (True, False):
+            ys, xs, lo, hi = [], [], [], []
+            for i, m in enumerate(metrics):
+                r = c["overall"].get(m)
+                if r is None or r["diff"] is None or bool(r["distinguishable"]) != filled:
+                    continue
+                ys.append(i + (j - (len(comps) - 1) / 2) * step)
+                xs.append(r["diff"])
+                lo.append(r["diff"] - r["ci_low"])
+                hi.append(r["ci_high"] - r["diff"])
+            if xs:
+                ax.errorbar(xs, ys, xerr=[lo, hi], fmt="o", capsize=3, color=color,
+                            mfc=color if filled else "white",
+                            label=f"{c['b']} − {c['a']}" + ("" if filled else " (within noise)"))
     ax.axvline(0, color="grey", lw=1)
     ax.set_yticks(range(len(metrics)))
     ax.set_yticklabels(metrics)
     ax.invert_yaxis()
-    ax.set_xlabel("difference B − A (95% paired-bootstrap CI); an interval crossing 0 = not distinguishable")
+    ax.set_xlabel("difference B − A with 95% paired-bootstrap CI; filled = distinguishable (CI excludes 0, p < 0.05)")
     ax.set_title("Run comparison: differences per metric")
     ax.grid(axis="x", alpha=0.3)
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.09), ncol=2, fontsize=8, frameon=False)
     fig.tight_layout()
     fig.savefig(path, bbox_inches="tight")
     plt.close(fig)
