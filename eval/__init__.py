@@ -2,11 +2,16 @@
 
     paperchat eval run --questions eval/questions.jsonl --out eval/runs/latest
     paperchat eval run --dataset scifact --limit 100 --out eval/runs/scifact
-    paperchat eval compare eval/runs/a eval/runs/b --out eval/runs/a-vs-b
+    paperchat eval run --questions eval/questions.jsonl --judge openai --out eval/runs/judged
+    paperchat eval compare eval/runs/a eval/runs/b [eval/runs/c ...] [--baseline a] --out eval/runs/a-vs-b
+    paperchat eval judge eval/runs/a --judge openai
     paperchat eval export-feedback --out candidates.jsonl
 
-`metrics` is pure Python (no I/O, no models); `runner` imports the assistant only when it runs, and
-`report`/`compare` import matplotlib (Agg backend) only when they draw.
+Modules: `metrics` (pure functions: gold units, citations, support, abstention, aggregation), `ir`
+(retrieval metrics by trec_eval through pytrec_eval), `stats` (paired bootstrap CI, sign-flip p-value,
+questions needed; numpy), `compare` + `compare_report` (run vs run), `judge` (judge-model metrics,
+failures counted), `runner`, `report`, `datasets`. `runner` imports the assistant only when it runs, and
+`report`/`compare_report` import matplotlib (Agg backend) only when they draw.
 """
 
 KINDS = ("factoid", "multi", "compare", "followup", "paraphrase", "absent", "nearmiss", "feedback", "dataset")

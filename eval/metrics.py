@@ -7,7 +7,9 @@ Gold evidence comes in two forms, both turned into *gold units* (one per piece o
   text are all accepted). A key found in no known text stays a unit of its own that nothing matches.
 - `gold_ids`: paper ids (SciFact doc ids, PubMedQA PMIDs); each is a unit {id}.
 
-A retrieved or cited paper is *relevant* when it belongs to some gold unit. Definitions:
+A retrieved or cited paper is *relevant* when it belongs to some gold unit. Definitions (the four
+retrieval metrics are computed by trec_eval via pytrec_eval, see eval/ir.py; the rest is hand-written here
+because no package computes them):
 
 - recall@k: share of the question's gold units with a member in the top-k retrieved papers.
 - mrr: 1 / rank of the first relevant paper in the retrieved list (0 if none).
@@ -23,6 +25,8 @@ A retrieved or cited paper is *relevant* when it belongs to some gold unit. Defi
   predicted positive = the assistant abstained.
 - must_mention: share of the required terms that occur in the answer (case-insensitive).
 - latency: p50/p95 of first-token and total seconds (linear interpolation between order statistics).
+- judge_*: mean over the judged questions of a judge model's 1-5 score mapped to 0-1 (eval.judge);
+  None when no judge ran. Unparseable replies are left out and counted, never scored 0.
 """
 
 from __future__ import annotations
@@ -35,7 +39,8 @@ RETRIEVAL_METRICS = ("recall@5", "recall@10", "mrr", "ndcg@10")
 ANSWER_METRICS = ("citation_precision", "citation_recall", "supported_sentences", "must_mention", "multi_set_recall")
 ABSTENTION_METRICS = ("abstention_precision", "abstention_recall")
 LATENCY_METRICS = ("first_token_p50_s", "first_token_p95_s", "total_p50_s", "total_p95_s")
-ALL_METRICS = RETRIEVAL_METRICS + ANSWER_METRICS + ABSTENTION_METRICS + LATENCY_METRICS
+JUDGE_METRICS = ("judge_correctness", "judge_faithfulness", "judge_relevance")  # set by eval.judge, when judged
+ALL_METRICS = RETRIEVAL_METRICS + ANSWER_METRICS + ABSTENTION_METRICS + JUDGE_METRICS + LATENCY_METRICS
 HIGHER_IS_BETTER = {m: not m.endswith("_s") for m in ALL_METRICS}
 
 # --------------------------------------------------------------------------------------------- gold
@@ -103,55 +108,6 @@ def relevant_ids(units: Sequence[frozenset[str]]) -> set[str]:
     for u in units:
         out |= u
     return out
-
-
-# ---------------------------------------------------------------------------------------- retrieval
-
-
-def recall_at_k(ranking: Sequence[str], units: Sequence[frozenset[str]], k: int) -> float | None:
-    """Share of gold units with a member among the first k ids of `ranking`; None without gold.
-
-    >>> recall_at_k(["x", "a", "b"], [frozenset({"a"}), frozenset({"b"}), frozenset({"c"})], 5)
-    0.6666666666666666
-    """
-    if not units:
-        return None
-    top = set(ranking[:k])
-    return sum(1 for u in units if u & top) / len(units)
-
-
-def reciprocal_rank(ranking: Sequence[str], units: Sequence[frozenset[str]], k: int | None = None) -> float | None:
-    """1 / rank of the first relevant id (within the first k, if given); 0 if none; None without gold.
-
-    >>> reciprocal_rank(["x", "y", "a"], [frozenset({"a"})])
-    0.3333333333333333
-    """
-    if not units:
-        return None
-    rel = relevant_ids(units)
-    for rank, pid in enumerate(ranking[:k] if k else ranking, start=1):
-        if pid in rel:
-            return 1.0 / rank
-    return 0.0
-
-
-def ndcg_at_k(ranking: Sequence[str], units: Sequence[frozenset[str]], k: int = 10) -> float | None:
-    """Binary-gain nDCG@k against distinct gold units; None without gold.
-
-    >>> round(ndcg_at_k(["x", "a"], [frozenset({"a"})], 10), 4)   # 1/log2(3) / 1
-    0.6309
-    """
-    if not units:
-        return None
-    open_units = list(units)
-    dcg = 0.0
-    for i, pid in enumerate(ranking[:k], start=1):
-        hit = [u for u in open_units if pid in u]
-        if hit:
-            dcg += 1.0 / math.log2(i + 1)
-            open_units = [u for u in open_units if pid not in u]
-    ideal = sum(1.0 / math.log2(i + 1) for i in range(1, min(len(units), k) + 1))
-    return dcg / ideal if ideal else 0.0
 
 
 # ---------------------------------------------------------------------------------------- citations
@@ -431,6 +387,8 @@ def score_question(
     fields plus `ranking` (paper ids of the retrieval used for the retrieval metrics, >= 10 long) and
     `retrieval_only`.
     """
+    from .ir import retrieval_scores
+
     units = gold_units(q.get("gold") or (), q.get("gold_ids") or (), key_index)
     ranking = [str(p) for p in rec.get("ranking") or [h["paper_id"] for h in rec.get("retrieved") or []]]
     labelled = not q.get("todo")
@@ -440,10 +398,7 @@ def score_question(
         "kind": q.get("kind", "factoid"),
         "has_gold": bool(units),
         "unanswerable": unanswerable if labelled else None,
-        "recall@5": recall_at_k(ranking, units, 5),
-        "recall@10": recall_at_k(ranking, units, 10),
-        "mrr": reciprocal_rank(ranking, units, 10),
-        "ndcg@10": ndcg_at_k(ranking, units, 10),
+        **retrieval_scores(ranking, units),  # recall@5, recall@10, mrr, ndcg@10 by trec_eval (eval/ir.py)
     }
     if rec.get("retrieval_only"):
         row.update({m: None for m in ANSWER_METRICS})
@@ -481,7 +436,7 @@ def aggregate(rows: Sequence[Mapping]) -> dict[str, float | None]:
     precision/recall come from the pooled confusion counts; latency from percentiles.
     """
     out: dict[str, float | None] = {m: mean(r.get(m) for r in rows) for m in RETRIEVAL_METRICS}
-    for m in ("citation_precision", "citation_recall", "must_mention", "multi_set_recall"):
+    for m in ("citation_precision", "citation_recall", "must_mention", "multi_set_recall", *JUDGE_METRICS):
         out[m] = mean(r.get(m) for r in rows)
     claims = sum(r.get("claims") or 0 for r in rows)
     out["supported_sentences"] = (sum(r.get("supported") or 0 for r in rows) / claims) if claims else None

@@ -9,10 +9,11 @@ retrieval-only), `Assistant.ask` answers it (the same code path as the chat), an
 the retrieval metrics use (the answer itself may use fewer papers). With `retrieval_only`, only that
 search runs (follow-ups are still rewritten through the rebuilt conversation).
 
-Outputs in `out_dir`: results.jsonl (one line per question: the question's fields, the Answer.to_json()
-fields -- the answer's own `id`/`kind` renamed `answer_id`/`answer_kind`, the question's reference
-`answer` renamed `reference_answer` -- the ranking and the per-question metrics), summary.json,
-report.md and PNG plots.
+Outputs in `out_dir`: results.jsonl (one line per question: the question's fields plus the answer JSON
+exactly as `paperchat ask --json` prints it -- each citation's and each retrieved abstract's `text`
+included, in retrieval-only runs too; the answer's `kind` is renamed `answer_kind` and the question's
+reference `answer` is `reference_answer`, see `record_answer_json` -- then the ranking, the per-question
+metrics and, when judged, the judge's verdicts), summary.json, report.md and PNG plots.
 """
 
 from __future__ import annotations
@@ -20,17 +21,17 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from . import metrics as M
+from .record import _ask, _warm_up, answer_fields, evaluate_question, record_answer_json  # noqa: F401 -- re-exported
 
-JUDGE_NOTE = (
-    "Not measured: answer correctness and faithfulness judged by an LLM or NLI model (Ragas/ALCE style) -- no "
-    "judge model can be installed here. `supported_sentences` is a lexical proxy (content-word overlap with "
-    "the cited sentences, or verbatim occurrence) computed independently of the assistant's verifier, and "
-    "`must_mention` checks key terms of the reference answer."
+PROXY_NOTE = (
+    "`supported_sentences` is a lexical proxy (content-word overlap with the cited sentences, or verbatim "
+    "occurrence) computed independently of the assistant's verifier, and `must_mention` checks key terms of the "
+    "reference answer."
 )
 
 
@@ -54,10 +55,6 @@ def settings_config(settings) -> dict[str, Any]:
         "answer.support_threshold": s.answer.support_threshold,
         "store.data_dir": str(s.store.data_dir),
     }
-
-
-def _hit_row(h) -> dict:
-    return {"paper_id": h.paper_id, "title": h.title, "score": round(float(h.score), 6)}
 
 
 def _corpus_of(assistant) -> tuple[dict[str, str], dict[str, str]]:
@@ -84,7 +81,7 @@ def _splitter():
         return None
 
 
-def _make_progress(progress, total: int):
+def _make_progress(progress, total: int, desc: str = "eval"):
     """(update(), close()) from progress=True (tqdm on stderr), False/None, or a callable(done, total)."""
     if callable(progress):
         state = {"n": 0}
@@ -97,81 +94,9 @@ def _make_progress(progress, total: int):
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=total, unit="question", file=sys.stderr, desc="eval")
+        bar = tqdm(total=total, unit="question", file=sys.stderr, desc=desc)
         return (lambda: bar.update(1)), bar.close
     return (lambda: None), (lambda: None)
-
-
-def _question_fields(q: Mapping) -> dict[str, Any]:
-    """The question's fields for its result record (its reference `answer` becomes `reference_answer`)."""
-    rec: dict[str, Any] = {k: v for k, v in q.items() if k != "answer"}
-    if "answer" in q:
-        rec["reference_answer"] = q["answer"]
-    rec.setdefault("kind", "factoid")
-    return rec
-
-
-def evaluate_question(assistant, q: Mapping, *, retrieval_only: bool, k_eval: int) -> dict:
-    """Run one question; return its result record (without metrics)."""
-    history = [str(h) for h in (q.get("history") or [])]
-    rec = _question_fields(q)
-    t0 = time.perf_counter()
-    conv = assistant.conversation_from_history(history) if history else None
-    rec["history_s"] = round(time.perf_counter() - t0, 4) if history else 0.0
-    if retrieval_only:
-        query = conv.rewrite(q["question"]) if conv is not None else q["question"]
-        t = time.perf_counter()
-        hits = assistant.retriever.search(query, k=k_eval)
-        dt = time.perf_counter() - t
-        rec.update({
-            "standalone_query": query, "answer": "", "abstained": None, "answer_kind": "", "citations": [],
-            "retrieved": [_hit_row(h) for h in hits], "unsupported": [], "notes": [], "model": "",
-            "timings": {"retrieval_s": round(dt, 4)}, "retrieval_only": True,
-        })
-        rec["ranking"] = [h.paper_id for h in hits]
-        return rec
-    ans = assistant.ask(q["question"], conv)
-    js = ans.to_json()
-    js["answer_id"], js["answer_kind"] = js.pop("id", ""), js.pop("kind", "")
-    js.pop("question", None)
-    rec.update(js)
-    rec["retrieval_only"] = False
-    query = ans.standalone_query or q["question"]
-    t = time.perf_counter()
-    hits = assistant.retriever.search(query, k=k_eval)
-    rec["ranking"] = [h.paper_id for h in hits]
-    rec["ranking_scores"] = [round(float(h.score), 6) for h in hits]
-    rec["ranking_retrieval_s"] = round(time.perf_counter() - t, 4)
-    return rec
-
-
-def _warm_up(assistant, retrieval_only: bool) -> float | None:
-    """Load the embedder and chat model before the clock starts, so loading weights (a one-off per process)
-    does not land in the first question's latency. Returns the seconds it took (None if nothing to do)."""
-    t = time.perf_counter()
-    try:
-        assistant.retriever.search("warm-up", k=1)
-        if not retrieval_only and callable(getattr(assistant, "model", None)):
-            assistant.model()
-    except Exception:  # noqa: BLE001 -- a real problem shows again (with its hint) on the first question
-        return None
-    return round(time.perf_counter() - t, 2)
-
-
-def _ask(assistant, q: Mapping, retrieval_only: bool, k_eval: int, first: bool) -> dict:
-    """One question's record; a failing question becomes a record with `error` (the run goes on)."""
-    from assistant.errors import AssistantError, StoreError
-
-    try:
-        return evaluate_question(assistant, q, retrieval_only=retrieval_only, k_eval=k_eval)
-    except StoreError:
-        raise  # an empty or broken store fails every question: stop with its hint
-    except AssistantError as e:
-        if first:
-            raise  # a configuration problem (model, prompt) shows on the first question: stop with its hint
-        return {**_question_fields(q), "error": f"{type(e).__name__}: {e.message}", "retrieval_only": retrieval_only}
-    except Exception as e:  # noqa: BLE001 -- one bad question must not lose the run
-        return {**_question_fields(q), "error": f"{type(e).__name__}: {e}", "retrieval_only": retrieval_only}
 
 
 def _load_progress(out: Path, config: dict) -> dict[str, dict]:
@@ -200,11 +125,13 @@ def run_eval(
     plots: bool = True,
     extra_notes: list[str] | None = None,
     resume: bool = False,
+    judge=None,
 ) -> dict:
     """Answer (or only retrieve) every question of `questions_path`, write the run to `out_dir`, return the summary.
 
     Each finished question is appended to `out_dir/progress.jsonl` at once; with `resume`, the questions
-    already there (from an interrupted run with the same settings) are not asked again.
+    already there (from an interrupted run with the same settings) are not asked again. With `judge`
+    (an `eval.judge.Judge`), answered questions are also scored by the judge model.
     """
     from assistant.questions import read_questions
 
@@ -273,12 +200,25 @@ def run_eval(
                 rec["support_check"] = [] if rec.get("abstained") else details
         rec["metrics"] = {k: v for k, v in row.items() if k not in ("id", "kind")}
         rows.append(row)
+    judge_info = None
+    if judge is not None and not retrieval_only:
+        from .judge import judge_records
+
+        update, close = _make_progress(progress, len(records), "judge")
+        try:
+            judge_info = judge_records(records, judge, update)
+        finally:
+            close()
+        for row, rec in zip(rows, records):
+            row.update({k: rec["metrics"].get(k) for k in M.JUDGE_METRICS})
 
     with open(out / "results.jsonl", "w", encoding="utf-8") as f:
         for rec in records:
             f.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
 
-    notes = [JUDGE_NOTE]
+    from .judge import note as judge_note
+
+    notes = [judge_note(judge_info), PROXY_NOTE]
     if warm is not None and not retrieval_only:
         notes.append(f"Latencies exclude loading the models: a warm-up before the first question took {warm:.1f} s.")
     if retrieval_only:
@@ -314,6 +254,7 @@ def run_eval(
         "started": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started)),
         "elapsed_s": round(elapsed, 2),
         "errors": len(errors),
+        "judge": judge_info,
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
     for name in ("progress.jsonl", "progress.config.json"):  # the run is complete: results.jsonl has it all

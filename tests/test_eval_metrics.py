@@ -7,6 +7,7 @@ import math
 import pytest
 
 from eval import metrics as M
+from eval.ir import retrieval_scores
 
 A, B, C = frozenset({"a"}), frozenset({"b"}), frozenset({"c"})
 
@@ -34,22 +35,30 @@ def test_gold_units_dedupe_and_unresolved_keys():
     assert units == [A, frozenset({"?key:k3"}), B]
 
 
+def S(ranking, units):
+    """The retrieval metrics as the harness computes them (trec_eval over unit ids, eval/ir.py)."""
+    return retrieval_scores(ranking, units)
+
+
 def test_recall_at_k():
     # 3 gold keys in 3 abstracts a, b, c; top-5 = [x, a, y, b, z] holds 2 of them -> 2/3 = 0.667
     ranking = ["x", "a", "y", "b", "z", "c"]
-    assert M.recall_at_k(ranking, [A, B, C], 5) == pytest.approx(0.667, abs=1e-3)
+    assert S(ranking, [A, B, C])["recall@5"] == pytest.approx(0.667, abs=1e-3)
     # top-10 also holds c (rank 6) -> 3/3
-    assert M.recall_at_k(ranking, [A, B, C], 10) == 1.0
-    assert M.recall_at_k(ranking, [], 5) is None  # no gold: not applicable
+    assert S(ranking, [A, B, C])["recall@10"] == 1.0
+    assert S(ranking, [])["recall@5"] is None  # no gold: not applicable
+    # two versions of one paper in the top 5 find one unit once: {a, a2} + {b} -> 1/2
+    assert S(["a", "a2", "x"], [frozenset({"a", "a2"}), B])["recall@5"] == 0.5
 
 
 def test_reciprocal_rank():
     # first relevant paper at rank 3 -> 1/3
-    assert M.reciprocal_rank(["x", "y", "b", "a"], [A, B]) == pytest.approx(1 / 3)
-    assert M.reciprocal_rank(["x", "y"], [A]) == 0.0
-    # cut at k: relevant only at rank 3, k=2 -> 0
-    assert M.reciprocal_rank(["x", "y", "a"], [A], k=2) == 0.0
-    assert M.reciprocal_rank(["a"], []) is None
+    assert S(["x", "y", "b", "a"], [A, B])["mrr"] == pytest.approx(1 / 3)
+    assert S(["x", "y"], [A])["mrr"] == 0.0
+    # cut at 10: relevant only at rank 11 -> 0
+    assert S([f"x{i}" for i in range(10)] + ["a"], [A])["mrr"] == 0.0
+    assert S(["a"], [])["mrr"] is None
+    assert S([], [A])["mrr"] == 0.0  # nothing retrieved: 0, not missing
 
 
 def test_ndcg_at_10_by_hand():
@@ -57,14 +66,17 @@ def test_ndcg_at_10_by_hand():
     #   DCG  = 1/log2(2) + 1/log2(4) = 1 + 0.5 = 1.5
     #   IDCG = 1/log2(2) + 1/log2(3) = 1 + 0.63093 = 1.63093
     #   nDCG = 1.5 / 1.63093 = 0.91972
-    assert M.ndcg_at_k(["a", "x", "b"], [A, B], 10) == pytest.approx(0.91972, abs=1e-4)
+    assert S(["a", "x", "b"], [A, B])["ndcg@10"] == pytest.approx(0.91972, abs=1e-4)
     # a single relevant paper at rank 2 -> (1/log2 3) / 1 = 0.63093
-    assert M.ndcg_at_k(["x", "a"], [A], 10) == pytest.approx(1 / math.log2(3))
+    assert S(["x", "a"], [A])["ndcg@10"] == pytest.approx(1 / math.log2(3))
     # perfect ranking -> 1; nothing relevant -> 0
-    assert M.ndcg_at_k(["a", "b"], [A, B], 10) == pytest.approx(1.0)
-    assert M.ndcg_at_k(["x", "y"], [A, B], 10) == 0.0
+    assert S(["a", "b"], [A, B])["ndcg@10"] == pytest.approx(1.0)
+    assert S(["x", "y"], [A, B])["ndcg@10"] == 0.0
     # a second version of an already-found paper gains nothing: unit {c, c2}, ranking [c, c2] -> 1/1
-    assert M.ndcg_at_k(["c", "c2"], [frozenset({"c", "c2"})], 10) == pytest.approx(1.0)
+    assert S(["c", "c2"], [frozenset({"c", "c2"})])["ndcg@10"] == pytest.approx(1.0)
+    # 12 gold units: the ideal DCG counts only 10
+    units = [frozenset({f"g{i}"}) for i in range(12)]
+    assert S([f"g{i}" for i in range(10)], units)["ndcg@10"] == pytest.approx(1.0)
 
 
 def test_citation_precision_and_recall():

@@ -12,7 +12,8 @@ from assistant.cli import main
 from assistant.types import Answer, Citation, Hit
 from conftest import PAPERS, SHARED, make_settings
 from eval import datasets
-from eval.compare import compare_runs, write_comparison
+from eval.compare import compare_runs
+from eval.compare_report import write_comparison
 from eval.metrics import ALL_METRICS
 from eval.report import PLOTS
 from eval.runner import load_run, run_eval
@@ -81,7 +82,8 @@ def test_run_eval_writes_results_summary_report_and_plots(tmp_path, debug_assist
     assert set(saved["by_kind"]) == {"factoid", "paraphrase", "multi", "compare", "followup", "absent"}
     assert saved["by_kind"]["absent"]["recall@5"] is None
     assert saved["config"]["answer.model"] == "fake" and saved["config"]["k_eval"] == 10
-    assert any("judge" in n for n in saved["notes"])  # what is not measured is said, not faked
+    assert any(n.startswith("Not measured: judge") for n in saved["notes"])  # said, not faked
+    assert saved["judge"] is None and saved["overall"]["judge_correctness"] is None
     assert saved["overall"]["abstention_recall"] == summary["overall"]["abstention_recall"]
     assert saved["confusion"]["tp"] + saved["confusion"]["fn"] == 2  # the two absent questions
 
@@ -149,24 +151,54 @@ def test_compare_runs_and_cli(tmp_path, debug_assistant, capsys):
     qpath = write_questions(tmp_path / "q.jsonl")
     run_eval(qpath, tmp_path / "A", settings, assistant=a, progress=False, plots=False)
     run_eval(qpath, tmp_path / "B", settings, assistant=StandIn(), progress=False, plots=False)
-    cmp = compare_runs(tmp_path / "A", tmp_path / "B")
-    assert [r["metric"] for r in cmp["overall"]][:4] == ["recall@5", "recall@10", "mrr", "ndcg@10"]
-    row = next(r for r in cmp["overall"] if r["metric"] == "abstention_recall")
+    cmp = compare_runs(tmp_path / "A", tmp_path / "B", resamples=500)
+    assert list(cmp["overall"])[:4] == ["recall@5", "recall@10", "mrr", "ndcg@10"]
+    row = cmp["overall"]["abstention_recall"]
     # A (real abstention) abstains on the absent questions; the stand-in never abstains -> B has no recall
-    assert row["a"] == 1.0 and row["b"] == 0.0 and row["delta"] == -1.0 and row["better"] is False
-    changed = {c["id"]: c["changes"] for c in cmp["changed"]}
-    assert any("abstained: True -> False" in ch for ch in changed["a1"])
+    assert row["a"] == 1.0 and row["b"] == 0.0 and row["diff"] == -1.0 and row["ci_low"] <= -1.0 + 1e-9
+    changed = {c["id"]: c for c in cmp["changed"]}
+    assert changed["a1"]["change"] == "newly wrong" and changed["a1"]["direction"] == "regressed"
+    assert changed["a1"]["a"]["outcome"] == "abstained" and changed["a1"]["b"]["citations"]
 
     rc = main(["--data-dir", str(tmp_path / "store"), "--preset", "debug", "eval", "compare",
-               str(tmp_path / "A"), str(tmp_path / "B"), "--out", str(tmp_path / "cmp")])
+               str(tmp_path / "A"), str(tmp_path / "B"), "--out", str(tmp_path / "cmp"), "--resamples", "500"])
     assert rc == 0
     printed = capsys.readouterr().out
-    assert "| metric | A | B | delta |" in printed and "## Questions whose outcome changed" in printed
+    assert "| metric | A | B | B − A | 95% CI |" in printed and "### Questions whose outcome changed" in printed
     for name in ("compare.md", "compare.json"):
         assert (tmp_path / "cmp" / name).is_file()
-    assert (tmp_path / "cmp" / "compare_overall.png").read_bytes()[:8] == PNG
+    assert (tmp_path / "cmp" / "compare_diffs.png").read_bytes()[:8] == PNG
     # not a run dir -> error with hint, no traceback
     assert main(["eval", "compare", str(tmp_path), str(tmp_path / "B")]) == 2
+
+
+def test_results_rows_are_the_ask_json_plus_the_question(tmp_path, debug_assistant, capsys):
+    """A results.jsonl row holds the `paperchat ask --json` object (abstract texts included) in both modes."""
+    from eval.runner import record_answer_json
+
+    settings, a = debug_assistant
+    qs = [QUESTIONS[0]]
+    run_eval(write_questions(tmp_path / "q.jsonl", qs), tmp_path / "run", settings, assistant=a, progress=False, plots=False)
+    row = load_run(tmp_path / "run")[1][0]
+    assert main(["--data-dir", str(tmp_path / "store"), "--preset", "debug", "ask", qs[0]["question"], "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    got = record_answer_json(row)
+    assert set(got) == set(printed)
+    for key in ("question", "standalone_query", "answer", "abstained", "kind", "incomplete", "citations",
+                "unsupported", "model"):
+        assert got[key] == printed[key], key
+    assert got["id"] == "f1" and row["kind"] == "factoid"
+    assert [h["paper_id"] for h in got["retrieved"]] == [h["paper_id"] for h in printed["retrieved"]]
+    assert all(h["text"] for h in got["retrieved"]) and all(c["text"] for c in got["citations"])
+    assert row["gold"] == qs[0]["gold"] and row["must_mention"] == qs[0]["must_mention"]
+
+    run_eval(tmp_path / "q.jsonl", tmp_path / "ro", settings, assistant=a, retrieval_only=True, progress=False,
+             plots=False)
+    ro = load_run(tmp_path / "ro")[1][0]
+    js = record_answer_json(ro)
+    assert set(js) == set(printed) and js["answer"] == "" and js["citations"] == []
+    assert js["retrieved"] and all(h["text"] and "scores" in h and h["title"] is not None for h in js["retrieved"])
+    assert js["retrieved"][0]["text"] == next(p.text for p in PAPERS if p.paper_id == js["retrieved"][0]["paper_id"])
 
 
 def test_cli_eval_run_on_an_ingested_store(tmp_path, capsys):
@@ -233,9 +265,10 @@ def test_write_comparison_without_latency(tmp_path, debug_assistant):
     qpath = write_questions(tmp_path / "q.jsonl")
     for name in ("A", "B"):
         run_eval(qpath, tmp_path / name, settings, assistant=a, retrieval_only=True, progress=False, plots=False)
-    md = write_comparison(compare_runs(tmp_path / "A", tmp_path / "B"), tmp_path / "cmp")
-    assert "None." in md.read_text()  # identical runs: no changed questions
-    assert not (tmp_path / "cmp" / "compare_latency.png").exists()
+    cmp = compare_runs(tmp_path / "A", tmp_path / "B", resamples=500)
+    md = write_comparison(cmp, tmp_path / "cmp")
+    assert "No question changed its outcome." in md.read_text()  # identical runs: no changed questions
+    assert "total_mean_s" not in cmp["overall"] and "recall@5" in cmp["overall"]
 
 
 def test_dataset_ingest_keeps_exactly_the_prepared_corpus(tmp_path):

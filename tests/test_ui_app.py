@@ -12,6 +12,7 @@ import pytest
 
 from assistant.answer.models.fake import FakeChatModel
 from assistant.cli import build_parser
+from assistant.corpus import Facets
 from assistant.errors import ConfigError
 from conftest import PAPERS
 from ui import app as ui_app
@@ -153,7 +154,7 @@ def test_unexpected_errors_get_a_trace_id_and_no_internals(built, caplog):
     _, s, _, _ = built
 
     class Boom:
-        index = types.SimpleNamespace(all_records=lambda: [], stats=lambda: {})
+        corpus = types.SimpleNamespace(facets=lambda: Facets(), stats=lambda: {})
 
         def stream(self, *a, **k):
             raise RuntimeError("/secret/path/db.sqlite3 exploded")

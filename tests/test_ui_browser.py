@@ -286,3 +286,66 @@ def test_bundled_corpus_conversation_layout(chromium, tmp_path):
             page.screenshot(path=str(ARTIFACTS / "ui_corpus_chat.png"), full_page=True)
         finally:
             context.close()
+
+
+def test_evaluation_tab_compares_two_runs(chromium, tmp_path):
+    """Evaluation tab: two runs (B regresses on known questions) -> the paired table with CIs, the changed
+    questions side by side, the "Regressions only" filter, a citation link that opens its abstract."""
+    import copy
+
+    from eval_helpers import _rec, base_records, write_run
+
+    a = base_records(60)
+    b = copy.deepcopy(a)
+    right = [i for i, r in enumerate(a) if r["kind"] != "absent" and r["metrics"]["gold_cited"]]
+    wrong = [i for i, r in enumerate(a) if r["kind"] != "absent" and not r["metrics"]["gold_cited"]]
+    for i in right[:10]:
+        b[i] = _rec(i, a[i]["kind"], False)
+    for i in wrong[:2]:
+        b[i] = _rec(i, a[i]["kind"], True)
+    b[right[0]]["answer"] = 'Evil <img src=x onerror="window.__cmpxss=1"> answer [1].'
+    b[right[0]]["citations"][0]["text"] = "Other work studies something else. It reports no gains at all."
+    b[right[0]]["citations"][0]["sentences"] = ["It reports no gains at all."]
+    runs = tmp_path / "runs"
+    write_run(runs / "base", a)
+    write_run(runs / "new", b, model="local")
+    os.utime(runs / "base" / "summary.json", (time.time() - 60, time.time() - 60))  # base is the older run
+
+    assistant, s = make_assistant(tmp_path, list(PAPERS))
+    app = build_app(assistant, s, env={})
+    app.paperchat_eval.project_runs = runs
+    with running(app, s) as url:
+        context = chromium.new_context(viewport={"width": 1400, "height": 1000})
+        try:
+            page = context.new_page()
+            page.goto(url, wait_until="domcontentloaded")
+            page.get_by_role("tab", name="Evaluation").click()
+            page.wait_for_function(  # the run lists are filled on load: B = the newest run, A = the one before
+                "() => { const i = document.querySelector('#pc-cmp-b input'); return i && i.value === 'eval/runs/new'; }",
+                timeout=60_000)
+            page.locator("#pc-cmp-run").click()
+            view = page.locator("#pc-cmp-view")
+            view.locator(".pc-cmp-q").nth(11).wait_for(state="attached", timeout=60_000)
+            assert view.locator(".pc-cmp-q").count() == 12
+            assert "A = eval/runs/base (baseline), B = eval/runs/new" in view.inner_text()
+            worse = view.locator("tr.pc-worse").first
+            assert "outcome_right" in worse.inner_text()
+            page.locator("#pc-cmp-a").scroll_into_view_if_needed()
+            page.screenshot(path=str(ARTIFACTS / "ui_eval_compare_table.png"), full_page=False)
+            assert page.evaluate("typeof window.__cmpxss") == "undefined"
+            page.locator("#pc-cmp-regressions input").check()
+            page.wait_for_function("() => document.querySelectorAll('#pc-cmp-view .pc-cmp-q').length === 10",
+                                   timeout=60_000)
+            assert view.locator(".pc-cmp-q.pc-improved").count() == 0
+            q = view.locator(f'.pc-cmp-q[data-qid="{a[right[0]]["id"]}"]')
+            q.locator(".pc-cmp-side").nth(1).locator(".pc-cmp-cites a").first.click()
+            card = q.locator(".pc-cmp-card").nth(1)
+            assert "It reports no gains at all." in card.locator("mark").inner_text()
+            assert_on_screen(page, card.locator("mark"), scroll=False)  # the link scrolled it into view
+            q.scroll_into_view_if_needed()
+            page.screenshot(path=str(ARTIFACTS / "ui_eval_compare.png"), full_page=False)
+        except Exception:
+            page.screenshot(path=str(ARTIFACTS / "ui_eval_compare_failed.png"), full_page=True)
+            raise
+        finally:
+            context.close()

@@ -167,3 +167,58 @@ def test_export_feedback_as_candidate_questions(built, tmp_path, monkeypatch):
     assert all(r["question"] and r["gold"] == [] and r["id"].startswith("fb-") for r in rows)
     assert rows[0]["feedback"][0]["comment"] == "missing the datasets"
     assert "2 candidate question(s)" in msg
+
+
+# -- comparison view ---------------------------------------------------------------------------------------
+def _comparison_runs(root):
+    """Two synthetic runs: B regresses on 10 questions, improves on 2, and one answer carries markup."""
+    import copy
+
+    from eval_helpers import _rec, base_records, write_run
+
+    a = base_records(60)
+    b = copy.deepcopy(a)
+    right = [i for i, r in enumerate(a) if r["kind"] != "absent" and r["metrics"]["gold_cited"]]
+    wrong = [i for i, r in enumerate(a) if r["kind"] != "absent" and not r["metrics"]["gold_cited"]]
+    for i in right[:10]:
+        b[i] = _rec(i, a[i]["kind"], False)
+    for i in wrong[:2]:
+        b[i] = _rec(i, a[i]["kind"], True)
+    b[right[0]]["answer"] = 'Evil <img src=x onerror="window.__cmpxss=1"> answer [1].'
+    write_run(root / "base", a)
+    write_run(root / "new", b, model="local")
+    return {a[i]["id"] for i in right[:10]}, {a[i]["id"] for i in wrong[:2]}
+
+
+def test_comparison_view_lists_changed_questions_with_a_regressions_filter(built, tmp_path):
+    import re
+
+    _, _, _, tab = built
+    regressed, improved = _comparison_runs(tmp_path / "proj-runs")
+    tab.project_runs = tmp_path / "proj-runs"
+    a_up, b_up = tab.run_choices()
+    assert {"eval/runs/base", "eval/runs/new"} <= set(b_up["choices"])
+    html = tab.compare("eval/runs/base", "eval/runs/new", False)
+    assert "95% CI" in html and 'class="pc-worse"><td>outcome_right' in html
+    assert "By question kind" in html and "<caption>absent (20 questions)</caption>" in html
+    shown = set(re.findall(r'data-qid="([^"]+)"', html))
+    assert shown == regressed | improved
+    assert "Questions whose outcome changed: 12 (10 regressed)" in html
+    assert "<img" not in html and "&lt;img src=x" in html  # answers are text, never markup
+    # every citation link points at an evidence card that is on the page
+    targets = set(re.findall(r'href="#(pc-cmp-[^"]+)"', html))
+    assert targets and targets <= set(re.findall(r'id="(pc-cmp-[^"]+)"', html))
+
+    only = tab.compare("eval/runs/base", "eval/runs/new", True)
+    assert set(re.findall(r'data-qid="([^"]+)"', only)) == regressed
+    assert "showing the 10 regression(s)" in only
+
+
+def test_comparison_refuses_runs_it_did_not_list(built, tmp_path):
+    _, _, _, tab = built
+    _comparison_runs(tmp_path / "proj-runs")
+    tab.project_runs = tmp_path / "proj-runs"
+    for a, b in (("eval/runs/base", "../../etc"), ("/etc/passwd", "eval/runs/new"), ("eval/runs/new", "eval/runs/new")):
+        with pytest.raises(gr.Error):
+            tab.compare(a, b, False)
+    assert "Choose two runs" in tab.compare(None, "eval/runs/new", False)

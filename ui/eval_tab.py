@@ -1,5 +1,7 @@
 """The **Evaluation** tab: the latest eval report (summary table + plots), a background run of the bundled
-question set with progress, and thumbs-down feedback exported as candidate questions.
+question set with progress, a comparison of two runs (paired differences with 95% CIs, the questions
+whose outcome changed side by side with their cited abstracts, a "regressions only" filter; see
+ui/eval_compare.py), and thumbs-down feedback exported as candidate questions.
 
 `add_eval_tab(demo, handlers)` (called by `ui.app.build_app` inside its `gr.Tabs()`) keeps all state on the
 `EvalTab` it returns (`demo.paperchat_eval`): one run at a time per app, guarded by its lock. Runs write to
@@ -12,7 +14,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +22,13 @@ import gradio as gr
 from assistant.errors import AssistantError
 from assistant.settings import PROJECT_DIR
 
-from . import render
-from .app import _prune_old, temp_root, translate_errors, unexpected_error
+from . import eval_compare, render
+from .errors import translate_errors, unexpected_error
+from .exports import export_jsonl
 
 BUNDLED_QUESTIONS = PROJECT_DIR / "eval" / "questions.jsonl"
-PROJECT_LATEST = PROJECT_DIR / "eval" / "runs" / "latest"
+PROJECT_RUNS = PROJECT_DIR / "eval" / "runs"
+PROJECT_LATEST = PROJECT_RUNS / "latest"
 EVAL_MODELS = ("extractive", "local")
 SIZES = ("first 20", "all")
 PLOT_KEYS = ("retrieval", "answers", "latency", "abstention")
@@ -80,6 +83,8 @@ class EvalTab:
         self.feedback_lock = handlers._feedback_lock
         self.runs_dir = Path(self.settings.store.data_dir) / "eval-runs"
         self.project_latest = PROJECT_LATEST
+        self.project_runs = PROJECT_RUNS
+        self._cmp_cache: tuple[tuple, dict] | None = None  # last comparison (keyed by run dirs and mtimes)
         self.questions = BUNDLED_QUESTIONS
         self.quick = 20  # questions in a "first 20" run
         self.lock = threading.Lock()  # held for the whole background run: one run at a time
@@ -145,6 +150,34 @@ class EvalTab:
             return (self.status, gr.Timer(active=True), *[gr.skip()] * (1 + len(PLOT_KEYS)))
         return (self.status, gr.Timer(active=False), *self.report())
 
+    # comparison ------------------------------------------------------------------------------------
+    def runs(self) -> dict[str, Path]:
+        return eval_compare.list_runs((self.runs_dir, "web UI"), (self.project_runs, "eval/runs"))
+
+    def run_choices(self) -> tuple[Any, Any]:
+        labels = list(self.runs())
+        a = labels[1] if len(labels) > 1 else (labels[0] if labels else None)
+        return gr.update(choices=labels, value=a), gr.update(choices=labels, value=labels[0] if labels else None)
+
+    def compare(self, run_a: Any, run_b: Any, regressions_only: Any = False) -> str:
+        """A (baseline) vs B: chosen by label from the runs this server lists, never by a path from the browser."""
+        if not run_a or not run_b:
+            return '<p class="pc-empty">Choose two runs and press Compare.</p>'
+        runs = self.runs()
+        if run_a not in runs or run_b not in runs:
+            raise gr.Error("Choose two runs from the lists (press Refresh after a new run).", print_exception=False)
+        if run_a == run_b:
+            raise gr.Error("Choose two different runs: A is the baseline, B the run to judge.", print_exception=False)
+        from eval.compare import compare_runs
+
+        da, db = runs[run_a], runs[run_b]
+        key = (str(da), str(db), *((d / "results.jsonl").stat().st_mtime for d in (da, db)))
+        if self._cmp_cache is None or self._cmp_cache[0] != key:
+            cmp = compare_runs(da, db)
+            cmp.update(a=run_a, b=run_b)
+            self._cmp_cache = (key, cmp)
+        return eval_compare.comparison_html(self._cmp_cache[1], bool(regressions_only))
+
     def export_feedback(self) -> tuple[Any, str]:
         from eval.datasets import feedback_to_questions, read_feedback
 
@@ -155,10 +188,7 @@ class EvalTab:
         candidates = feedback_to_questions(records)
         if not candidates:
             raise gr.Error("No thumbs-down feedback yet: nothing to export.", print_exception=False)
-        _prune_old(temp_root() / "paperchat-exports", max_age_s=24 * 3600)
-        out = temp_root() / "paperchat-exports" / uuid.uuid4().hex / "candidate-questions.jsonl"
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in candidates), encoding="utf-8")
+        out = export_jsonl(candidates, "candidate-questions.jsonl")
         msg = f"{len(candidates)} candidate question(s) from {len(records)} feedback record(s)" + (
             f" ({bad} unreadable line(s) skipped)" if bad else "") + ". Fill in `gold`, then add them to eval/questions.jsonl."
         return gr.update(value=str(out), visible=True), msg
@@ -184,6 +214,15 @@ def add_eval_tab(demo: gr.Blocks, handlers: Any) -> EvalTab:
             run_btn = gr.Button("Run bundled evaluation", variant="primary", elem_id="pc-eval-run")
         status = gr.Markdown("", elem_id="pc-eval-status")
         timer = gr.Timer(1.0, active=False)
+        gr.Markdown("### Compare two runs\nIs B really better than A? Paired differences with 95% confidence "
+                    "intervals, and the questions whose outcome changed, with both answers and their cited abstracts.")
+        with gr.Row(equal_height=True):
+            run_a = gr.Dropdown([], label="A (baseline)", elem_id="pc-cmp-a", scale=3)
+            run_b = gr.Dropdown([], label="B", elem_id="pc-cmp-b", scale=3)
+            refresh = gr.Button("Refresh", scale=0, min_width=90, elem_id="pc-cmp-refresh")
+            cmp_btn = gr.Button("Compare", variant="primary", scale=0, min_width=110, elem_id="pc-cmp-run")
+        regressions = gr.Checkbox(False, label="Regressions only", elem_id="pc-cmp-regressions")
+        cmp_html = gr.HTML("", elem_id="pc-cmp-view")
         gr.Markdown("### Feedback as candidate questions\nThumbs-down answers from the Chat tab, in the question "
                     "format (kind `feedback`, empty `gold` to fill in).")
         export_btn = gr.Button("Export thumbs-down feedback as candidate questions", elem_id="pc-eval-export")
@@ -196,5 +235,9 @@ def add_eval_tab(demo: gr.Blocks, handlers: Any) -> EvalTab:
     export_btn.click(translate_errors(tab.export_feedback), None, [export_file, export_msg], api_name="eval_export",
                      **private)
     demo.load(translate_errors(tab.poll), None, [status, timer, report_md, *images], api_name="eval_report", **private)
+    demo.load(translate_errors(tab.run_choices), None, [run_a, run_b], api_name="eval_runs", **private)
+    refresh.click(translate_errors(tab.run_choices), None, [run_a, run_b], api_name="eval_runs_refresh", **private)
+    gr.on([cmp_btn.click, regressions.change], translate_errors(tab.compare), [run_a, run_b, regressions], [cmp_html],
+          api_name="eval_compare", **{**private, "concurrency_limit": 2})
     demo.paperchat_eval = tab
     return tab

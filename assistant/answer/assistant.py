@@ -201,6 +201,14 @@ class Assistant:
 
         return ingest_paths(self.index, paths, progress=progress)
 
+    @property
+    def corpus(self):
+        """The indexed papers for front ends: search_papers, paper, papers, stats, facets, add_files
+        (assistant/corpus.py), so they need not reach `index` or `retriever`."""
+        from ..corpus import Corpus
+
+        return Corpus(self.index, self.retriever)
+
 
 def _drain(gen):
     """Run a writer to its Draft, discarding its events."""

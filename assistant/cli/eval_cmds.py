@@ -33,15 +33,27 @@ def register(sub) -> None:
                    help="Benchmarks: store directory for the benchmark corpus (default: <data dir>-eval-<dataset>).")
     r.add_argument("--resume", action="store_true",
                    help="Continue an interrupted run in --out (same settings): finished questions are not asked again.")
+    r.add_argument("--judge", metavar="JUDGE",
+                   help="Also score answers with a judge model: 'openai' (answer.openai_* settings) or 'hf:DIR'.")
     r.add_argument("--no-plots", action="store_true", help="Skip the PNG plots.")
     r.add_argument("--quiet", action="store_true", help="No progress bar.")
     r.set_defaults(handler=cmd_run)
 
-    c = esub.add_parser("compare", help="Side-by-side metrics of two runs, per kind, with plots and changed questions.")
-    c.add_argument("run_a", type=Path)
-    c.add_argument("run_b", type=Path)
-    c.add_argument("--out", type=Path, help="Directory for compare.md, compare.json and plots.")
+    c = esub.add_parser("compare", help="Is B really better than A? Paired differences with 95%% CIs, p-values and the "
+                                        "questions whose outcome changed.")
+    c.add_argument("runs", type=Path, nargs="+", metavar="RUN", help="Two or more run directories (eval run --out).")
+    c.add_argument("--baseline", help="Run (directory name or path) the others are compared with (default: the first).")
+    c.add_argument("--out", type=Path, help="Directory for compare.md, compare.json and compare_diffs.png.")
+    c.add_argument("--resamples", type=int, default=10_000, help="Bootstrap resamples (default 10000).")
+    c.add_argument("--seed", type=int, default=0, help="Random seed of the bootstrap and permutation test.")
     c.set_defaults(handler=cmd_compare)
+
+    j = esub.add_parser("judge", help="Score the answers of a finished run with a judge model (correctness, faithfulness, "
+                                      "relevance); parse failures are counted and reported.")
+    j.add_argument("run", type=Path, help="Run directory (eval run --out).")
+    j.add_argument("--judge", metavar="JUDGE", required=True, help="'openai' (answer.openai_* settings) or 'hf:DIR'.")
+    j.add_argument("--quiet", action="store_true", help="No progress bar.")
+    j.set_defaults(handler=cmd_judge)
 
     f = esub.add_parser("export-feedback", help="Turn thumbs-down feedback into candidate eval questions.")
     f.add_argument("--feedback", type=Path, help="Feedback JSONL (default: <data dir>/feedback.jsonl).")
@@ -101,23 +113,57 @@ def cmd_run(args, ctx) -> int:
         questions_path = args.questions or DEFAULT_QUESTIONS
         out = args.out or PROJECT_DIR / "eval" / "runs" / f"{questions_path.stem}-{stamp}"
         q_limit = args.limit
+    judge = None
+    if args.judge:
+        if args.retrieval_only:
+            raise ConfigError("--judge needs answers; it cannot be used with --retrieval-only.", hint="Drop one of them.")
+        from eval.judge import make_judge
+
+        judge = make_judge(args.judge, settings)
     summary = run_eval(questions_path, out, settings, retrieval_only=args.retrieval_only, progress=not args.quiet,
-                       limit=q_limit, plots=not args.no_plots, extra_notes=notes, resume=args.resume)
+                       limit=q_limit, plots=not args.no_plots, extra_notes=notes, resume=args.resume, judge=judge)
     _print_summary(summary, Path(out))
     return 0
 
 
 def cmd_compare(args, ctx) -> int:  # noqa: ARG001
-    from eval.compare import compare_runs, render, write_comparison
+    from eval.compare import compare_runs
+    from eval.compare_report import render, write_comparison
 
-    for d in (args.run_a, args.run_b):
+    if len(args.runs) < 2:
+        raise ConfigError("Give at least two run directories.", hint="paperchat eval compare eval/runs/a eval/runs/b --out cmp")
+    for d in args.runs:
         if not (d / "summary.json").is_file():
-            raise ConfigError(f"{d} is not an eval run (no summary.json).", hint="Give two directories written by `paperchat eval run`.")
-    cmp = compare_runs(args.run_a, args.run_b)
+            raise ConfigError(f"{d} is not an eval run (no summary.json).", hint="Give directories written by `paperchat eval run`.")
+    if not 100 <= args.resamples <= 1_000_000:
+        raise ConfigError(f"--resamples {args.resamples} is out of range.", hint="Use 100..1000000 (default 10000).")
+    try:
+        cmp = compare_runs(*args.runs, baseline=args.baseline, resamples=args.resamples, seed=args.seed)
+    except KeyError:
+        raise ConfigError(f"--baseline {args.baseline} is none of the runs given.",
+                          hint="Name one of the run directories (its name or path).") from None
     if args.out:  # files first: a closed pipe (`| head`) must not lose them
         path = write_comparison(cmp, args.out)
-        print(f"written: {path} (+ compare.json and plots)", file=sys.stderr)
+        print(f"written: {path} (+ compare.json and compare_diffs.png)", file=sys.stderr)
     print(render(cmp))
+    return 0
+
+
+def cmd_judge(args, ctx) -> int:
+    from tqdm import tqdm
+
+    from eval.judge import judge_run, make_judge, note
+
+    if not (args.run / "summary.json").is_file():
+        raise ConfigError(f"{args.run} is not an eval run (no summary.json).", hint="Give a directory written by `paperchat eval run`.")
+    judge = make_judge(args.judge, ctx.settings)
+    n = sum(1 for line in open(args.run / "results.jsonl", encoding="utf-8") if line.strip())
+    with tqdm(total=n, unit="question", desc="judge", file=sys.stderr, disable=args.quiet) as bar:
+        summary = judge_run(args.run, judge, progress=lambda: bar.update(1))
+    print(note(summary["judge"]))
+    if any(c["parse_failures"] + c["errors"] for c in summary["judge"]["counts"].values()):
+        print("warning: some judge replies were unparseable or failed; they are left out, see results.jsonl 'judge'",
+              file=sys.stderr)
     return 0
 
 
