@@ -238,3 +238,30 @@ def test_warm_up_loads_each_part_and_never_raises(make, monkeypatch, caplog):
         took = a.warm_up()  # does not raise: the first question reports it, with its hint
     assert set(took) == {"index", "embedder", "model"}
     assert "warm-up of the model failed: no weights" in caplog.text
+
+
+def test_suggested_followups_are_only_those_the_corpus_answers(make):
+    a, _ = make(**{"answer.model": "extractive"})
+    conv = Conversation()
+    ans = a.ask("How much does Prune&Comp reduce perplexity?", conv)
+    suggestions = a.suggest_followups(ans, conv)
+    assert "Which datasets does Prune&Comp use?" not in suggestions  # its abstract names no dataset
+    assert suggestions and all(a.would_answer(q, conv) for q in suggestions)
+    ans = a.ask("What does FedMerge do?", conv)
+    assert "Which datasets does FedMerge use?" in a.suggest_followups(ans, conv)  # "Experiments on CIFAR-10"
+
+
+def test_missing_detail_abstains_saying_what_is_missing_and_lists_related(make):
+    a, _ = make(**{"answer.model": "extractive"})
+    ans = a.ask("What BLEU score does Prune&Comp reach?")
+    assert ans.abstained and not ans.citations
+    assert ans.answer.startswith(ABSTAIN_SENTENCE) and "reports no BLEU" in ans.answer
+    assert any(h.paper_id == "p-prune" for h in ans.related)
+    js = ans.to_json()
+    assert js["citations"] == [] and "p-prune" in [r["paper_id"] for r in js["related"]]
+
+
+def test_list_criterion_part_nothing_matches_abstains_and_names_it(make):
+    a, _ = make(**{"answer.model": "extractive"})
+    ans = a.ask("Which papers evaluate federated learning on FEMNIST?")
+    assert ans.abstained and "FEMNIST" in ans.answer and not ans.citations

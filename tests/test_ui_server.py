@@ -78,6 +78,16 @@ def test_followup_in_the_same_client_session_is_rewritten(server):
     assert "_Searched for:_" not in fresh
 
 
+def test_ordinal_followup_is_answered_from_the_paper_meant(server):
+    c = client(server["url"])
+    c.predict("Tell me about FedMerge and Prune&Comp.", api_name="/ask")
+    out = c.predict("How much does the second one reduce perplexity?", api_name="/ask")
+    searched = out.split("_Searched for:_", 1)[1].split("\n", 1)[0]
+    assert "Prune&Comp" in searched and "FedMerge" not in searched
+    assert "- [1] Prune&Comp: Free Lunch for Layer-Pruned LLMs (p-prune)" in out
+    assert "p-fedmerge" not in out.split("**Sources**", 1)[1]
+
+
 def test_concurrent_sessions_never_see_each_other(server):
     results: dict[str, list[str]] = {"a": [], "b": []}
     errors: list[BaseException] = []

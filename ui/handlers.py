@@ -137,7 +137,7 @@ class Handlers(CorpusHandlers):
             session.answers[len(msgs) - 1] = (answer, opts.describe())
             session.last = (answer, opts.describe())
             yield self._outputs(session, evidence=render.evidence_html(answer))
-            followups = self._followups(answer)
+            followups = self._followups(answer, session.conversation)
             if followups:
                 yield self._outputs(session, followups=followups)
         except AssistantError as e:
@@ -153,11 +153,12 @@ class Handlers(CorpusHandlers):
             if answer is None:
                 stop.set()  # closed tab / cancelled / failed: make sure generation stops
 
-    def _followups(self, answer: Answer) -> list[str]:
+    def _followups(self, answer: Answer, conversation=None) -> list[str]:
+        """Suggested follow-ups, each one the corpus can answer (checked by the assistant)."""
         if answer.abstained or answer.incomplete:
             return []
         try:
-            qs = self.assistant.suggest_followups(answer) or []
+            qs = self.assistant.suggest_followups(answer, conversation) or []
         except Exception:  # noqa: BLE001 - suggestions are optional; never fail the answer for them
             log.warning("suggest_followups failed", exc_info=True)
             return []

@@ -185,6 +185,9 @@ def answer_markdown(answer: Answer, links: bool = True) -> str:
         )
     if answer.standalone_query and _norm(answer.standalone_query) != _norm(answer.question):
         parts.append(f"_Searched for:_ {md_escape(answer.standalone_query)}")
+    if answer.related:
+        names = "; ".join(md_escape(h.title) for h in answer.related)
+        parts.append(f"_Related, but not answering this:_ {names}")
     src = sources_markdown(answer, links)
     if src:
         parts.append(src)
@@ -317,7 +320,13 @@ def evidence_html(answer: Answer | None) -> str:
         items = "".join(f"<li>{esc(n)}</li>" for n in answer.notes)
         out.append(f'<section class="pc-notes"><h4>Notes</h4><ul>{items}</ul></section>')
     cited = {c.paper_id for c in answer.citations}
-    others = [h for h in answer.retrieved if h.paper_id not in cited]
+    if answer.related:
+        rows = "".join(f"<li><span class=\"pc-title\">{esc(h.title)}</span> <code>{esc(h.paper_id)}</code></li>"
+                       for h in answer.related)
+        out.append(f'<section class="pc-related"><h4>Related, but not answering this ({len(answer.related)})</h4>'
+                   f"<ul>{rows}</ul></section>")
+    related = {h.paper_id for h in answer.related}
+    others = [h for h in answer.retrieved if h.paper_id not in cited and h.paper_id not in related]
     if others:
         rows = "".join(
             f"<li><span class=\"pc-title\">{esc(h.title)}</span> <code>{esc(h.paper_id)}</code>{scores_html(h)}</li>"
