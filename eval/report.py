@@ -222,6 +222,17 @@ def _misses(rows: Sequence[Mapping]) -> list[str]:
     return out
 
 
+def _scorecard_section(summary: Mapping) -> list[str]:
+    card = summary.get("scorecard")
+    if not card:
+        return []
+    from .scorecard import table
+
+    split = f" (split: {summary['split']})" if summary.get("split") else ""
+    return ["## Scorecard" + split, "", "Per figure: value (questions it applies to); definitions in eval/scorecard.py.",
+            "", table({"this run": card}), ""]
+
+
 def write_report(out: Path, summary: Mapping, rows: Sequence[Mapping], plots: bool = True) -> Path:
     out = Path(out)
     made = write_plots(out, summary, rows) if plots else {}
@@ -239,6 +250,7 @@ def write_report(out: Path, summary: Mapping, rows: Sequence[Mapping], plots: bo
         "`–` = not applicable (e.g. retrieval metrics for questions without gold, abstention precision when "
         "the assistant never abstained).",
         "",
+        *_scorecard_section(summary),
         "## Notes",
         "",
         *[f"- {n}" for n in summary.get("notes", [])],

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from . import metrics as M
+from .scorecard import score_records
 from .record import _ask, _warm_up, answer_fields, evaluate_question, record_answer_json  # noqa: F401 -- re-exported
 
 PROXY_NOTE = (
@@ -126,6 +127,7 @@ def run_eval(
     extra_notes: list[str] | None = None,
     resume: bool = False,
     judge=None,
+    split: str | None = None,
 ) -> dict:
     """Answer (or only retrieve) every question of `questions_path`, write the run to `out_dir`, return the summary.
 
@@ -136,6 +138,14 @@ def run_eval(
     from assistant.questions import read_questions
 
     questions = read_questions(Path(questions_path))
+    if split:  # one half of a set also used for tuning, fixed by a hash of each id (eval/scorecard.py)
+        from .scorecard import HALVES, split_half
+
+        if split not in HALVES:
+            from assistant.errors import ConfigError
+
+            raise ConfigError(f"Unknown split {split!r}.", hint=f"Use one of: {', '.join(HALVES)}.")
+        questions = [q for q in questions if split_half(str(q["id"])) == split]
     if limit:
         questions = questions[:limit]
     out = Path(out_dir)
@@ -255,6 +265,8 @@ def run_eval(
         "elapsed_s": round(elapsed, 2),
         "errors": len(errors),
         "judge": judge_info,
+        "split": split,
+        "scorecard": None if retrieval_only else score_records(records, texts, groups),
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
     for name in ("progress.jsonl", "progress.config.json"):  # the run is complete: results.jsonl has it all

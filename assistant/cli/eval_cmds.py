@@ -35,6 +35,8 @@ def register(sub) -> None:
                    help="Continue an interrupted run in --out (same settings): finished questions are not asked again.")
     r.add_argument("--judge", metavar="JUDGE",
                    help="Also score answers with a judge model: 'openai' (answer.openai_* settings) or 'hf:DIR'.")
+    r.add_argument("--split", choices=["tune", "heldout"],
+                   help="Only one half of the question set, fixed by a hash of each id (tune on one, report both).")
     r.add_argument("--no-plots", action="store_true", help="Skip the PNG plots.")
     r.add_argument("--quiet", action="store_true", help="No progress bar.")
     r.set_defaults(handler=cmd_run)
@@ -70,6 +72,10 @@ def _print_summary(summary: dict, out: Path) -> None:
     width = max((len(m) for m, _ in shown), default=10)
     for m, v in shown:
         print(f"{m:{width}}  {fmt(v, m)}")
+    if summary.get("scorecard"):
+        from eval.scorecard import table
+
+        print(table({"scorecard" + (f" ({summary['split']})" if summary.get("split") else ""): summary["scorecard"]}))
     print(f"{summary['counts']['overall']} questions -> {out}/ (results.jsonl, summary.json, report.md)")
     if summary.get("errors"):
         print(f"warning: {summary['errors']} question(s) failed; see report.md", file=sys.stderr)
@@ -121,7 +127,8 @@ def cmd_run(args, ctx) -> int:
 
         judge = make_judge(args.judge, settings)
     summary = run_eval(questions_path, out, settings, retrieval_only=args.retrieval_only, progress=not args.quiet,
-                       limit=q_limit, plots=not args.no_plots, extra_notes=notes, resume=args.resume, judge=judge)
+                       limit=q_limit, plots=not args.no_plots, extra_notes=notes, resume=args.resume, judge=judge,
+                       split=args.split)
     _print_summary(summary, Path(out))
     return 0
 
