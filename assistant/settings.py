@@ -19,7 +19,7 @@ from .errors import ConfigError
 
 PRESETS_DIR = Path(__file__).parent / "presets"
 PROJECT_DIR = Path(__file__).resolve().parent.parent
-PROMPTS_DIR = PROJECT_DIR / "prompts"
+PROMPTS_DIR = Path(__file__).parent / "prompts"  # package data (`prompts/` at the top is a link to it)
 BUNDLED_CORPUS = PROJECT_DIR / "data" / "corpus.jsonl"
 
 
