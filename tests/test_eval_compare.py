@@ -87,6 +87,23 @@ def test_bootstrap_ci_coverage_is_nominal_by_simulation():
     assert 0.92 <= hits / sims <= 0.98
 
 
+def test_bootstrap_ci_coverage_for_paired_right_wrong_outcomes():
+    """Binary per-question outcomes, B correlated with A (right where A is right below 0.8, 10% flipped):
+    the interval of the difference of the share right must also hold the true difference ~95% of the time."""
+    rng = np.random.default_rng(11)
+    n, sims, hits = 80, 400, 0
+    true = (0.8 * 0.9 + 0.2 * 0.1) - 0.7
+    for s in range(sims):
+        u = rng.random(n)
+        a, b = (u < 0.7).astype(float), (u < 0.8).astype(float)
+        flip = rng.random(n) < 0.1
+        b[flip] = 1 - b[flip]
+        boots = stats.bootstrap_diffs(a, np.ones(n), b, np.ones(n), resamples=2000, seed=s)
+        lo, hi = np.percentile(boots, [2.5, 97.5])
+        hits += lo <= true <= hi
+    assert 0.92 <= hits / sims <= 0.98
+
+
 def test_sign_flip_p_value_is_exact_for_small_n():
     # 5 of 5 questions improve by 1: 2 of the 32 swap patterns are as extreme -> p = 1/16
     p = stats.sign_flip_p([0] * 5, [1] * 5, [1] * 5, [1] * 5)

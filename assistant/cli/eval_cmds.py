@@ -87,6 +87,13 @@ def cmd_run(args, ctx) -> int:
     settings = ctx.settings
     notes: list[str] = []
     stamp = time.strftime("%Y%m%d-%H%M%S")
+    judge = None
+    if args.judge:  # before any ingest or question: a judge that cannot be reached fails first
+        if args.retrieval_only:
+            raise ConfigError("--judge needs answers; it cannot be used with --retrieval-only.", hint="Drop one of them.")
+        from eval.judge import make_judge
+
+        judge = make_judge(args.judge, settings)
     if args.dataset:
         if args.questions:
             raise ConfigError("Give either --questions or --dataset, not both.", hint="paperchat eval run --dataset scifact --limit 50")
@@ -119,13 +126,6 @@ def cmd_run(args, ctx) -> int:
         questions_path = args.questions or DEFAULT_QUESTIONS
         out = args.out or PROJECT_DIR / "eval" / "runs" / f"{questions_path.stem}-{stamp}"
         q_limit = args.limit
-    judge = None
-    if args.judge:
-        if args.retrieval_only:
-            raise ConfigError("--judge needs answers; it cannot be used with --retrieval-only.", hint="Drop one of them.")
-        from eval.judge import make_judge
-
-        judge = make_judge(args.judge, settings)
     summary = run_eval(questions_path, out, settings, retrieval_only=args.retrieval_only, progress=not args.quiet,
                        limit=q_limit, plots=not args.no_plots, extra_notes=notes, resume=args.resume, judge=judge,
                        split=args.split)
