@@ -58,9 +58,7 @@ class RecordStore:
         self._lock = threading.RLock()
         try:
             if readonly:
-                self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False,
-                                           isolation_level=None, timeout=30)
-                self._db.execute("SELECT count(*) FROM records").fetchone()
+                self._db = self._connect_readonly()
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
@@ -72,6 +70,23 @@ class RecordStore:
                 f"The records store {self.path} cannot be opened: {e}",
                 hint="Run `paperchat doctor`; restore the file from a backup, or re-ingest the source files.",
             ) from e
+
+    def _connect_readonly(self) -> sqlite3.Connection:
+        """Read-only. In a read-only directory SQLite cannot make the WAL index (-shm); when no WAL
+        content is pending the file is then opened as immutable (nobody can write it there anyway)."""
+        try:
+            db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False,
+                                 isolation_level=None, timeout=30)
+            db.execute("SELECT count(*) FROM records").fetchone()
+            return db
+        except sqlite3.OperationalError:
+            wal = self.path.with_name(self.path.name + "-wal")
+            if wal.exists() and wal.stat().st_size > 0:
+                raise
+        db = sqlite3.connect(f"file:{self.path}?mode=ro&immutable=1", uri=True, check_same_thread=False,
+                             isolation_level=None)
+        db.execute("SELECT count(*) FROM records").fetchone()
+        return db
 
     @classmethod
     def open(cls, data_dir: Path) -> "RecordStore | None":

@@ -12,6 +12,7 @@ model, dimension and distance when created; opening with another model or dimens
 from __future__ import annotations
 
 import functools
+import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -57,10 +58,29 @@ def _client(data_dir: Path, chroma_url: str):
                              hint="Start it with `chroma run --path DIR --host 127.0.0.1 --port 8000`.") from e
     try:
         data_dir.mkdir(parents=True, exist_ok=True)
-        return chromadb.PersistentClient(path=str(data_dir / "chroma"), settings=cs)
+        path = data_dir / "chroma"
+        if path.is_dir() and not os.access(path, os.W_OK):
+            path = _readonly_snapshot(path)
+        return chromadb.PersistentClient(path=str(path), settings=cs)
     except BaseException as e:  # noqa: BLE001 - chromadb raises Rust panics (BaseException) on damaged files
         _reraise_control(e)
         raise damaged(data_dir, e) from e
+
+
+def _readonly_snapshot(path: Path) -> Path:
+    """Chroma writes to its files when it opens them, so a read-only store is served from a private copy
+    (removed at exit). Costs the store's size in the temp directory and a copy at start."""
+    import atexit
+    import shutil
+    import tempfile
+
+    tmp = Path(tempfile.mkdtemp(prefix="paperchat-readonly-"))
+    atexit.register(shutil.rmtree, tmp, True)
+    dst = tmp / "chroma"
+    shutil.copytree(path, dst)
+    for p in [dst, *dst.rglob("*")]:
+        p.chmod(0o700 if p.is_dir() else 0o600)
+    return dst
 
 
 def _reraise_control(e: BaseException) -> None:
