@@ -127,7 +127,12 @@ class UISettings(_Group):
     port: int = Field(7860, ge=1, le=65535, description="Port of the web UI.")
     max_question_chars: int = Field(2000, ge=10, description="Longest accepted question.")
     max_upload_mb: int = Field(10, ge=1, description="Largest accepted upload.")
-    queue_size: int = Field(16, ge=1, description="Requests waiting in the queue before 'queue full'.")
+    queue_size: int = Field(
+        128, ge=1, description="Requests waiting in the queue before 'queue full' (~2-5x the expected concurrent "
+        "users: 50 concurrent sessions with the extractive model are served without a refusal).",
+    )
+    max_upload_files: int = Field(10, ge=1, description="Most files accepted in one upload request.")
+    max_upload_total_mb: int = Field(50, ge=1, description="Largest total size of one upload request, in MB.")
 
 
 class Settings(_Group):
