@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
-import shutil
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -22,41 +21,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import DiskFullError, EmptyIndexError, StoreError, VectorSettingsError
+from ..errors import EmptyIndexError, StoreError
 from ..settings import Settings
 from ..types import Chunk, Record
 from .chunking import ChunkStats, chunk_record
 from .embedder import Embedder, get_embedder
+from .guards import check_free_space, explain_write_failure, settings_mismatch, vector_settings
 from .lexical import LexicalIndex
 from .lock import WriteLock
 from .records import INDEXED, RecordStore
 from .store import ChromaStore, normalise_metadata
 
 NEAR_DUP_COSINE = 0.9
-# what each stored vector setting is called on the command line
-SETTING_NAMES = {"model": "embedding.model", "backend": "embedding.backend", "max_seq_tokens": "embedding.max_seq_tokens",
-                 "chunk_tokens": "chunking.chunk_tokens", "overlap_sentences": "chunking.overlap_sentences",
-                 "include_title": "chunking.include_title"}
-
-
-def vector_settings(settings: Settings) -> dict:
-    """Everything that changes the stored vectors, with the index name derived from it."""
-    e = settings.embedding
-    return {"index": settings.index_name(), "model": e.model, "backend": e.backend, "max_seq_tokens": e.max_seq_tokens,
-            **settings.chunking.model_dump()}
-
-
-def settings_mismatch(data_dir: object, stored: dict, configured: dict) -> VectorSettingsError:
-    keys = [k for k in SETTING_NAMES if k in stored and stored.get(k) != configured.get(k)]
-    have = ", ".join(f"{SETTING_NAMES[k]}={stored[k]}" for k in keys) or f"index {stored.get('index')}"
-    want = ", ".join(f"{SETTING_NAMES[k]}={configured[k]}" for k in keys) or f"index {configured.get('index')}"
-    keep = " ".join(f"--set {SETTING_NAMES[k]}={stored[k]}" for k in keys)
-    return VectorSettingsError(
-        f"The store in {data_dir} holds vectors made with {have}, but the settings ask for {want}.",
-        hint="Two ways forward: rebuild the vectors with the new settings (`paperchat ... rebuild-index --dense` with "
-        "the same options; the old vectors are moved aside, not deleted), or keep the old settings"
-        + (f" ({keep})." if keep else " (remove the overrides)."),
-    )
 GENERATION_CHECK_S = 1.0  # readers look for other processes' writes at most this often
 
 
@@ -151,26 +127,10 @@ class Index:
         return db
 
     def check_free_space(self) -> None:
-        need = self.settings.ingest.min_free_mb
-        free = shutil.disk_usage(self.data_dir).free // (1024 * 1024)
-        if free < need:
-            raise DiskFullError(f"Only {free} MB free in {self.data_dir} ({need} MB required before writing).",
-                                hint="Free disk space there (or lower --set ingest.min_free_mb=N), then run the command "
-                                "again: finished batches are kept.")
+        check_free_space(self.data_dir, self.settings.ingest.min_free_mb)
 
     def explain_write_failure(self, e: BaseException) -> BaseException:
-        """A failed write as DiskFullError when the disk is (nearly) full or said ENOSPC, else `e`."""
-        text = f"{e} {e.__cause__ or ''}".lower()
-        errno_ = getattr(e, "errno", None) or getattr(e.__cause__, "errno", None)
-        try:
-            free = shutil.disk_usage(self.data_dir).free // (1024 * 1024)
-        except OSError:
-            free = -1
-        if errno_ == 28 or "disk is full" in text or "no space left" in text or 0 <= free < 16:
-            return DiskFullError(f"A write to {self.data_dir} failed: the disk is full ({free} MB free; {e}).",
-                                 hint="Free disk space there, then run the same command again: committed batches are "
-                                 "kept, and the unfinished one is redone.")
-        return e
+        return explain_write_failure(self.data_dir, e)
 
     # -- writes -------------------------------------------------------------------------------
     def write_lock(self) -> WriteLock | None:

@@ -37,18 +37,15 @@ def move_aside(data_dir: Path) -> Path | None:
 
 def forget_clients(index) -> None:
     """Drop this process's Chroma clients, so the next open reads the files on disk afresh."""
-    index._store = None
-    try:
-        from chromadb.api.client import SharedSystemClient
+    from .store import clear_client_cache
 
-        SharedSystemClient.clear_system_cache()
-    except Exception:  # noqa: BLE001 - an older chromadb without the cache
-        pass
+    index._store = None
+    clear_client_cache()
 
 
 def rebuild_dense(index, progress: Callable[[int], None] | None = None) -> dict:
     """Re-embed every stored record into fresh collections with the configured settings."""
-    from .indexer import vector_settings
+    from .guards import vector_settings
 
     db = index.writable_records()
     total = db.count()

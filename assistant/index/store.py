@@ -83,6 +83,16 @@ def _readonly_snapshot(path: Path) -> Path:
     return dst
 
 
+def clear_client_cache() -> None:
+    """Forget chromadb's per-path client systems (after the files under a path were moved or replaced)."""
+    try:
+        from chromadb.api.client import SharedSystemClient
+
+        SharedSystemClient.clear_system_cache()
+    except Exception:  # noqa: BLE001 - an older chromadb without the cache
+        pass
+
+
 def _reraise_control(e: BaseException) -> None:
     if isinstance(e, (KeyboardInterrupt, SystemExit, GeneratorExit)):
         raise e
