@@ -32,25 +32,40 @@ def _env() -> dict:
     return {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False"}
 
 
-def _cli(data: Path, *argv: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "assistant.cli", "--preset", "debug", "--set", "store.add_batch=64",
-                           "--data-dir", str(data), *argv], capture_output=True, text=True, cwd=ROOT, env=_env())
-
-
 def _ingest_cmd(data: Path, src: Path) -> list[str]:
     return [sys.executable, "-m", "assistant.cli", "--preset", "debug", "--set", "store.add_batch=64", "--data-dir",
             str(data), "ingest", "--quiet", str(src)]
 
 
+_STATE = """
+import contextlib, io, json, sys
+from assistant.cli import main
+res = {}
+for name, argv in (("stats", ["stats", "--json"]), ("doctor", ["doctor", "--json"])):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(["--preset", "debug", "--data-dir", sys.argv[1], *argv])
+        except BaseException as e:
+            code, _ = 99, err.write(repr(e))
+    res[name] = {"code": code, "out": out.getvalue(), "err": err.getvalue()[-300:]}
+print(json.dumps(res))
+"""
+
+
 def _state(data: Path) -> dict:
-    """Counts seen by a fresh process: papers/chunks/records/pending, doctor findings, chunk paper ids."""
-    st = _cli(data, "stats", "--json")
-    stats = json.loads(st.stdout) if st.returncode == 0 else {}
-    doc = _cli(data, "doctor", "--json")
-    findings = json.loads(doc.stdout)["findings"] if doc.stdout.strip().startswith("{") else []
-    return {"opens": st.returncode == 0, "stats_error": st.stderr.strip()[-200:] if st.returncode else "",
+    """Counts seen by a fresh process: papers/chunks/records/pending, and doctor's findings."""
+    p = subprocess.run([sys.executable, "-c", _STATE, str(data)], capture_output=True, text=True, cwd=ROOT, env=_env())
+    try:
+        res = json.loads(p.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        res = {"stats": {"code": 99, "out": "", "err": p.stderr[-300:]}, "doctor": {"code": 99, "out": ""}}
+    st, doc = res["stats"], res["doctor"]
+    stats = json.loads(st["out"]) if st["code"] == 0 else {}
+    findings = json.loads(doc["out"])["findings"] if doc["out"].strip().startswith("{") else []
+    return {"opens": st["code"] == 0, "stats_error": st["err"] if st["code"] else "",
             "papers": stats.get("papers", -1), "chunks": stats.get("chunks", -1), "records": stats.get("records", -1),
-            "pending": stats.get("pending", -1), "doctor_ok": doc.returncode == 0,
+            "pending": stats.get("pending", -1), "doctor_ok": doc["code"] == 0,
             "bad": [f"{f['check']}: {f['message']}" for f in findings if not f["ok"]]}
 
 

@@ -45,7 +45,7 @@ class _Prepared:
     stored: set[str]  # ids of these records already in the store (their old chunks are replaced)
 
 
-def _batches(records: Iterable[Record], size: int) -> Iterable[list[Record]]:
+def _batches(records: Iterable[Record], size: int) -> Iterable[list[Record] | None]:
     batch: list[Record] = []
     for r in records:
         batch.append(r)
@@ -167,7 +167,11 @@ class Index:
             summary.repaired = len(redo)
             with ThreadPoolExecutor(1, thread_name_prefix="index-writer") as writer:
                 try:
-                    for batch in _batches(itertools.chain(redo, records), self.settings.store.add_batch):
+                    size = self.settings.store.add_batch
+                    for batch in itertools.chain(_batches(redo, size), [None], _batches(records, size)):
+                        if batch is None:  # the repairs land before any input batch is looked up
+                            settle()
+                            continue
                         prepared = self._prepare(batch, summary)  # overlaps the previous batch's write
                         settle()
                         pending = (writer.submit(self._commit, prepared, summary), len(batch))

@@ -40,8 +40,11 @@ class WriteLock:
                 hint="Wait for it to finish or stop it; for several writers, share a Chroma server "
                 "(`chroma run`) and set PAPERCHAT_CHROMA_URL.",
             ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"PID {os.getpid()} ({' '.join(sys.argv)[:200]})".encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"PID {os.getpid()} ({' '.join(sys.argv)[:200]})".encode(), 0)
+        except OSError:  # a full disk: the lock holds without its note
+            pass
         self._fd = fd
         return self
 

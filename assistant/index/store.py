@@ -102,10 +102,17 @@ def damaged(data_dir: Path, e: BaseException) -> StoreError:
     """The error for a vector store that fails to open or answer: what failed and the command that fixes it."""
     from ..errors import StoreDamagedError
 
+    from ..errors import DiskFullError
+
     text = str(e).strip().splitlines()[0][:300] if str(e).strip() else type(e).__name__
-    if isinstance(e, OSError) and getattr(e, "errno", None) in (28, 30, 13):  # ENOSPC, EROFS, EACCES
-        return StoreError(f"Cannot write the vector store in {data_dir}: {e}",
-                          hint="Free disk space or fix the permissions of that directory, then run the command again.")
+    low = text.lower()
+    if getattr(e, "errno", None) == 28 or "disk is full" in low or "no space left" in low:  # ENOSPC / SQLITE_FULL
+        return DiskFullError(f"The disk holding {data_dir} is full: the vector store cannot write ({text}).",
+                             hint="Free disk space there, then run the same command again: committed batches are "
+                             "kept, and the unfinished one is redone (`paperchat doctor` checks the store).")
+    if getattr(e, "errno", None) in (30, 13) or "readonly database" in low or "read-only" in low:  # EROFS, EACCES
+        return StoreError(f"Cannot write the vector store in {data_dir} ({text}).",
+                          hint="The directory is read-only or not yours: fix its permissions, or use another --data-dir.")
     return StoreDamagedError(
         f"The vector store in {data_dir / 'chroma'} cannot be used ({type(e).__name__}: {text}).",
         hint="Run `paperchat doctor` to see what is damaged; `paperchat rebuild-index --dense` rebuilds the vectors "
