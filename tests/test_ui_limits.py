@@ -15,7 +15,7 @@ import pytest
 from conftest import PAPERS, ROOT
 from ui.app import build_app
 from ui.launch import MARKER, TEMP_PREFIX, remove_stale_temp_dirs
-from ui_helpers import make_assistant, running
+from ui_helpers import free_port, make_assistant, running
 
 pytestmark = pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning")
 
@@ -87,3 +87,21 @@ def test_fifty_concurrent_sessions_with_the_extractive_model(tmp_path):
     assert res["errors"] == 0 and res["queue_full"] == 0, res
     assert res["leaks"] == 0, res
     assert res["followups_resolved"] == 50 and res["own_paper_cited_first"] == 50, res
+
+
+def test_launch_refuses_a_store_whose_vectors_are_wrong(tmp_path, monkeypatch):
+    from assistant.errors import StoreDamagedError
+    from assistant.index import store as store_mod
+    from ui.launch import launch
+
+    a, s = make_assistant(tmp_path, list(PAPERS))
+    real = store_mod.ChromaStore.query_chunks
+
+    def scrambled(self, vector, n, where=None, metadata=True):  # what a zeroed HNSW file answers
+        return list(reversed(real(self, -vector, n, where, metadata)))
+
+    monkeypatch.setattr(store_mod.ChromaStore, "query_chunks", scrambled)
+    app = build_app(a, s, env={})
+    with pytest.raises(StoreDamagedError, match="wrong results") as e:
+        launch(app, s, "127.0.0.1", free_port(), block=False, quiet=True, env={})
+    assert "rebuild-index --dense" in e.value.hint

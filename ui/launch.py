@@ -13,6 +13,7 @@
 - Temp files: the `paperchat-gradio-*` directory a launch makes is removed at exit, and directories
   left by servers that died (their marker names a PID that is gone) are removed at the next start.
 - Queue: `max_size=ui.queue_size`, default concurrency 1, `api_open=False`; `show_error=False`.
+- A damaged store (the open checks of `assistant.index.doctor`) is an error before anything is served.
 Environment variables are set here, at launch time, never at import.
 """
 
@@ -190,6 +191,7 @@ def launch(
             "Serving on %s without a login: anyone who can reach this address can use the app and its "
             "upload. Set %s and %s, and put a TLS proxy with rate limits in front.", host, USER_ENV, PASSWORD_ENV,
         )
+    check_store(app)
     temp = prepare_environment(settings)
     for component in app.blocks.values():  # an app built before the environment was prepared
         if getattr(component, "GRADIO_CACHE", None) is not None:
@@ -219,6 +221,16 @@ def launch(
         app_kwargs={"middleware": [upload_guard(settings)]},
     )
     return fastapi_app, local_url
+
+
+def check_store(app: Any) -> None:
+    """Refuse to serve a damaged store (zeroed vectors, a broken Chroma file): StoreDamagedError naming
+    the fix, instead of an app that answers from wrong search results."""
+    from assistant.index.doctor import open_check
+
+    index = getattr(getattr(getattr(app, "paperchat_handlers", None), "assistant", None), "index", None)
+    if index is not None and hasattr(index, "records_db"):
+        open_check(index)
 
 
 def upload_guard(settings: Settings):
