@@ -63,7 +63,7 @@ def make_inputs(d: Path) -> dict[str, Path]:
 
 def run(path: Path, data: Path) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False"}
-    cmd = [sys.executable, "-m", "assistant.cli", "--preset", "debug", "--data-dir", str(data), "ingest", "--quiet", str(path)]
+    cmd = [sys.executable, "-m", "assistant.cli", "--preset", "debug", "--data-dir", str(data), "ingest", str(path)]  # with the progress bar: its line count is bounded too
     timev = shutil.which("time") or ("/usr/bin/time" if Path("/usr/bin/time").exists() else "")
     proc = subprocess.run([timev, "-v", *cmd] if timev else cmd, env=env, capture_output=True, text=True, cwd=ROOT)
     m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 import sys
 from pathlib import Path
@@ -67,15 +66,20 @@ def filters_from(args):
     return Filters(args.year_min, args.year_max, args.author, args.source)
 
 
-def _estimate(paths: list[Path]) -> int | None:
+def _estimate(paths: list[Path], max_bytes: int) -> int | None:
+    """Lines in the files (for the progress bar), counted in bounded blocks: never a whole line in memory,
+    and never more than `max_bytes` decompressed per file (a bomb is the reader's error to report)."""
+    from ..ingest.sources import open_binary
+
     total = 0
     for p in paths:
-        if p.suffix in (".jsonl", ".csv", ".gz", ".txt"):
-            opener = gzip.open if p.suffix == ".gz" else open
-            with opener(p, "rb") as f:
-                total += sum(1 for line in f if line.strip())
-        else:
+        if p.suffix not in (".jsonl", ".csv", ".gz", ".txt"):
             return None
+        seen = 0
+        with open_binary(p) as f:
+            while seen < max_bytes and (block := f.read(1 << 20)):
+                seen += len(block)
+                total += block.count(b"\n")
     return total or None
 
 
@@ -87,7 +91,11 @@ def cmd_ingest(args, ctx) -> int:
 
     paths = args.paths or [BUNDLED_CORPUS]
     index = ctx.index()
-    total = None if args.quiet else _estimate([p for p in paths if p.is_file()])
+    limit = ctx.settings.ingest.max_decompressed_mb * 1024 * 1024
+    try:
+        total = None if args.quiet else _estimate([p for p in paths if p.is_file()], limit)
+    except (OSError, EOFError, ValueError):
+        total = None  # unreadable or corrupt: the ingest itself reports it
     with tqdm(total=total, unit="abstract", disable=args.quiet, file=sys.stderr, desc="ingest") as bar:
         report = ingest_paths(index, paths, progress=bar.update, strict=args.strict)
     for issue in report.issues[:50]:

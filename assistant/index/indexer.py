@@ -345,13 +345,19 @@ class Index:
             raise EmptyIndexError(f"The index in {self.settings.store.data_dir} is empty.")
 
     def records(self, paper_ids: list[str]) -> dict[str, Record]:
-        """Stored records by id, from the records store (so a chunk never shows without its paper)."""
-        if self.records_db is not None and self.records_db.vectors():
+        """Stored records by id, from the records store (so a chunk never shows without its paper).
+
+        With a Chroma server other processes write too, each with its own local records store: reads
+        then come from the server's papers collection."""
+        if self._local_records():
             return self.records_db.get(paper_ids)
         return {r.paper_id: r for r, _ in self.store.get_papers(paper_ids)}
 
+    def _local_records(self) -> bool:
+        return self.records_db is not None and not self.settings.store.chroma_url and bool(self.records_db.vectors())
+
     def all_records(self) -> Iterable[Record]:
-        if self.records_db is not None and self.records_db.vectors():
+        if self._local_records():
             yield from self.records_db.iter_records()
             return
         for r, _ in self.store.get_papers():
