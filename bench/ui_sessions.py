@@ -7,7 +7,7 @@ follow-ups resolved to the right paper and dataset, answers citing the session's
 p50/p95 latency per turn. Writes
 bench/results/ui_sessions.json.
 
-    python bench/ui_sessions.py [--sessions 50]
+    python bench/ui_sessions.py [--sessions 50] [--queue-size 16]
 """
 
 from __future__ import annotations
@@ -108,14 +108,15 @@ def storm(url: str, people: list[dict], turns_out: dict) -> dict:
             "p95_s": round(lat[int(0.95 * (len(lat) - 1))], 2) if lat else None, "wall_s": round(wall, 1)}
 
 
-def run(n: int, tmp: Path) -> dict:
+def run(n: int, tmp: Path, queue_size: int | None = None) -> dict:
     from assistant.answer.assistant import Assistant
     from conftest import PAPERS
     from ui.app import build_app
     from ui_helpers import make_settings, running
 
     people = corpus(n)
-    settings = make_settings(tmp, **{"answer.model": "extractive"})
+    extra = {"ui.queue_size": queue_size} if queue_size else {}
+    settings = make_settings(tmp, **{"answer.model": "extractive", **extra})
     a = Assistant(settings)
     a.index.add(list(PAPERS) + [p["record"] for p in people])
     app = build_app(a, settings, env={})
@@ -126,12 +127,13 @@ def run(n: int, tmp: Path) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sessions", type=int, default=50)
+    ap.add_argument("--queue-size", type=int, help="Override ui.queue_size (the old default was 16).")
     args = ap.parse_args()
     from bench.common import offline
 
     offline()
     with tempfile.TemporaryDirectory(prefix="paperchat-ui-") as tmp:
-        res = run(args.sessions, Path(tmp))
+        res = run(args.sessions, Path(tmp), args.queue_size)
     print(json.dumps(res, indent=2))
     out = ROOT / "bench" / "results" / "ui_sessions.json"
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -108,6 +108,7 @@ def matrix(points: int, n: int, work: Path, seed: int = 13) -> dict:
             "point": i, "kill_after_s": round(delay, 2), "finished_before_kill": finished,
             "after_kill": {k: after_kill[k] for k in ("opens", "papers", "records", "pending", "doctor_ok", "bad")},
             "rerun_exit": rerun.returncode, "rerun_summary": rerun.stdout.strip()[-160:],
+            "rerun_error": rerun.stderr.strip()[-400:] if rerun.returncode else "",
             "lost": n - final["papers"] if final["papers"] >= 0 else n,
             "duplicated": max(0, final["chunks"] - ref["chunks"]) + max(0, final["papers"] - ref["papers"]),
             "orphaned": sum(1 for b in final["bad"] if b.startswith("orphans")),
