@@ -96,6 +96,10 @@ def test_input_duplicate_of_cannot_hide_a_real_paper(settings, papers):
     assert stored["fake-1"].duplicate_of == "" and stored[real.paper_id].duplicate_of == ""
     hits = HybridRetriever(index, settings.retrieval).search(real.title, k=3)
     assert real.paper_id in [h.paper_id for h in hits]
+    # a true second version may still say so: the claim is checked with the project's near-duplicate test
+    v2 = Record("v2", real.text.replace("24.72%", "24.7%") + " Code is public.", title=real.title, duplicate_of=real.paper_id)
+    index.add([v2])
+    assert index.records(["v2"])["v2"].duplicate_of == real.paper_id
 
 
 @pytest.mark.parametrize("k", ["-5", "0", "1000"])

@@ -269,8 +269,15 @@ class Index:
         neighbours = self.store.nearest_papers(vecs, n=2)
         within = vecs @ vecs.T  # cosines between the records of this batch (unit vectors)
         for i, r in enumerate(todo):
-            if r.duplicate_of:  # never trusted from input: a record could hide a real paper with it
-                r = dataclasses.replace(r, duplicate_of="")
+            if r.duplicate_of:  # a claim from the input: kept only if the project's own test agrees
+                claim, r = r.duplicate_of, dataclasses.replace(r, duplicate_of="")
+                target = next((p.text for p in out if p.paper_id == claim), None)
+                if target is None and claim != r.paper_id:
+                    target = next((rec.text for rec, _ in self.store.get_papers([claim])), None)
+                if target is not None and jaccard(r.text, target) >= NEAR_DUP_THRESHOLD:
+                    summary.near_duplicates.append((r.paper_id, claim))
+                    out.append(dataclasses.replace(r, duplicate_of=claim))
+                    continue
             cands = [(pid, cos) for pid, cos in neighbours[i] if pid != r.paper_id and cos >= NEAR_DUP_COSINE]
             # earlier records of this batch
             for j in np.flatnonzero(within[i, :i] >= NEAR_DUP_COSINE):
