@@ -64,3 +64,17 @@ class ModelTimeoutError(ModelError):
 
 class PromptError(AssistantError):
     """A prompt file is missing or its variables do not match what the code passes."""
+
+
+class StoreDamagedError(StoreError):
+    """A file of the store is damaged or missing; the hint names the command that repairs it."""
+
+
+class VectorSettingsError(StoreError):
+    """The configured embedding or chunking settings differ from those the stored vectors were made with."""
+
+    exit_code = 2
+
+
+class DiskFullError(StoreError):
+    """A write failed (or would fail) for lack of space; the message names the path."""

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .errors import IngestError
 from .index.indexer import Index
-from .settings import BUNDLED_CORPUS
+from .settings import BUNDLED_CORPUS, IngestSettings
 from .types import IngestIssue, Record
 
 
@@ -27,6 +27,7 @@ class IngestReport:
     unchanged: int = 0
     duplicates: int = 0  # repeated inside the input itself
     skipped: int = 0
+    truncated: int = 0  # abstracts cut at ingest.max_abstract_chars (kept, and listed in issues)
     near_duplicates: list[tuple[str, str]] = field(default_factory=list)
     issues: list[IngestIssue] = field(default_factory=list)
     chunks: int = 0
@@ -35,21 +36,25 @@ class IngestReport:
     def summary(self) -> str:
         return (
             f"{self.added} added, {self.updated} updated, {self.unchanged + self.duplicates} duplicate "
-            f"({self.unchanged} already stored, {self.duplicates} repeated in input), {self.skipped} skipped; "
+            f"({self.unchanged} already stored, {self.duplicates} repeated in input), {self.skipped} skipped, "
+            f"{self.truncated} truncated; "
             f"{len(self.near_duplicates)} near-duplicate versions marked; "
             f"{self.chunks} chunks ({self.multi_chunk_papers} abstracts needed more than one)."
         )
 
 
-def _records(paths: Sequence[Path], report: IngestReport) -> Iterator[Record]:
+def _records(paths: Sequence[Path], report: IngestReport, limits: IngestSettings | None = None) -> Iterator[Record]:
     from .ingest import read_source
+    from .ingest.limits import TRUNCATED
 
     for path in paths:
         report.files.append(str(path))
-        for item in read_source(path):
+        for item in read_source(path, limits=limits):
             if isinstance(item, IngestIssue):
                 report.issues.append(item)
-                if item.message.lower().startswith("duplicate"):
+                if item.message.startswith(TRUNCATED):
+                    report.truncated += 1
+                elif item.message.lower().startswith("duplicate"):
                     report.duplicates += 1
                 else:
                     report.skipped += 1
@@ -58,10 +63,10 @@ def _records(paths: Sequence[Path], report: IngestReport) -> Iterator[Record]:
                 yield item
 
 
-def validate(paths: Sequence[Path]) -> IngestReport:
+def validate(paths: Sequence[Path], limits: IngestSettings | None = None) -> IngestReport:
     """Read everything, store nothing: the issues a real ingest would report (`--strict` runs this first)."""
     report = IngestReport()
-    for _ in _records(paths, report):
+    for _ in _records(paths, report, limits):
         pass
     return report
 
@@ -74,7 +79,7 @@ def ingest_paths(
         if not p.exists():
             raise IngestError(f"No such file: {p}", hint="Check the path; ingest accepts files (.jsonl, .csv, .bib, .txt, .jsonl.gz).")
     if strict:
-        pre = validate(paths)
+        pre = validate(paths, index.settings.ingest)
         if pre.skipped:
             raise IngestError(
                 f"{pre.skipped} record(s) would be skipped; nothing was ingested (--strict).\n"
@@ -82,7 +87,7 @@ def ingest_paths(
                 hint="Fix the records listed above, or run without --strict to ingest the good ones.",
             )
     report = IngestReport()
-    result = index.add(_records(paths, report), progress=progress)
+    result = index.add(_records(paths, report, index.settings.ingest), progress=progress)
     report.added, report.updated, report.unchanged = result.added, result.updated, result.unchanged
     report.near_duplicates = result.near_duplicates
     report.chunks, report.multi_chunk_papers = result.chunks.chunks, result.chunks.multi_chunk_papers

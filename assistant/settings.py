@@ -40,6 +40,28 @@ class StoreSettings(_Group):
     add_batch: int = Field(256, ge=1, description="Records per write batch (capped by Chroma's max batch); progress is reported per batch.")
 
 
+class IngestSettings(_Group):
+    max_line_mb: float = Field(
+        4.0, gt=0, description="Longest line read from a source file, in MB; a longer line is skipped and reported "
+        "(never held in memory whole).",
+    )
+    max_record_chars: int = Field(
+        200_000, ge=1000, description="Largest record (all its fields together, in characters); a larger record is "
+        "skipped and reported.",
+    )
+    max_abstract_chars: int = Field(
+        20_000, ge=500, description="Longest abstract kept, in characters (~4,000 tokens, ~20 chunks); a longer one is "
+        "truncated at the last sentence boundary before the limit, and counted as truncated in the ingest report.",
+    )
+    max_decompressed_mb: int = Field(
+        1024, ge=1, description="Bound on the decompressed size of one .gz source, in MB; past it the file stops with "
+        "a per-file error (a decompression bomb), keeping the records read before.",
+    )
+    min_free_mb: int = Field(
+        200, ge=0, description="Free space required in the data directory before an ingest starts, in MB.",
+    )
+
+
 class EmbeddingSettings(_Group):
     model: str = Field(
         "all-MiniLM-L6-v2",
@@ -125,11 +147,17 @@ class UISettings(_Group):
     port: int = Field(7860, ge=1, le=65535, description="Port of the web UI.")
     max_question_chars: int = Field(2000, ge=10, description="Longest accepted question.")
     max_upload_mb: int = Field(10, ge=1, description="Largest accepted upload.")
-    queue_size: int = Field(16, ge=1, description="Requests waiting in the queue before 'queue full'.")
+    queue_size: int = Field(
+        128, ge=1, description="Requests waiting in the queue before 'queue full' (~2-5x the expected concurrent "
+        "users: 50 concurrent sessions with the extractive model are served without a refusal).",
+    )
+    max_upload_files: int = Field(10, ge=1, description="Most files accepted in one upload request.")
+    max_upload_total_mb: int = Field(50, ge=1, description="Largest total size of one upload request, in MB.")
 
 
 class Settings(_Group):
     store: StoreSettings = Field(default_factory=StoreSettings)
+    ingest: IngestSettings = Field(default_factory=IngestSettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     chunking: ChunkSettings = Field(default_factory=ChunkSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)

@@ -7,17 +7,26 @@
 - Files: GRADIO_TEMP_DIR is a dedicated 0700 directory; `allowed_paths=[]`; `blocked_paths` holds the
   data directory, the project root and `.env` files; uploads are capped at `ui.max_upload_mb` and only
   .jsonl/.csv/.bib/.txt are accepted (checked again server-side).
+- The raw upload route (/gradio_api/upload) takes only the accepted types, at most `ui.max_upload_files`
+  files and `ui.max_upload_total_mb` per request (`UploadGuard`: the body is spooled to disk while its
+  part headers are checked, then handed to gradio; a refusal is a 400/413 with a plain message).
+- Temp files: the `paperchat-gradio-*` directory a launch makes is removed at exit, and directories
+  left by servers that died (their marker names a PID that is gone) are removed at the next start.
 - Queue: `max_size=ui.queue_size`, default concurrency 1, `api_open=False`; `show_error=False`.
+- A damaged store (the open checks of `assistant.index.doctor`) is an error before anything is served.
 Environment variables are set here, at launch time, never at import.
 """
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import hmac
 import ipaddress
 import logging
 import os
+import re
+import shutil
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -77,7 +86,40 @@ def dedicated_temp_dir(env: Mapping[str, str] | None = None) -> Path:
         path = Path(env[TEMP_ENV]).expanduser().resolve()
         path.mkdir(parents=True, exist_ok=True, mode=0o700)
         return path
-    return Path(tempfile.mkdtemp(prefix="paperchat-gradio-")).resolve()
+    remove_stale_temp_dirs()
+    path = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX)).resolve()
+    atexit.register(shutil.rmtree, path, True)  # uploads and exports of this run
+    return path
+
+
+TEMP_PREFIX = "paperchat-gradio-"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale_temp_dirs(root: Path | None = None) -> list[Path]:
+    """Remove `paperchat-gradio-*` directories whose server is gone (marker PID dead, or no marker and
+    older than a day); returns what was removed. Never touches a directory without our prefix."""
+    import time
+
+    removed = []
+    for d in Path(root or tempfile.gettempdir()).glob(TEMP_PREFIX + "*"):
+        if not d.is_dir() or d.is_symlink():
+            continue
+        m = re.search(r"pid (\d+)", (d / MARKER).read_text(errors="replace")) if (d / MARKER).is_file() else None
+        stale = not _alive(int(m.group(1))) if m else time.time() - d.stat().st_mtime > 86400
+        if stale:
+            shutil.rmtree(d, ignore_errors=True)
+            removed.append(d)
+    return removed
 
 
 def blocked_paths(settings: Settings, cwd: Path | None = None) -> list[str]:
@@ -112,7 +154,7 @@ def prepare_environment(settings: Settings, env: dict[str, str] | None = None) -
     if current and (Path(current) / MARKER).is_file():
         return Path(current)
     temp = dedicated_temp_dir(env)
-    (temp / MARKER).write_text("gradio files of one paperchat UI server\n")
+    (temp / MARKER).write_text(f"gradio files of one paperchat UI server, pid {os.getpid()}\n")
     for blocked in blocked_paths(settings):
         b = Path(blocked)
         if temp == b or b in temp.parents:
@@ -149,6 +191,7 @@ def launch(
             "Serving on %s without a login: anyone who can reach this address can use the app and its "
             "upload. Set %s and %s, and put a TLS proxy with rate limits in front.", host, USER_ENV, PASSWORD_ENV,
         )
+    check_store(app)
     temp = prepare_environment(settings)
     for component in app.blocks.values():  # an app built before the environment was prepared
         if getattr(component, "GRADIO_CACHE", None) is not None:
@@ -175,5 +218,28 @@ def launch(
         run_history=False,
         footer_links=["api"],
         css=CSS,
+        app_kwargs={"middleware": [upload_guard(settings)]},
     )
     return fastapi_app, local_url
+
+
+def check_store(app: Any) -> None:
+    """Refuse to serve a damaged store (zeroed vectors, a broken Chroma file): StoreDamagedError naming
+    the fix, instead of an app that answers from wrong search results."""
+    from assistant.index.doctor import open_check
+
+    index = getattr(getattr(getattr(app, "paperchat_handlers", None), "assistant", None), "index", None)
+    if index is not None and hasattr(index, "records_db"):
+        open_check(index)
+
+
+def upload_guard(settings: Settings):
+    from starlette.middleware import Middleware
+
+    from .upload_guard import UploadGuard
+
+    return Middleware(UploadGuard, types=ACCEPTED_UPLOADS, max_files=settings.ui.max_upload_files,
+                      max_bytes=settings.ui.max_upload_total_mb * 1024 * 1024)
+
+
+ACCEPTED_UPLOADS = (".jsonl", ".csv", ".bib", ".txt")

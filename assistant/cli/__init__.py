@@ -26,9 +26,12 @@ class Context:
 
     def index(self):
         if self._index is None:
+            from ..index.doctor import open_check
             from ..index.indexer import Index
 
-            self._index = Index(self.settings)
+            index = Index(self.settings)
+            open_check(index)  # a damaged store is an error naming its fix, never silently wrong results
+            self._index = index
         return self._index
 
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 import sys
 from pathlib import Path
 
-from ..errors import ConfigError, EmptyIndexError, IngestError
+from ..errors import ConfigError, EmptyIndexError, IngestError, VectorSettingsError
 
 
 def register(sub) -> None:
@@ -33,13 +32,25 @@ def register(sub) -> None:
 
     p = sub.add_parser("delete", help="Remove papers (all their chunks) by paper_id.")
     p.add_argument("ids", nargs="+")
+    p.add_argument("--purge", action="store_true",
+                   help="Also compact the stores so the deleted text is gone from disk (rewrites the vector store).")
     p.set_defaults(handler=cmd_delete)
 
     p = sub.add_parser("settings", help="List every setting with its value and description.")
     p.set_defaults(handler=cmd_settings)
 
-    p = sub.add_parser("rebuild-index", help="Rebuild the lexical index from the vector store.")
+    p = sub.add_parser("rebuild-index", help="Rebuild what is damaged (vectors and/or BM25) from the records store.")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--dense", action="store_true", help="Re-embed every record into a fresh vector store "
+                   "(the old one is moved aside, never deleted); also after changing embedding or chunking settings.")
+    g.add_argument("--lexical", action="store_true", help="Rebuild only the BM25 index.")
+    p.add_argument("--quiet", action="store_true", help="No progress bar.")
     p.set_defaults(handler=cmd_rebuild)
+
+    p = sub.add_parser("doctor", help="Check the store; each problem found names the command that fixes it.")
+    p.add_argument("--json", action="store_true", help="Print the findings as JSON.")
+    p.add_argument("--no-probe", action="store_true", help="Skip the self-retrieval probe (needs the embedder).")
+    p.set_defaults(handler=cmd_doctor)
 
 
 def _filter_args(p) -> None:
@@ -55,15 +66,20 @@ def filters_from(args):
     return Filters(args.year_min, args.year_max, args.author, args.source)
 
 
-def _estimate(paths: list[Path]) -> int | None:
+def _estimate(paths: list[Path], max_bytes: int) -> int | None:
+    """Lines in the files (for the progress bar), counted in bounded blocks: never a whole line in memory,
+    and never more than `max_bytes` decompressed per file (a bomb is the reader's error to report)."""
+    from ..ingest.sources import open_binary
+
     total = 0
     for p in paths:
-        if p.suffix in (".jsonl", ".csv", ".gz", ".txt"):
-            opener = gzip.open if p.suffix == ".gz" else open
-            with opener(p, "rb") as f:
-                total += sum(1 for line in f if line.strip())
-        else:
+        if p.suffix not in (".jsonl", ".csv", ".gz", ".txt"):
             return None
+        seen = 0
+        with open_binary(p) as f:
+            while seen < max_bytes and (block := f.read(1 << 20)):
+                seen += len(block)
+                total += block.count(b"\n")
     return total or None
 
 
@@ -75,7 +91,11 @@ def cmd_ingest(args, ctx) -> int:
 
     paths = args.paths or [BUNDLED_CORPUS]
     index = ctx.index()
-    total = None if args.quiet else _estimate([p for p in paths if p.is_file()])
+    limit = ctx.settings.ingest.max_decompressed_mb * 1024 * 1024
+    try:
+        total = None if args.quiet else _estimate([p for p in paths if p.is_file()], limit)
+    except (OSError, EOFError, ValueError):
+        total = None  # unreadable or corrupt: the ingest itself reports it
     with tqdm(total=total, unit="abstract", disable=args.quiet, file=sys.stderr, desc="ingest") as bar:
         report = ingest_paths(index, paths, progress=bar.update, strict=args.strict)
     for issue in report.issues[:50]:
@@ -107,7 +127,16 @@ def _retriever(ctx):
     return HybridRetriever(index, ctx.settings.retrieval)
 
 
+MAX_K = 100
+
+
+def check_k(k: int | None) -> None:
+    if k is not None and not 1 <= k <= MAX_K:
+        raise ConfigError(f"--k must be between 1 and {MAX_K}, not {k}.", hint="Ask for 1 to 100 distinct papers, e.g. --k 5.")
+
+
 def cmd_search(args, ctx) -> int:
+    check_k(args.k)
     if args.batch:
         return _search_batch(args, ctx)
     if not args.query or not args.query.strip():
@@ -165,8 +194,8 @@ def cmd_stats(args, ctx) -> int:
 
 
 def cmd_delete(args, ctx) -> int:
-    missing = ctx.index().delete(args.ids)
-    print(f"deleted {len(args.ids) - len(missing)} paper(s)")
+    missing = ctx.index().delete(args.ids, purge=args.purge)
+    print(f"deleted {len(args.ids) - len(missing)} paper(s)" + ("; stores compacted (--purge)" if args.purge else ""))
     if missing:
         raise IngestError(f"Not found: {', '.join(missing)}", hint="`paperchat search` shows paper ids.")
     return 0
@@ -182,7 +211,53 @@ def cmd_settings(args, ctx) -> int:  # noqa: ARG001
     return 0
 
 
-def cmd_rebuild(args, ctx) -> int:  # noqa: ARG001
-    lex = ctx.index().refresh_lexical(force=True)
-    print(f"lexical index rebuilt over {len(lex.ids)} chunks")
+def cmd_rebuild(args, ctx) -> int:
+    from tqdm import tqdm
+
+    from ..index.doctor import diagnose
+    from ..index.indexer import Index
+    from ..index.repair import rebuild_dense, rebuild_lexical
+
+    index = Index(ctx.settings, new_vectors=args.dense)
+    dense, lexical, pending = args.dense, args.lexical, False
+    if not (args.dense or args.lexical):  # rebuild what is damaged
+        findings = [f for f in diagnose(index) if not f.ok]
+        dense = any("--dense" in f.fix for f in findings)
+        lexical = any("--lexical" in f.fix for f in findings)
+        pending = any(f.check == "pending" for f in findings)
+        if not (dense or lexical or pending):
+            print("nothing to rebuild: every check passed (`paperchat doctor` lists them)")
+            return 0
+    if dense:
+        db = index.writable_records()
+        with tqdm(total=db.count(), unit="record", disable=args.quiet, file=sys.stderr, desc="re-embed") as bar:
+            res = rebuild_dense(index, progress=bar.update)
+        moved = f"; the old vector store was moved to {res['moved_aside']}" if res["moved_aside"] else ""
+        print(f"vector index rebuilt from {res['records']} records{moved}")
+    elif pending:
+        res = index.add([])
+        print(f"{res.repaired} records whose vectors were missing re-embedded")
+    if lexical or not dense:
+        print(f"lexical index rebuilt over {rebuild_lexical(index)} chunks")
     return 0
+
+
+def cmd_doctor(args, ctx) -> int:
+    from ..index.doctor import diagnose
+    from ..index.indexer import Index
+
+    findings = diagnose(Index(ctx.settings, new_vectors=True), probe=not args.no_probe)
+    try:
+        Index(ctx.settings).check_vector_settings()
+    except VectorSettingsError as e:
+        from ..index.doctor import Finding
+
+        findings.append(Finding("settings", False, e.message, "paperchat rebuild-index --dense (or keep the old settings)"))
+    bad = [f for f in findings if not f.ok]
+    if args.json:
+        print(json.dumps({"ok": not bad, "findings": [f.to_dict() for f in findings]}, indent=2))
+    else:
+        for f in findings:
+            print(f"{'ok ' if f.ok else 'BAD'} {f.check:15} {f.message}" + (f"\n    fix: {f.fix}" if f.fix else ""))
+        print("store is healthy" if not bad else f"{len(bad)} problem(s) found")
+    return 0 if not bad else 1

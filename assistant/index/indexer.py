@@ -12,6 +12,8 @@ versions share only 0.375 of their trigrams, unrelated abstracts < 0.04); the la
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import json
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -19,13 +21,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import EmptyIndexError
+from ..errors import EmptyIndexError, StoreError
 from ..settings import Settings
 from ..types import Chunk, Record
 from .chunking import ChunkStats, chunk_record
 from .embedder import Embedder, get_embedder
+from .guards import check_free_space, explain_write_failure, settings_mismatch, vector_settings
 from .lexical import LexicalIndex
 from .lock import WriteLock
+from .records import INDEXED, RecordStore
 from .store import ChromaStore, normalise_metadata
 
 NEAR_DUP_COSINE = 0.9
@@ -41,7 +45,7 @@ class _Prepared:
     stored: set[str]  # ids of these records already in the store (their old chunks are replaced)
 
 
-def _batches(records: Iterable[Record], size: int) -> Iterable[list[Record]]:
+def _batches(records: Iterable[Record], size: int) -> Iterable[list[Record] | None]:
     batch: list[Record] = []
     for r in records:
         batch.append(r)
@@ -58,22 +62,75 @@ class IndexSummary:
     updated: int = 0
     unchanged: int = 0
     near_duplicates: list[tuple[str, str]] = field(default_factory=list)  # (paper_id, duplicate_of)
+    repaired: int = 0  # records left pending by an earlier, interrupted write, redone first
     chunks: ChunkStats = field(default_factory=ChunkStats)
 
 
 class Index:
-    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
+    """Records (records store) -> chunks + vectors (Chroma, opened lazily) and BM25, and the reads retrieval needs."""
+
+    def __init__(self, settings: Settings, embedder: Embedder | None = None, *, new_vectors: bool = False) -> None:
+        """`new_vectors=True` (rebuild-index --dense) accepts vector settings other than the stored ones."""
         self.settings = settings
         self.embedder = embedder or get_embedder(settings.embedding)
         self.name = settings.index_name()
-        self.store = ChromaStore(
-            settings.store.data_dir, settings.store.chroma_url, self.name, self.embedder.name, self.embedder.dim
-        )
+        self.data_dir = settings.store.data_dir
+        self.records_db = RecordStore.open(self.data_dir)
+        if not new_vectors:
+            self.check_vector_settings()
+        self._store: ChromaStore | None = None
         # Server mode keeps the derived lexical index in a local cache keyed by the server URL.
         self.lexical_dir = settings.store.data_dir / "lexical" / self.name
         self._lexical: LexicalIndex | None = None
         self._lex_lock = threading.Lock()
         self._gen_checked = 0.0  # time.monotonic() of the last generation check
+
+    @property
+    def store(self) -> ChromaStore:
+        """The vector store, opened on first use without creating anything (writes call `ensure()`)."""
+        if self._store is None:
+            s = self.settings.store
+            self._store = ChromaStore(s.data_dir, s.chroma_url, self.name, self.embedder.name, self.embedder.dim, create=False)
+            if not self._store.exists:
+                self._check_other_collections(self._store)
+        return self._store
+
+    def check_vector_settings(self) -> None:
+        stored = self.records_db.vectors() if self.records_db else None
+        if stored and stored.get("index") != self.name:
+            raise settings_mismatch(self.data_dir, stored, vector_settings(self.settings))
+
+    def _check_other_collections(self, store: ChromaStore) -> None:
+        """A store made before the records store kept its settings: another index's collections mean a mismatch."""
+        prefix = self.settings.store.collection_prefix + "-"
+        others = [c[: -len("-papers")] for c in store.collection_names() if c.startswith(prefix) and c.endswith("-papers")]
+        if others and not (self.records_db and self.records_db.vectors()):
+            raise settings_mismatch(self.data_dir, {"index": others[0]}, vector_settings(self.settings))
+
+    def writable_records(self) -> RecordStore:
+        if self.records_db is None or self.records_db.readonly:
+            raise StoreError(f"The data directory {self.data_dir} is read-only: nothing can be written to it.",
+                             hint="Search, stats and ask still work; write from an account that may write there.")
+        return self.records_db
+
+    def _open_for_writing(self) -> RecordStore:
+        """Records store writable, vector settings recorded, collections created, older stores migrated."""
+        db = self.writable_records()
+        self.check_free_space()
+        self.store.ensure()
+        if not db.vectors():
+            if db.count() == 0:  # a store from before the records store: its papers become records
+                batch = [r for r, _ in self.store.get_papers()]
+                if batch:
+                    db.finish_batch(db.begin_batch(batch), [r.paper_id for r in batch])
+            db.set_meta("vectors", json.dumps(vector_settings(self.settings)))
+        return db
+
+    def check_free_space(self) -> None:
+        check_free_space(self.data_dir, self.settings.ingest.min_free_mb)
+
+    def explain_write_failure(self, e: BaseException) -> BaseException:
+        return explain_write_failure(self.data_dir, e)
 
     # -- writes -------------------------------------------------------------------------------
     def write_lock(self) -> WriteLock | None:
@@ -82,9 +139,10 @@ class Index:
     def add(self, records: Iterable[Record], progress: Callable[[int], None] | None = None) -> IndexSummary:
         """Upsert records in batches; `progress(n)` after each batch commits, with the records it handled.
 
-        Two stages overlap: while batch i is written (near-duplicate check, Chroma upserts: one writer
-        thread, batches committed in order), batch i+1 is chunked and embedded. A failure in either stops
-        the ingest; every batch committed before it stays (and is skipped by its hash on the next run).
+        Records whose vectors never landed (`pending` in the records store: a killed ingest, a rebuild)
+        go first. Two stages overlap: while batch i is written (near-duplicate check, records store,
+        Chroma upserts: one writer thread, batches committed in order), batch i+1 is chunked and
+        embedded. A failure in either stops the ingest; every batch committed before it stays.
         """
         from concurrent.futures import Future, ThreadPoolExecutor
 
@@ -104,9 +162,16 @@ class Index:
                     progress(n)
 
         try:
+            db = self._open_for_writing()
+            redo = db.pending()
+            summary.repaired = len(redo)
             with ThreadPoolExecutor(1, thread_name_prefix="index-writer") as writer:
                 try:
-                    for batch in _batches(records, self.settings.store.add_batch):
+                    size = self.settings.store.add_batch
+                    for batch in itertools.chain(_batches(redo, size), [None], _batches(records, size)):
+                        if batch is None:  # the repairs land before any input batch is looked up
+                            settle()
+                            continue
                         prepared = self._prepare(batch, summary)  # overlaps the previous batch's write
                         settle()
                         pending = (writer.submit(self._commit, prepared, summary), len(batch))
@@ -117,6 +182,10 @@ class Index:
                         if fut.exception() is None and progress:
                             progress(n)
             self.refresh_lexical(force=summary.added + summary.updated > 0)
+        except StoreError:
+            raise
+        except Exception as e:
+            raise self.explain_write_failure(e) from e
         finally:
             if lock:
                 lock.release()
@@ -124,17 +193,19 @@ class Index:
 
     def _prepare(self, batch: list[Record], summary: IndexSummary) -> "_Prepared | None":
         """Skip unchanged records; chunk and embed the rest (reads only: safe beside a write)."""
-        stored = {r.paper_id: h for r, h in self.store.get_papers([r.paper_id for r in batch])}
+        stored = self.writable_records().hashes([r.paper_id for r in batch])
         todo: list[Record] = []
+        seen: set[str] = set()
         for r in batch:
-            if stored.get(r.paper_id) == r.hash:
+            if stored.get(r.paper_id) == (r.hash, INDEXED) or r.paper_id in seen:
                 summary.unchanged += 1
+                continue
+            seen.add(r.paper_id)
+            todo.append(r)
+            if r.paper_id in stored:
+                summary.updated += 1
             else:
-                todo.append(r)
-                if r.paper_id in stored:
-                    summary.updated += 1
-                else:
-                    summary.added += 1
+                summary.added += 1
         if not todo:
             return None
         chunks_per = [self.chunk(r, summary.chunks) for r in todo]
@@ -148,19 +219,23 @@ class Index:
         return _Prepared(todo, chunks_per, vecs, paper_vecs, set(stored))
 
     def _commit(self, p: "_Prepared | None", summary: IndexSummary) -> None:
-        """Write one prepared batch: old chunks of updated papers out, new chunks and papers in."""
+        """Write one prepared batch: records (pending) first, then old chunks out, new chunks and papers in,
+        then the records become indexed. A crash in between leaves pending records, redone next time."""
         if p is None:
             return
-        updated = [r.paper_id for r in p.records if r.paper_id in p.stored]
-        if updated:
-            self.store.chunks.delete(where={"paper_id": {"$in": updated}})
         todo = self._mark_near_duplicates(p.records, p.paper_vecs, p.stored, summary)
+        db = self.writable_records()
+        batch = db.begin_batch(todo)
+        updated = [r.paper_id for r in todo if r.paper_id in p.stored]
+        if updated:
+            self.store.delete_chunks_of(updated)
         flat = [(r, c) for r, cs in zip(todo, p.chunks) for c in cs]
         self.store.upsert_chunks(
             [c.chunk_id for _, c in flat], p.vecs, [c.text for _, c in flat], [self._chunk_meta(r, c) for r, c in flat]
         )
         self.store.upsert_papers(todo, p.paper_vecs)
         self.store.bump_generation()
+        db.finish_batch(batch, [r.paper_id for r in todo])
 
     def chunk(self, r: Record, stats: ChunkStats | None = None) -> list[Chunk]:
         """The record's chunks, each sized so that it and its title prefix fit the embedder's window."""
@@ -194,9 +269,15 @@ class Index:
         neighbours = self.store.nearest_papers(vecs, n=2)
         within = vecs @ vecs.T  # cosines between the records of this batch (unit vectors)
         for i, r in enumerate(todo):
-            if r.duplicate_of:
-                out.append(r)
-                continue
+            if r.duplicate_of:  # a claim from the input: kept only if the project's own test agrees
+                claim, r = r.duplicate_of, dataclasses.replace(r, duplicate_of="")
+                target = next((p.text for p in out if p.paper_id == claim), None)
+                if target is None and claim != r.paper_id:
+                    target = next((rec.text for rec, _ in self.store.get_papers([claim])), None)
+                if target is not None and jaccard(r.text, target) >= NEAR_DUP_THRESHOLD:
+                    summary.near_duplicates.append((r.paper_id, claim))
+                    out.append(dataclasses.replace(r, duplicate_of=claim))
+                    continue
             cands = [(pid, cos) for pid, cos in neighbours[i] if pid != r.paper_id and cos >= NEAR_DUP_COSINE]
             # earlier records of this batch
             for j in np.flatnonzero(within[i, :i] >= NEAR_DUP_COSINE):
@@ -217,17 +298,26 @@ class Index:
             out.append(r)
         return out
 
-    def delete(self, paper_ids: list[str]) -> list[str]:
-        """Delete papers (all their chunks); returns the ids that were not found."""
+    def delete(self, paper_ids: list[str], purge: bool = False) -> list[str]:
+        """Delete papers (all their chunks); returns the ids that were not found.
+
+        `purge` then compacts the stores so the deleted text no longer sits anywhere on disk (see README)."""
         lock = self.write_lock()
         if lock:
             lock.acquire()
         try:
-            found = {r.paper_id for r, _ in self.store.get_papers(paper_ids)}
+            db = self.writable_records()
+            found = set(db.get(paper_ids)) | {r.paper_id for r, _ in self.store.get_papers(paper_ids)}
             if found:
                 self.store.delete_papers(sorted(found))
+                db.delete(sorted(found))
                 self.store.bump_generation()
+                db.bump_generation()
                 self.refresh_lexical(force=True)
+            if purge:
+                from .repair import purge_deleted
+
+                purge_deleted(self)
             return [p for p in paper_ids if p not in found]
         finally:
             if lock:
@@ -262,16 +352,30 @@ class Index:
             raise EmptyIndexError(f"The index in {self.settings.store.data_dir} is empty.")
 
     def records(self, paper_ids: list[str]) -> dict[str, Record]:
+        """Stored records by id, from the records store (so a chunk never shows without its paper).
+
+        With a Chroma server other processes write too, each with its own local records store: reads
+        then come from the server's papers collection."""
+        if self._local_records():
+            return self.records_db.get(paper_ids)
         return {r.paper_id: r for r, _ in self.store.get_papers(paper_ids)}
 
+    def _local_records(self) -> bool:
+        return self.records_db is not None and not self.settings.store.chroma_url and bool(self.records_db.vectors())
+
     def all_records(self) -> Iterable[Record]:
+        if self._local_records():
+            yield from self.records_db.iter_records()
+            return
         for r, _ in self.store.get_papers():
             yield r
 
     def stats(self) -> dict:
         papers, chunks = self.store.count()
+        db = self.records_db
         return {
-            "papers": papers, "chunks": chunks, "index": self.name, "embedding_model": self.embedder.name,
+            "papers": papers, "chunks": chunks, "records": db.count() if db else papers,
+            "pending": db.count("pending") if db else 0, "index": self.name, "embedding_model": self.embedder.name,
             "embedding_dim": self.embedder.dim, "store": self.settings.store.chroma_url or str(self.settings.store.data_dir),
             "generation": self.store.generation(),
         }

@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..errors import StoreLockedError
+from ..errors import StoreError, StoreLockedError
 
 
 class WriteLock:
@@ -21,8 +21,15 @@ class WriteLock:
         self._fd: int | None = None
 
     def acquire(self) -> "WriteLock":
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:
+            raise StoreError(
+                f"Cannot write to the store at {self.path.parent}: {e.strerror}.",
+                hint="That directory is read-only (or full): search, stats and ask still work there; ingest and "
+                "delete need a writable data directory (--data-dir DIR).",
+            ) from e
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -33,8 +40,11 @@ class WriteLock:
                 hint="Wait for it to finish or stop it; for several writers, share a Chroma server "
                 "(`chroma run`) and set PAPERCHAT_CHROMA_URL.",
             ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"PID {os.getpid()} ({' '.join(sys.argv)[:200]})".encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"PID {os.getpid()} ({' '.join(sys.argv)[:200]})".encode(), 0)
+        except OSError:  # a full disk: the lock holds without its note
+            pass
         self._fd = fd
         return self
 

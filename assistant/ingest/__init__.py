@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import IngestError
+from ..settings import IngestSettings
 from ..types import IngestIssue, Record
 from .bibtex import read_bibtex
 from .clean import is_page_debris, strip_pdf_prefix
@@ -36,7 +37,8 @@ from .dedupe import drop_exact_duplicates, jaccard, near_duplicates
 from .jsonl import JSON_KINDS, read_jsonl, sniff_kind
 from .labels import derive_label, unique_labels
 from .seed import read_seed
-from .sources import SNIFF_BYTES, SourceTruncated, check_readable
+from .limits import bound_record
+from .sources import MB, SNIFF_BYTES, LineSource, SourceTruncated, check_readable
 from .text import read_text
 
 FORMATS: tuple[str, ...] = ("seed", "jsonl", "csv", "bibtex", "text", "beir", "arxiv")
@@ -142,13 +144,17 @@ def _csv_delimiter(path: Path, lines: list[str]) -> str:
     return ","
 
 
-def read_source(path: Path, *, fmt: str | None = None) -> Iterator[Record | IngestIssue]:
+def read_source(
+    path: Path, *, fmt: str | None = None, limits: IngestSettings | None = None
+) -> Iterator[Record | IngestIssue]:
     """Read one file: yield a Record per good record and an IngestIssue per bad one.
 
-    `fmt` is one of FORMATS, or None to detect it. Raises IngestError (with a hint) only when the
-    whole file can't be read: missing, a directory, binary, unknown format, or no abstract column.
+    `fmt` is one of FORMATS, or None to detect it; `limits` bounds lines, records, abstracts and
+    decompression (settings group `ingest`; defaults when None). Raises IngestError (with a hint) only
+    when the whole file can't be read: missing, a directory, binary, unknown format, or no abstract column.
     """
     path = Path(path)
+    limits = limits or IngestSettings()
     if fmt is not None and fmt not in FORMATS:
         raise IngestError(f"unknown format {fmt!r}", hint=f"Use one of: {', '.join(FORMATS)}.")
     head = check_readable(path)
@@ -159,20 +165,43 @@ def read_source(path: Path, *, fmt: str | None = None) -> Iterator[Record | Inge
     source = path.name
     if not head.strip():
         return iter([IngestIssue(source, 0, "the file is empty; nothing to ingest")])
+    src = LineSource(path, int(limits.max_line_mb * MB), limits.max_decompressed_mb * MB)
     if fmt in JSON_KINDS:
         _check_json_lines(path, lines)
-        items = read_jsonl(path, source=source, kind=None if auto else fmt)
+        items = read_jsonl(path, source=source, kind=None if auto else fmt, lines=src)
     elif fmt == "csv":
         delimiter = _csv_delimiter(path, lines)
         check_header(lines, source, delimiter)
-        items = read_csv(path, source=source, delimiter=delimiter)
+        items = read_csv(path, source=source, delimiter=delimiter, lines=src)
     elif fmt == "bibtex":
-        items = read_bibtex(path, source=source)
+        items = read_bibtex(path, source=source, lines=src)
     elif fmt == "seed":
-        items = read_seed(path, source=source)
+        items = read_seed(path, source=source, lines=src)
     else:
-        items = read_text(path, source=source)
-    return _stream(items, source)
+        items = read_text(path, source=source, lines=src)
+    return _stream(_bounded(items, src, limits), source)
+
+
+def _bounded(items: Iterator[Record | IngestIssue], src: LineSource, limits: IngestSettings) -> Iterator[Record | IngestIssue]:
+    """Apply the record and abstract bounds; report each over-long line the reader was spared."""
+    seen = 0
+    for item in items:
+        while seen < len(src.oversize):
+            yield _long_line(src.path.name, src.oversize[seen], limits)
+            seen += 1
+        if isinstance(item, Record):
+            yield from bound_record(item, limits.max_record_chars, limits.max_abstract_chars)
+        else:
+            yield item
+    for lineno in src.oversize[seen:]:
+        yield _long_line(src.path.name, lineno, limits)
+
+
+def _long_line(source: str, lineno: int, limits: IngestSettings) -> IngestIssue:
+    return IngestIssue(
+        source, lineno, f"line longer than ingest.max_line_mb ({limits.max_line_mb:g} MB); skipped without reading it "
+        "whole -- split the record, or raise the bound with --set ingest.max_line_mb=N",
+    )
 
 
 def _stream(items: Iterator[Record | IngestIssue], source: str) -> Iterator[Record | IngestIssue]:

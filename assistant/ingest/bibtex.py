@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -126,10 +126,10 @@ def _entry_record(entry: Entry, *, source: str, line: int) -> Record | IngestIss
     )
 
 
-def _blocks(path: Path) -> Iterator[tuple[int, str, str, bool]]:
+def _blocks(path: Path, source_lines: Iterable[tuple[int, bytes]] | None = None) -> Iterator[tuple[int, str, str, bool]]:
     """(start line, entry type, text, is_last) per entry; text before the first entry is skipped."""
     start, kind, lines = 0, "", []
-    for lineno, raw in iter_lines(path):
+    for lineno, raw in iter_lines(path) if source_lines is None else source_lines:
         line = decode_lenient(raw, lineno)
         m = _ENTRY_START.match(line)
         if m:
@@ -142,9 +142,11 @@ def _blocks(path: Path) -> Iterator[tuple[int, str, str, bool]]:
         yield start, kind, "\n".join(lines), True
 
 
-def read_bibtex(path: Path, *, source: str) -> Iterator[Record | IngestIssue]:
+def read_bibtex(
+    path: Path, *, source: str, lines: Iterable[tuple[int, bytes]] | None = None
+) -> Iterator[Record | IngestIssue]:
     strings: list[String] = []  # @string macros defined so far
-    for start, kind, block, is_last in _blocks(path):
+    for start, kind, block, is_last in _blocks(path, lines):
         if kind in _IGNORED_TYPES:
             continue
         library = _parse(block, strings)

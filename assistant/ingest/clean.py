@@ -13,7 +13,9 @@ import unicodedata
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
 # C0/C1 control characters other than whitespace become spaces.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-_SURROGATE = re.compile(r"[\udc80-\udcff]")
+_SURROGATE = re.compile(r"[\udc80-\udcff]")  # bytes kept by decode(errors="surrogateescape")
+_LONE_SURROGATE = re.compile(r"[\ud800-\udc7f\udd00-\udfff]")  # e.g. a JSON escape "\ud83d" without its pair
+_ANY_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 # CJK ideographs, kana, hangul, CJK punctuation and full-width forms.
 _CJK = re.compile(r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]")
@@ -37,8 +39,20 @@ def clean_text(text: str) -> str:
 
     >>> clean_text("Cost\\u200b‐effective “models” ×2\\x07 ")
     'Cost‐effective “models” ×2'
+
+    A lone surrogate that is not an undecodable byte (a JSON escape such as "\\ud83d" whose pair is
+    missing) cannot be encoded as UTF-8: it becomes U+FFFD, the replacement character.
+
+    >>> clean_text("Half emoji \\ud83d")
+    'Half emoji \ufffd'
     """
+    text = _LONE_SURROGATE.sub("\ufffd", text)
     return normalise_whitespace(_CONTROL.sub(" ", text.translate(_INVISIBLE)))
+
+
+def scrub(text: str) -> str:
+    """`text` with every surrogate replaced by U+FFFD: safe to print and encode (ids in issue messages)."""
+    return _ANY_SURROGATE.sub("\ufffd", text)
 
 
 def has_undecodable(text: str) -> bool:

@@ -11,7 +11,7 @@ The csv module's field size limit is process-wide: it is set around each row rea
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from ..errors import IngestError
@@ -72,9 +72,11 @@ def check_header(head_lines: list[str], source: str, delimiter: str = ",") -> No
             return
 
 
-def read_csv(path: Path, *, source: str, delimiter: str = ",") -> Iterator[Record | IngestIssue]:
-    lines = (decode_lenient(raw, lineno) + "\n" for lineno, raw in iter_lines(path))
-    reader = csv.reader(lines, delimiter=delimiter)
+def read_csv(
+    path: Path, *, source: str, delimiter: str = ",", lines: Iterable[tuple[int, bytes]] | None = None
+) -> Iterator[Record | IngestIssue]:
+    text_lines = (decode_lenient(raw, lineno) + "\n" for lineno, raw in (iter_lines(path) if lines is None else lines))
+    reader = csv.reader(text_lines, delimiter=delimiter)
     header: list[str] | None = None
     mapping: dict[str, int] = {}
     consumed = 0  # physical lines read so far

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 
 from ..types import IngestIssue, Record, content_hash
-from .clean import clean_text, has_undecodable
+from .clean import clean_text, has_undecodable, scrub
 from .labels import derive_label
 
 YEAR_MIN, YEAR_MAX = 1900, 2100
@@ -152,10 +152,13 @@ def build_record(
     `key` names the record in issues (cite key, id). A given `label` is kept (e.g. re-reading a
     corpus file); otherwise label = title, or a label derived from the text.
     """
-    fields = {"text": text, "title": title, "venue": venue, "doi": doi, "id": source_id, "label": label}
+    key = scrub(key)
+    fields = {"text": text, "title": title, "venue": venue, "doi": doi, "id": source_id, "label": label,
+              "duplicate_of": duplicate_of}
     for name, value in fields.items():
         if has_undecodable(value):
-            return IngestIssue(source, line, f"the {name} holds invalid UTF-8 bytes; re-save the file as UTF-8", key)
+            return IngestIssue(source, line, f"the {name} holds invalid UTF-8 bytes (or an escaped lone surrogate); "
+                               "re-save the file as UTF-8", key)
     if any(has_undecodable(a) for a in authors):
         return IngestIssue(source, line, "the authors hold invalid UTF-8 bytes; re-save the file as UTF-8", key)
     text, title, venue = clean_text(text), clean_text(title), clean_text(venue)

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from ..types import IngestIssue, Record
+from .clean import scrub
 from .fields import build_record, parse_authors, parse_year
 from .sources import bad_utf8_message, decode_strict, iter_lines
 
@@ -79,7 +80,8 @@ def record_from_object(obj: dict[str, Any], *, source: str, line: int, kind: str
             value = obj[k]
             if isinstance(value, bool) or not isinstance(value, (str, int)):
                 return IngestIssue(source, line, f"field {k!r} must be a string or a number; fix the id", "")
-            source_id = key = str(value)
+            source_id = str(value)
+            key = scrub(source_id)
             break
     text_value: Any = None
     for k in TEXT_KEYS:
@@ -143,10 +145,12 @@ def _describe(value: object) -> str:
     return f"a {type(value).__name__}"
 
 
-def read_jsonl(path: Path, *, source: str, kind: str | None = None) -> Iterator[Record | IngestIssue]:
+def read_jsonl(
+    path: Path, *, source: str, kind: str | None = None, lines: Iterable[tuple[int, bytes]] | None = None
+) -> Iterator[Record | IngestIssue]:
     """Yield a Record or an IngestIssue per non-blank line of a JSON Lines file."""
     pending: tuple[int, str] | None = None  # (line, reason) of a bad line: a partial write if nothing follows
-    for lineno, raw in iter_lines(path):
+    for lineno, raw in iter_lines(path) if lines is None else lines:
         if not raw.strip():
             continue
         if pending:

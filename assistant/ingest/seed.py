@@ -9,7 +9,7 @@ Other lines of fewer than `MIN_WORDS` words are reported, not ingested. Records 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from ..types import IngestIssue, Record
@@ -42,9 +42,11 @@ def _flush(source: str, line: int, text: str, source_type: str) -> Record | Inge
     return _short(source, line, text)
 
 
-def read_seed(path: Path, *, source: str, source_type: str = "seed") -> Iterator[Record | IngestIssue]:
+def read_seed(
+    path: Path, *, source: str, source_type: str = "seed", lines: Iterable[tuple[int, bytes]] | None = None
+) -> Iterator[Record | IngestIssue]:
     pending: tuple[int, str] | None = None  # a possible title waiting for its "PDF ↗" abstract
-    for lineno, raw in iter_lines(path):
+    for lineno, raw in iter_lines(path) if lines is None else lines:
         decoded = decode_strict(raw, lineno)
         if decoded is None:
             yield IngestIssue(source, lineno, bad_utf8_message(raw))

@@ -80,23 +80,74 @@ def check_readable(path: Path) -> bytes:
     return head
 
 
-def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
-    """Yield (1-based line number, line bytes without the line ending) lazily.
+MB = 1024 * 1024
+DEFAULT_MAX_LINE_BYTES = 4 * MB
+DEFAULT_MAX_DECOMPRESSED_BYTES = 1024 * MB
+_DRAIN = 1 * MB
 
-    A file whose compressed stream breaks part-way raises SourceTruncated after the last good line.
+
+class TooMuchData(SourceTruncated):
+    """A compressed file decompressed to more than the configured bound (a gzip bomb, or a wrong file)."""
+
+
+class LineSource:
+    """(1-based line number, line bytes without the line ending) of a file, read lazily with bounds.
+
+    A line longer than `max_line_bytes` is never held whole: it is yielded as b"" (so readers see a
+    blank line) and its number is appended to `oversize`, which `read_source` turns into one issue per
+    line. A gzip file that decompresses past `max_decompressed_bytes` raises `TooMuchData` after the
+    last good line; a compressed stream that breaks part-way raises `SourceTruncated`.
     """
-    lineno = 0
-    try:
-        with open_binary(path) as fh:
-            for raw in fh:
-                lineno += 1
-                yield lineno, raw.rstrip(b"\n").rstrip(b"\r")
-    except (EOFError, zlib.error, gzip.BadGzipFile) as e:
-        raise SourceTruncated(
-            f"the compressed data ends or breaks after line {lineno} ({e}); the records before it were read",
-            lineno,
-            hint="Re-download or re-compress the file; `gzip -t FILE` checks it.",
-        ) from e
+
+    def __init__(self, path: Path, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+                 max_decompressed_bytes: int = DEFAULT_MAX_DECOMPRESSED_BYTES) -> None:
+        self.path = path
+        self.max_line = max(1, max_line_bytes)
+        self.max_total = max_decompressed_bytes
+        self.oversize: list[int] = []
+
+    def __iter__(self) -> Iterator[tuple[int, bytes]]:
+        lineno, total = 0, 0
+        gz = is_gzip(self.path)
+        try:
+            with open_binary(self.path) as fh:
+                while True:
+                    raw = fh.readline(self.max_line + 1)
+                    if not raw:
+                        return
+                    lineno += 1
+                    total += len(raw)
+                    if len(raw.rstrip(b"\r\n")) > self.max_line:
+                        while raw and not raw.endswith(b"\n"):  # skip the rest of the line in bounded reads
+                            raw = fh.readline(_DRAIN)
+                            total += len(raw)
+                            self._check_total(gz, total, lineno)
+                        self.oversize.append(lineno)
+                        yield lineno, b""
+                        continue
+                    self._check_total(gz, total, lineno)
+                    yield lineno, raw.rstrip(b"\n").rstrip(b"\r")
+        except (EOFError, zlib.error, gzip.BadGzipFile) as e:
+            raise SourceTruncated(
+                f"the compressed data ends or breaks after line {lineno} ({e}); the records before it were read",
+                lineno,
+                hint="Re-download or re-compress the file; `gzip -t FILE` checks it.",
+            ) from e
+
+    def _check_total(self, gz: bool, total: int, lineno: int) -> None:
+        if gz and total > self.max_total:
+            raise TooMuchData(
+                f"the gzip data decompresses to more than {self.max_total // MB:,} MB "
+                f"(ingest.max_decompressed_mb); stopped at line {lineno}, the records before it were read",
+                max(0, lineno - 1),
+                hint="If the file is genuine, raise the bound: --set ingest.max_decompressed_mb=N; "
+                "otherwise it is a decompression bomb: delete it.",
+            )
+
+
+def iter_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """Yield (1-based line number, line bytes without the line ending) lazily, with the default bounds."""
+    return iter(LineSource(path))
 
 
 def decode_strict(raw: bytes, lineno: int) -> str | None:

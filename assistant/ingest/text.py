@@ -7,7 +7,7 @@ numbers, stray lines). Records get content-hash ids; their line is the paragraph
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from ..types import IngestIssue, Record
@@ -49,11 +49,14 @@ def _too_long(source: str, start: int) -> IngestIssue:
     )
 
 
-def read_text(path: Path, *, source: str) -> Iterator[Record | IngestIssue]:
+def read_text(
+    path: Path, *, source: str, lines: Iterable[tuple[int, bytes]] | None = None
+) -> Iterator[Record | IngestIssue]:
+    source_lines = iter_lines(path) if lines is None else lines
     start = 0
-    lines: list[str] = []
+    lines = []
     size = 0
-    for lineno, raw in iter_lines(path):
+    for lineno, raw in source_lines:
         line = decode_lenient(raw, lineno)
         if line.strip():
             if not lines and not size:

@@ -1,0 +1,165 @@
+"""`paperchat doctor`: is the store whole? Each finding says what is wrong and the command that fixes it.
+
+Checks, cheapest first: the records store (SQLite quick_check), Chroma's SQLite file (present, not
+empty while vector segments exist, quick_check), both collections loadable and answering a query,
+counts agreeing across records / papers / chunks / BM25, no chunk without its record, no pending
+record, and a self-retrieval probe: a sample of stored records is chunked and embedded again and each
+chunk must come back first from the vector index (zeroed or stale HNSW files fail it). Nothing is
+written; Chroma failures (exceptions or Rust panics) become findings.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from ..errors import AssistantError, StoreDamagedError
+from .records import PENDING
+
+DENSE_FIX = "paperchat rebuild-index --dense"
+LEXICAL_FIX = "paperchat rebuild-index --lexical"
+PROBE = 30
+
+
+@dataclass(frozen=True)
+class Finding:
+    check: str
+    ok: bool
+    message: str
+    fix: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def chroma_file_problem(data_dir: Path, full: bool = True) -> str:
+    """Why Chroma's SQLite file cannot be trusted ('' when it looks fine or there is no store yet).
+
+    `full=False` skips SQLite's quick_check (seconds on a big store): only presence and size."""
+    chroma = Path(data_dir) / "chroma"
+    path = chroma / "chroma.sqlite3"
+    segments = [p for p in chroma.iterdir() if p.is_dir()] if chroma.is_dir() else []
+    if not path.exists():
+        return f"{path} is missing but vector segment files remain" if segments else ""
+    if path.stat().st_size == 0:
+        return f"{path} is empty (0 bytes)" + (" but vector segment files remain" if segments else "")
+    if not full:
+        return ""
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+        try:
+            res = "; ".join(str(r[0]) for r in db.execute("PRAGMA quick_check").fetchall()[:3])
+        finally:
+            db.close()
+    except sqlite3.Error as e:
+        return f"{path} cannot be read by SQLite ({e})"
+    return "" if res == "ok" else f"{path} failed SQLite's integrity check ({res[:200]})"
+
+
+def _records(index) -> list[Finding]:
+    db = index.records_db
+    if db is None:
+        return [Finding("records", False, f"no records store in {index.data_dir} (read-only directory)",
+                        "open the store once from an account that may write there")]
+    res = db.integrity()
+    if res != "ok":
+        return [Finding("records", False, f"the records store {db.path} is damaged ({res[:200]})",
+                        "restore records.sqlite3 from a backup, or re-ingest the source files")]
+    out = [Finding("records", True, f"{db.count()} records, integrity ok")]
+    pending = db.count(PENDING)
+    if pending:
+        out.append(Finding("pending", False, f"{pending} records have no vectors yet (an interrupted write)",
+                           "paperchat rebuild-index"))
+    return out
+
+
+def _probe(index, n: int = PROBE) -> Finding:
+    db = index.records_db
+    ids = sorted(db.ids()) if db is not None else []
+    if not ids:
+        return Finding("self-retrieval", True, "nothing to probe")
+    step = max(1, len(ids) // n)
+    sample = db.get(ids[::step][:n])
+    found = 0
+    for r in sample.values():
+        c = index.chunk(r)[0]
+        vec = index.embedder.embed_documents([index._embed_text(r, c)])[0]
+        top = index.store.query_chunks(vec, 3, metadata=False)
+        if top and (top[0][0] == c.chunk_id or (top[0][1] - next((s for i, s, _ in top if i == c.chunk_id), -9) < 1e-4)):
+            found += 1
+    ok = found == len(sample)
+    return Finding("self-retrieval", ok, f"{found}/{len(sample)} sampled chunks found themselves first",
+                   "" if ok else DENSE_FIX)
+
+
+def diagnose(index, probe: bool = True) -> list[Finding]:
+    out = _records(index)
+    problem = chroma_file_problem(index.data_dir) if not index.settings.store.chroma_url else ""
+    if problem:
+        out.append(Finding("chroma-sqlite", False, problem, DENSE_FIX))
+        return out
+    try:
+        papers, chunks = index.store.count()
+        if not index.store.exists:
+            if index.records_db is not None and index.records_db.count():
+                out.append(Finding("collections", False, f"the vector collections of {index.name} are missing", DENSE_FIX))
+            return out
+        index.store.query_chunks(index.embedder.embed_query("probe"), 1, metadata=False)  # loads the HNSW files
+        out.append(Finding("collections", True, f"{papers} papers, {chunks} chunks, loadable"))
+    except (AssistantError, Exception) as e:  # noqa: BLE001 - anything Chroma raises is a finding here
+        out.append(Finding("collections", False, f"the vector index cannot be loaded ({str(e).splitlines()[0][:200]})",
+                           DENSE_FIX))
+        return out
+    db = index.records_db
+    if db is not None and db.vectors():
+        indexed = db.count() - db.count(PENDING)
+        if indexed != papers:
+            out.append(Finding("counts", False, f"{indexed} indexed records but {papers} papers in the vector store",
+                               DENSE_FIX))
+        orphans = {m.get("paper_id") for _, _, m in index.store.all_chunks()} - db.ids()
+        if orphans:
+            out.append(Finding("orphans", False, f"{len(orphans)} papers have chunks but no record", DENSE_FIX))
+    try:
+        lex = index.refresh_lexical()
+        ok = len(lex.ids) == chunks
+        out.append(Finding("bm25", ok, f"{len(lex.ids)} chunks in BM25, {chunks} in the vector store",
+                           "" if ok else LEXICAL_FIX))
+    except Exception as e:  # noqa: BLE001
+        out.append(Finding("bm25", False, f"the lexical index cannot be loaded ({e})", LEXICAL_FIX))
+    if probe:
+        try:
+            out.append(_probe(index))
+        except Exception as e:  # noqa: BLE001
+            out.append(Finding("self-retrieval", False, f"the probe failed ({str(e).splitlines()[0][:200]})", DENSE_FIX))
+    return out
+
+
+def open_check(index, probe: int = 3) -> None:
+    """The cheap checks run whenever a command opens a store: raise StoreDamagedError naming the fix.
+
+    Chroma's file present and non-empty, its collections there when records are indexed, and `probe`
+    sampled chunks finding themselves first (an embedding each: ~5 ms with ONNX)."""
+    if index.settings.store.chroma_url:
+        return
+    problem = chroma_file_problem(index.data_dir, full=False)
+    db = index.records_db
+    indexed = db.count() - db.count(PENDING) if db is not None and db.vectors() else 0
+    if problem:
+        raise StoreDamagedError(f"The vector store is damaged: {problem}.", hint=_hint(DENSE_FIX))
+    if not indexed:
+        return
+    papers, _ = index.store.count()
+    if not index.store.exists or papers == 0:
+        raise StoreDamagedError(
+            f"The vector store in {index.data_dir} has no vectors, but the records store holds {indexed} records.",
+            hint=_hint(DENSE_FIX))
+    if probe:
+        f = _probe(index, probe)
+        if not f.ok:
+            raise StoreDamagedError(f"The vector index gives wrong results: {f.message}.", hint=_hint(DENSE_FIX))
+
+
+def _hint(fix: str) -> str:
+    return (f"Run `{fix}` (add the same --data-dir/--preset/--set options): it rebuilds from the records store and "
+            "moves the damaged files aside, never deleting them. `paperchat doctor` lists every check.")

@@ -1,0 +1,144 @@
+"""Repairs: rebuild the vectors or the lexical index from the records store; purge deleted text from disk.
+
+`rebuild_dense` moves the embedded Chroma directory aside (DATA_DIR/chroma.moved-<time>, never
+deleted: it may be damaged, or hold vectors of other settings) and re-embeds every record from the
+records store, with progress; it works when Chroma's files cannot be opened at all. `rebuild_lexical`
+rebuilds BM25 from the chunks in Chroma, or -- when Chroma fails -- by chunking the records again.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ..errors import StoreError
+from .lexical import LexicalIndex
+from .records import FILE
+
+CHROMA_DIR = "chroma"
+
+
+def move_aside(data_dir: Path) -> Path | None:
+    """Rename DATA_DIR/chroma to chroma.moved-<timestamp>; the new path, or None when there was none."""
+    src = Path(data_dir) / CHROMA_DIR
+    if not src.exists():
+        return None
+    dst = src.with_name(f"{CHROMA_DIR}.moved-{time.strftime('%Y%m%d-%H%M%S')}")
+    n = 1
+    while dst.exists():
+        dst = src.with_name(f"{CHROMA_DIR}.moved-{time.strftime('%Y%m%d-%H%M%S')}-{n}")
+        n += 1
+    src.rename(dst)
+    return dst
+
+
+def forget_clients(index) -> None:
+    """Drop this process's Chroma clients, so the next open reads the files on disk afresh."""
+    from .store import clear_client_cache
+
+    index._store = None
+    clear_client_cache()
+
+
+def rebuild_dense(index, progress: Callable[[int], None] | None = None) -> dict:
+    """Re-embed every stored record into fresh collections with the configured settings."""
+    from .guards import vector_settings
+
+    db = index.writable_records()
+    total = db.count()
+    if total == 0:
+        raise StoreError(f"The records store in {index.data_dir} holds no records to rebuild from.",
+                         hint="Re-ingest the source files: `paperchat ingest FILE ...`.")
+    lock = index.write_lock()
+    if lock:
+        lock.acquire()
+    try:
+        moved = None
+        if index.settings.store.chroma_url:
+            for name in (f"{index.name}-chunks", f"{index.name}-papers"):
+                try:
+                    index.store.client.delete_collection(name)
+                except Exception:  # noqa: BLE001 - not there
+                    pass
+        else:
+            forget_clients(index)
+            moved = move_aside(index.data_dir)
+        index._store = None
+        db.mark_all_pending()
+        db.set_meta("vectors", json.dumps(vector_settings(index.settings)))
+    finally:
+        if lock:
+            lock.release()
+    summary = index.add([], progress=progress)  # the pending records: all of them
+    return {"records": total, "embedded": summary.repaired, "moved_aside": str(moved) if moved else ""}
+
+
+def rebuild_lexical(index) -> int:
+    """Rebuild BM25; from Chroma's chunks when it answers, else by chunking the records again."""
+    try:
+        lex = index.refresh_lexical(force=True)
+        return len(lex.ids)
+    except StoreError:
+        if index.records_db is None:
+            raise
+    ids, texts, metas = [], [], []
+    for r in index.records_db.iter_records():
+        for c in index.chunk(r):
+            ids.append(c.chunk_id)
+            texts.append(c.text)
+            metas.append({"paper_id": r.paper_id, "group": r.duplicate_of or r.paper_id,
+                          "sent_start": c.sent_start, "sent_end": c.sent_end})
+    lex = LexicalIndex.build(ids, texts, index.records_db.generation(), metas)
+    lex.save(index.lexical_dir)
+    with index._lex_lock:
+        index._lexical = lex
+    return len(ids)
+
+
+def purge_deleted(index, page: int = 2000) -> None:
+    """Make deleted text unrecoverable from the data directory.
+
+    Chroma keeps every write in its log (`embeddings_queue`) and deleted rows in free pages, and its
+    log cannot be trimmed safely from outside (the vector segment may still need it). So the live rows
+    (ids, vectors, documents, metadata) are copied into a fresh Chroma directory, which replaces the old
+    one; the old one is then removed. The records store is vacuumed; the lexical index was rebuilt by
+    the delete. Server mode: run `chroma utils vacuum` on the server."""
+    if index.records_db is not None and not index.records_db.readonly:
+        index.records_db.vacuum()
+    if index.settings.store.chroma_url:
+        return
+    from .store import ChromaStore
+
+    old = index.store
+    if not old.exists:
+        return
+    new_dir = Path(index.data_dir) / "purge-tmp"
+    shutil.rmtree(new_dir, ignore_errors=True)
+    fresh = ChromaStore(new_dir, "", index.name, old.model, old.dim, create=True)
+    for src, dst in ((old.chunks, fresh.chunks), (old.papers, fresh.papers)):
+        offset = 0
+        while True:
+            got = src.get(include=["embeddings", "documents", "metadatas"], limit=page, offset=offset)
+            if not got["ids"]:
+                break
+            dst.upsert(ids=got["ids"], embeddings=got["embeddings"], documents=got["documents"], metadatas=got["metadatas"])
+            offset += len(got["ids"])
+        meta = dict(src.metadata or {})
+        meta.pop("hnsw:space", None)
+        dst.modify(metadata=meta)
+    del fresh, old
+    forget_clients(index)
+    live = Path(index.data_dir) / CHROMA_DIR
+    gone = live.with_name(f"{CHROMA_DIR}.purged")
+    shutil.rmtree(gone, ignore_errors=True)
+    live.rename(gone)
+    (new_dir / CHROMA_DIR).rename(live)
+    shutil.rmtree(gone)
+    shutil.rmtree(new_dir, ignore_errors=True)
+
+
+def records_file(data_dir: Path) -> Path:
+    return Path(data_dir) / FILE
