@@ -185,9 +185,6 @@ def answer_markdown(answer: Answer, links: bool = True) -> str:
         )
     if answer.standalone_query and _norm(answer.standalone_query) != _norm(answer.question):
         parts.append(f"_Searched for:_ {md_escape(answer.standalone_query)}")
-    if answer.related:
-        names = "; ".join(md_escape(h.title) for h in answer.related)
-        parts.append(f"_Related, but not answering this:_ {names}")
     src = sources_markdown(answer, links)
     if src:
         parts.append(src)

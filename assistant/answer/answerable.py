@@ -56,6 +56,7 @@ _NUMBER_WORDS = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|t
                            r"hundreds?|thousands?|millions?|orders? of magnitude|\w+fold)\b", re.I)
 VARIANTS = {
     "dataset": ("dataset", "benchmark", "corpus", "corpora", "data"),
+    "data": ("data", "dataset", "benchmark", "corpus", "corpora"),
     "benchmark": ("benchmark", "dataset", "task", "suite"),
     "param": ("param", "parameter", "weight"),
     "parameter": ("parameter", "param", "weight"),
@@ -75,12 +76,14 @@ def _words(phrase: str) -> list[str]:
     return [w for w in _WORD.findall(phrase) if w.lower() not in STOP and w.lower() not in GENERIC_ASKED and len(w) > 1]
 
 
-_EVALUATED_ON = re.compile(r"(?i:\b(?:experiments?|evaluat\w+|tested|results|trained|validated)\s+(?:\w+\s+){0,3}?(?:on|with|using)\s+(?:the\s+)?)[A-Z]")
+_EVALUATED_ON = re.compile(
+    r"(?i:\b(?:experiments?|evaluat\w+|tested|tests|results|trained|validated)\s+(?:\w+\s+){0,3}?(?:on|with|using|use)\s+(?:the\s+)?)[A-Z]"
+)
 
 
 def _has_word(word: str, text_low: str, stems: set[str], text: str = "") -> bool:
     s = stem(word)
-    if s in ("dataset", "benchmark") and _EVALUATED_ON.search(text):
+    if s in ("dataset", "benchmark", "data") and _EVALUATED_ON.search(text):
         return True  # "Experiments on CIFAR-10 ..." names its datasets
     for v in VARIANTS.get(s, (s,)):
         if v in stems or (len(v) >= 4 and re.search(rf"(?<![a-z]){re.escape(v)}", text_low)):

@@ -32,6 +32,7 @@ from .conversation import Conversation
 from .events import Done, Event, Status
 from .evidence import ABSTAIN_SENTENCE
 from .kinds import WRITERS, Context
+from .linker import norm
 from .models import ChatModel, get_chat_model
 from .prepare import LexiconCache, Preparer
 from .prompts import load_prompt
@@ -141,7 +142,9 @@ class Assistant:
             focus = cited[:1] if q.kind is Kind.SINGLE else cited
         lex = self.lexicon.get()
         labels = {h.paper_id: lex.display.get(h.paper_id) or short_name(h.title) for h in prep.hits}
-        labels.update({pid: name for pid, name in zip(q.topic, q.topic_names)})
+        for pid, name in zip(q.topic, q.topic_names):  # the name the user used, spelled as the paper spells it
+            canonical = lex.display.get(pid, "")
+            labels[pid] = canonical if norm(canonical) == norm(name) else name
         for side in q.sides:
             if side.paper_ids and side.paper_ids[0] not in labels:
                 labels[side.paper_ids[0]] = side.text
