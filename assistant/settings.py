@@ -109,8 +109,8 @@ class UISettings(_Group):
 
 
 class VerifySettings(_Group):
-    model_dir: str = Field("", description="Directory of the claim verifier (model-int8.onnx, tokenizer.json, "
-                           "verifier.json); empty = the model shipped in assistant/verify/model/.")
+    model_dir: str = Field("", description="Directory of the claim verifier (encoder-int8.onnx, head.onnx, "
+                           "tokenizer.json, verifier.json); empty = the model shipped in assistant/verify/model/.")
     supported_threshold: float = Field(
         0.5, ge=0, le=1, description="A claim is 'supported' when its best source window's P(supported) reaches this "
         "(calibrated on held-out SciFact and synthetic pairs; MODEL_CARD.md).",
@@ -120,19 +120,14 @@ class VerifySettings(_Group):
         "this, else 'not_supported' (calibrated with supported_threshold).",
     )
     top_sentences: int = Field(
-        2, ge=0, description="Source sentences (most shared content words with the claim) the model reads, alone "
+        0, ge=0, description="Source sentences (most shared content words with the claim) the model reads, alone "
         "and joined with each neighbour; 0 = all (slower on whole abstracts).",
     )
     min_overlap: float = Field(
-        0.1, ge=0, le=1, description="Share of the claim's content words a source must contain to be read at all; "
+        0.0, ge=0, le=1, description="Share of the claim's content words a source must contain to be read at all; "
         "below it the verdict is 'not_supported' without running the model.",
     )
-    expand_above: float = Field(
-        0.0, ge=0, le=1, description="Two-sentence windows are read only for claims their single sentences left "
-        "unsupported and that scored support or contradiction >= this somewhere (0 = always; higher = faster).",
-    )
-    max_tokens: int = Field(128, ge=16, le=512, description="Tokens of claim + window the model reads (trained at 128).")
-    batch_size: int = Field(32, ge=1, description="Claim-window pairs per model call (length-sorted).")
+    batch_size: int = Field(64, ge=1, description="Claim-window pairs per call of the model's head (length-sorted).")
 
 
 class Settings(_Group):

@@ -344,28 +344,44 @@ def arxiv_abstracts(which: str, limit: int, seed: int = 0, data: Path = DATA) ->
 
 
 def synthetic_pairs(abstracts: list[dict], seed: int = 0, per_abstract: int = 2) -> list[Pair]:
-    """Meaning-changing and meaning-keeping edits of abstract sentences, about half each."""
+    """Meaning-changing and meaning-keeping edits of abstract sentences, about half each.
+
+    Numbers and comparisons are rare in sentences, so a meaning-changing pair picks a sentence with a
+    number (30%) or with two names around a comparison word (10%) when the abstract has one, and
+    applies that edit first."""
     rng = random.Random(seed)
     out: list[Pair] = []
     for d in abstracts:
         text = " ".join(d["abstract"].split())
         sents = [s.text for s in split_sentences(text)]
         ok = [i for i, s in enumerate(sents) if 8 <= len(s.split()) <= 45]
-        for i in rng.sample(ok, min(per_abstract, len(ok))):
+        used: set[int] = set()
+        for _ in range(min(per_abstract, len(ok))):
+            changing, first = rng.random() < 0.5, None
+            pool = [k for k in ok if k not in used]
+            if changing:
+                r = rng.random()
+                with_num = [k for k in pool if _NUM.search(sents[k])]
+                with_cmp = [k for k in pool if _swap_sides(sents[k], text, rng)]
+                if r < 0.3 and with_num:
+                    pool, first = with_num, "swap_number"
+                elif 0.3 <= r < 0.4 and with_cmp:
+                    pool, first = with_cmp, "swap_sides"
+            i = rng.choice(pool)
+            used.add(i)
             s = sents[i]
             source = s
             if rng.random() < 0.4 and len(sents) > 1:  # a two-sentence window, as at run time
                 j = i + 1 if i + 1 < len(sents) else i - 1
                 source = f"{sents[min(i, j)]} {sents[max(i, j)]}"
-            if rng.random() < 0.5:
+            if changing:
                 names = list(CHANGING)
                 rng.shuffle(names)
-                for rare in ("swap_sides", "swap_number"):  # apply rarely: tried first more often
-                    if rng.random() < 0.4:
-                        names.remove(rare)
-                        names.insert(0, rare)
+                if first:
+                    names.remove(first)
+                    names.insert(0, first)
                 other = [k for k in range(len(sents)) if abs(k - i) > 1]
-                if rng.random() < 0.12 and other:
+                if not first and rng.random() < 0.12 and other:
                     out.append(Pair(sents[rng.choice(other)], source, NEI, "other_sentence", d["id"]))
                     continue
                 for name in names:

@@ -4,8 +4,10 @@
     verdict = get_verifier(settings.verify).verify(claim, source)      # source: text or list of sentences
     verdicts = get_verifier(settings.verify).verify_many([(claim, source), ...])
 
-A 3-label cross-encoder (supported / not_supported / contradicted) trained in this repository
-(scripts/train_verifier.py, MODEL_CARD.md in assistant/verify/model/), run as int8 ONNX.
+The model (assistant/verify/model/, MODEL_CARD.md there) reads the claim token by token against each
+one- and two-sentence window of the source: MiniLM token states (int8 ONNX, the bundled weights' first
+layers) soft-aligned by a head trained in this repository (scripts/train_verifier.py), with three
+labels: supported / not_supported / contradicted.
 """
 
 from .model import VerifierUnavailableError

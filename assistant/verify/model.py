@@ -1,8 +1,11 @@
-"""The shipped cross-encoder: int8 ONNX + tokenizer, loaded once per process, run by ONNX Runtime.
+"""The shipped verifier model: int8 ONNX token encoder + alignment head, loaded once per process.
 
-Files (in `assistant/verify/model/`, built by `scripts/train_verifier.py`, see its MODEL_CARD.md):
-`model-int8.onnx` (logits over `verifier.json`'s labels), `tokenizer.json`, `verifier.json`.
-A missing or unreadable file raises `VerifierUnavailableError` (the answer path falls back on it).
+Files (in `assistant/verify/model/`, built by `scripts/train_verifier.py`; see MODEL_CARD.md there):
+`encoder-int8.onnx` (MiniLM layers -> token states), `head.onnx` (claim tokens aligned to source tokens
+-> logits over supported / not_supported / contradicted), `tokenizer.json`, `verifier.json`.
+Each text is encoded once and its token states are kept in an LRU cache, so the sentences of an abstract
+checked against several claims cost one encoding. A missing or unreadable file raises
+`VerifierUnavailableError` (the answer path falls back on it).
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -19,7 +23,8 @@ import numpy as np
 from ..errors import ModelError
 
 MODEL_DIR = Path(__file__).parent / "model"
-FILES = ("model-int8.onnx", "tokenizer.json", "verifier.json")
+FILES = ("encoder-int8.onnx", "head.onnx", "tokenizer.json", "verifier.json")
+LABELS = ("supported", "not_supported", "contradicted")
 
 
 class VerifierUnavailableError(ModelError):
@@ -35,10 +40,20 @@ def _threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-class CrossEncoder:
-    """Probabilities over LABELS for (claim, source) pairs. Thread-safe; batches run on `workers` threads."""
+def _pad(arrs: Sequence[np.ndarray], dim: int) -> tuple[np.ndarray, np.ndarray]:
+    w = max(1, max(len(a) for a in arrs))
+    x = np.zeros((len(arrs), w, dim), dtype=np.float32)
+    m = np.zeros((len(arrs), w), dtype=np.float32)
+    for i, a in enumerate(arrs):
+        x[i, : len(a)] = a
+        m[i, : len(a)] = 1.0
+    return x, m
 
-    def __init__(self, model_dir: Path, max_tokens: int) -> None:
+
+class AlignmentModel:
+    """`states(texts)` -> token states; `probs(claims, windows)` -> (n, 3). Thread-safe."""
+
+    def __init__(self, model_dir: Path, cache_size: int = 8192) -> None:
         from ..runtime import go_offline
 
         go_offline()
@@ -50,71 +65,99 @@ class CrossEncoder:
             from tokenizers import Tokenizer
 
             meta = json.loads((model_dir / "verifier.json").read_text(encoding="utf-8"))
-            self.labels = tuple(meta["labels"])
             so = ort.SessionOptions()
-            so.intra_op_num_threads = 1  # one single-threaded session run from several threads (see embedder)
+            so.intra_op_num_threads = 1  # single-threaded sessions run from several threads (see the embedder)
             so.inter_op_num_threads = 1
             so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
             so.enable_mem_pattern = False
             so.log_severity_level = 3
-            self.session = ort.InferenceSession(str(model_dir / "model-int8.onnx"), so,
-                                                providers=["CPUExecutionProvider"])
-            self._tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+            cpu = ["CPUExecutionProvider"]
+            self.encoder = ort.InferenceSession(str(model_dir / "encoder-int8.onnx"), so, providers=cpu)
+            self.head = ort.InferenceSession(str(model_dir / "head.onnx"), so, providers=cpu)
+            tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         except Exception as e:  # noqa: BLE001 - any load failure means "no verifier"
             raise VerifierUnavailableError(f"Cannot load the verifier model from {model_dir}: {e}") from e
-        if self.labels != ("supported", "not_supported", "contradicted"):
-            raise VerifierUnavailableError(f"Unexpected verifier labels {self.labels} in {model_dir}.")
-        self._tok.no_padding()
-        self._tok.enable_truncation(max_tokens)
-        self._tok_lock = threading.Lock()  # the Rust tokenizer is not safe to share across threads
+        if tuple(meta.get("labels", ())) != LABELS:
+            raise VerifierUnavailableError(f"Unexpected verifier labels {meta.get('labels')} in {model_dir}.")
+        tok.no_padding()
+        tok.enable_truncation(int(meta.get("max_sentence_tokens", 96)))
+        self._tok, self._tok_lock = tok, threading.Lock()  # the Rust tokenizer is not safe to share across threads
+        self.dim = 384
+        self.model_dir = model_dir
         self.workers = _threads()
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
-        self.model_dir = model_dir
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_size, self._cache_lock = cache_size, threading.Lock()
 
-    def _run(self, enc) -> np.ndarray:
-        width = max(len(e.ids) for e in enc)
-        ids, types, mask = (np.zeros((len(enc), width), dtype=np.int64) for _ in range(3))
-        for i, e in enumerate(enc):
-            n = len(e.ids)
-            ids[i, :n], types[i, :n], mask[i, :n] = e.ids, e.type_ids, 1
-        logits = self.session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})[0]
-        z = np.exp(logits - logits.max(axis=1, keepdims=True))
-        return z / z.sum(axis=1, keepdims=True)
+    def _map(self, fn, jobs: list):
+        if self.workers > 1 and len(jobs) > 1:
+            with self._pool_lock:
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="verify")
+            return list(self._pool.map(fn, jobs))
+        return [fn(j) for j in jobs]
 
-    def probs(self, pairs: Sequence[tuple[str, str]], batch_size: int = 32, progress=None) -> np.ndarray:
-        """(n, 3) probabilities; pairs are length-sorted into batches and returned in input order."""
-        out = np.zeros((len(pairs), 3), dtype=np.float32)
-        if not pairs:
-            return out
-        with self._tok_lock:
-            enc = self._tok.encode_batch([tuple(p) for p in pairs])
-        order = sorted(range(len(enc)), key=lambda i: len(enc[i].ids))
-        batches = [order[lo : lo + batch_size] for lo in range(0, len(order), batch_size)]
-        run = lambda idx: (idx, self._run([enc[i] for i in idx]))  # noqa: E731
-        results = self._executor().map(run, batches) if self.workers > 1 and len(batches) > 1 else map(run, batches)
-        for idx, p in results:
-            out[idx] = p
-            if progress:
-                progress(len(idx))
+    def states(self, texts: Sequence[str], batch: int = 64) -> dict[str, np.ndarray]:
+        """Token states (without [CLS]/[SEP]) of each distinct text, from the cache or the encoder."""
+        out: dict[str, np.ndarray] = {}
+        with self._cache_lock:
+            for t in texts:
+                if t in self._cache:
+                    self._cache.move_to_end(t)
+                    out[t] = self._cache[t]
+        todo = sorted({t for t in texts if t not in out}, key=len)
+        if todo:
+            with self._tok_lock:
+                enc = self._tok.encode_batch(todo)
+            order = sorted(range(len(todo)), key=lambda i: len(enc[i].ids))
+            jobs = [order[lo : lo + batch] for lo in range(0, len(order), batch)]
+
+            def run(idx: list[int]):
+                w = max(len(enc[i].ids) for i in idx)
+                ids = np.zeros((len(idx), w), dtype=np.int64)
+                mask = np.zeros_like(ids)
+                for r, i in enumerate(idx):
+                    ids[r, : len(enc[i].ids)], mask[r, : len(enc[i].ids)] = enc[i].ids, 1
+                hid = self.encoder.run(None, {"input_ids": ids, "attention_mask": mask})[0]
+                return [(todo[i], hid[r, 1 : len(enc[i].ids) - 1].astype(np.float16)) for r, i in enumerate(idx)]
+
+            with self._cache_lock:
+                for part in self._map(run, jobs):
+                    for t, h in part:
+                        out[t] = self._cache[t] = h
+                while len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
         return out
 
-    def _executor(self) -> ThreadPoolExecutor:
-        with self._pool_lock:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="verify")
-            return self._pool
+    def probs(self, claims: Sequence[np.ndarray], windows: Sequence[np.ndarray], batch: int = 64) -> np.ndarray:
+        """(n, 3) probabilities of claim i (token states) against window i (token states)."""
+        res = np.zeros((len(claims), 3), dtype=np.float32)
+        if not claims:
+            return res
+        order = sorted(range(len(claims)), key=lambda i: len(windows[i]))
+        jobs = [order[lo : lo + batch] for lo in range(0, len(order), batch)]
+
+        def run(idx: list[int]):
+            A, am = _pad([claims[i] for i in idx], self.dim)
+            B, bm = _pad([windows[i] for i in idx], self.dim)
+            logits = self.head.run(None, {"A": A, "am": am, "B": B, "bm": bm})[0]
+            z = np.exp(logits - logits.max(axis=1, keepdims=True))
+            return idx, z / z.sum(axis=1, keepdims=True)
+
+        for idx, p in self._map(run, jobs):
+            res[idx] = p
+        return res
 
 
-_LOADED: dict[tuple[str, int], CrossEncoder] = {}
+_LOADED: dict[str, AlignmentModel] = {}
 _LOCK = threading.Lock()
 
 
-def load(model_dir: Path | None = None, max_tokens: int = 128) -> CrossEncoder:
-    """The cross-encoder of `model_dir` (default: the shipped one), loaded once per process."""
+def load(model_dir: Path | str | None = None) -> AlignmentModel:
+    """The model of `model_dir` (default: the shipped one), loaded once per process."""
     d = Path(model_dir).expanduser() if model_dir else MODEL_DIR
-    key = (str(d), max_tokens)
     with _LOCK:
-        if key not in _LOADED:
-            _LOADED[key] = CrossEncoder(d, max_tokens)
-        return _LOADED[key]
+        if str(d) not in _LOADED:
+            _LOADED[str(d)] = AlignmentModel(d)
+        return _LOADED[str(d)]

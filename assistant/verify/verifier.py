@@ -5,7 +5,8 @@
     v.verify_many([(claim, source), ...])                          -> [Verdict, ...]   (one batched model call)
 
 A source is a string (split into sentences with the index stage's splitter) or a list of sentences.
-The claim is scored against sentence windows (`windows.py`) and the scores are aggregated: support is
+The claim is read against sentence windows (`windows.py`: each sentence, and each with its successor) by
+the alignment model (`model.py`) and the scores are aggregated: support is
 the best window's P(supported), contradiction the best window's P(contradicted). The label:
 `supported` when support >= `supported_threshold`, else `contradicted` when contradiction >=
 `contradicted_threshold`, else `not_supported`. Both thresholds are settings calibrated on held-out
@@ -26,8 +27,7 @@ from ..errors import ConfigError
 from ..index.sentences import split_sentences
 from ..settings import VerifySettings
 from . import model as _model
-from .windows import Window, content_words, overlap, singles, top_sentences
-from .windows import pairs as pairs_of
+from .windows import Window, content_words, overlap, windows
 
 Label = Literal["supported", "not_supported", "contradicted"]
 Source = str | Sequence[str]
@@ -62,14 +62,14 @@ class Verifier:
 
     def __init__(self, settings: VerifySettings | None = None) -> None:
         self.settings = settings or VerifySettings()
-        self._encoder: _model.CrossEncoder | None = None
+        self._model: _model.AlignmentModel | None = None
         self._lock = threading.Lock()
 
     def load(self) -> "Verifier":
         """Load the model now (it loads on first use otherwise); raises VerifierUnavailableError."""
         with self._lock:
-            if self._encoder is None:
-                self._encoder = _model.load(self.settings.model_dir or None, self.settings.max_tokens)
+            if self._model is None:
+                self._model = _model.load(self.settings.model_dir or None)
         return self
 
     def label(self, support: float, contradiction: float) -> Label:
@@ -84,53 +84,41 @@ class Verifier:
 
     def verify_many(self, pairs: Sequence[tuple[str, Source]],
                     progress: Callable[[int], None] | None = None) -> list[Verdict]:
-        """One verdict per (claim, source), windows scored in (at most) two batched calls.
-
-        1. the `top_sentences` single sentences of each source that share most words with the claim;
-        2. two-sentence windows around them, only for pairs that step 1 left undecided (not supported)
-           and where some window already scored support or contradiction >= `expand_above`.
-        `progress(n)` is called with the number of pairs finished.
-        """
-        encoder = self.load()._encoder  # even when no window needs the model: a missing model is always an error
+        """One verdict per (claim, source). Every distinct claim and source sentence is encoded once, then
+        each claim is read against its source's windows (one- and two-sentence) in batched head calls."""
+        model = self.load()._model  # even when no window needs the model: a missing model is always an error
+        assert model is not None
         cfg = self.settings
         claims = [" ".join(str(c).split()) for c, _ in pairs]
         sents = [sentences_of(s) for _, s in pairs]
-        keep = [top_sentences(c, ss, cfg.top_sentences)
-                if c and ss and overlap(content_words(c), " ".join(ss)) >= cfg.min_overlap else []
-                for c, ss in zip(claims, sents)]
-        scored: list[list[tuple[Window, np.ndarray]]] = [[] for _ in pairs]
-        self._score(encoder, claims, [singles(ss, k) for ss, k in zip(sents, keep)], scored)
-        more = []
-        for i, sc in enumerate(scored):
-            top = max((max(float(p[0]), float(p[2])) for _, p in sc), default=0.0)
-            undecided = not any(float(p[0]) >= cfg.supported_threshold for _, p in sc)
-            more.append(pairs_of(sents[i], keep[i]) if sc and undecided and top >= cfg.expand_above else [])
-        self._score(encoder, claims, more, scored)
-        out = []
-        for sc in scored:
-            if not sc:
+        plan: list[list[Window]] = []
+        for c, ss in zip(claims, sents):
+            ok = c and ss and overlap(content_words(c), " ".join(ss)) >= cfg.min_overlap
+            plan.append(windows(c, ss, cfg.top_sentences) if ok else [])
+        needed = {c for c, ws in zip(claims, plan) if ws}
+        needed |= {ss[i] for ss, ws in zip(sents, plan) for w in ws for i in w.sentences}
+        st = model.states(sorted(needed))
+        flat_c, flat_w = [], []
+        for c, ss, ws in zip(claims, sents, plan):
+            for w in ws:
+                flat_c.append(st[c])
+                flat_w.append(np.concatenate([st[ss[i]] for i in w.sentences]))
+        probs = model.probs(flat_c, flat_w, cfg.batch_size)
+        out, k = [], 0
+        for ws in plan:
+            if not ws:
                 out.append(Verdict(0.0, 0.0, "not_supported"))
                 continue
-            ws, s_best = max(sc, key=lambda x: float(x[1][0]))
-            wc, c_best = max(sc, key=lambda x: float(x[1][2]))
-            s, c = float(s_best[0]), float(c_best[2])
+            p = probs[k : k + len(ws)]
+            k += len(ws)
+            i_s, i_c = int(p[:, 0].argmax()), int(p[:, 2].argmax())
+            s, c = float(p[i_s, 0]), float(p[i_c, 2])
             lab = self.label(s, c)
-            w = wc if lab == "contradicted" else ws
+            w = ws[i_c] if lab == "contradicted" else ws[i_s]
             out.append(Verdict(s, c, lab, w.text, w.sentences))
         if progress:
             progress(len(out))
         return out
-
-    def _score(self, encoder, claims: list[str], wins: list[list[Window]], scored: list) -> None:
-        flat = [(claims[i], w.text) for i, ws in enumerate(wins) for w in ws]
-        if not flat:
-            return
-        probs = encoder.probs(flat, self.settings.batch_size)
-        k = 0
-        for i, ws in enumerate(wins):
-            for w in ws:
-                scored[i].append((w, probs[k]))
-                k += 1
 
 
 _VERIFIERS: dict[str, Verifier] = {}

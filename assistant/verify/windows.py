@@ -38,7 +38,7 @@ def _stem(w: str) -> str:
 
 
 def content_words(text: str) -> set[str]:
-    return {_stem(w) for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1}
+    return {_stem(w) for w in _WORD.findall(text.lower()) if w not in _STOP and (len(w) > 1 or w.isdigit())}
 
 
 def overlap(claim_words: set[str], text: str) -> float:
