@@ -123,11 +123,20 @@ def timed(fn):
     return r, (time.perf_counter() - w) * 1000, (time.process_time() - c) * 1000
 
 
+def _settings(args):
+    from assistant.settings import load_settings, parse_assignments
+
+    over = parse_assignments(args.assign)
+    if args.model_dir:
+        over["verify.model_dir"] = args.model_dir
+    return load_settings(overrides=over)
+
+
 def run(args) -> dict:
     from assistant.settings import load_settings
     from assistant.verify import Verifier
 
-    settings = load_settings(overrides={"verify.model_dir": args.model_dir} if args.model_dir else None)
+    settings = _settings(args)
     ver = Verifier(settings.verify).load()
     res: dict = {"machine": machine_info(), "settings": settings.verify.model_dump(), "model_dir": str(ver._model.model_dir)}
     base = Baseline(settings.answer.support_threshold)
@@ -185,7 +194,7 @@ def calibrate(args) -> dict:
     from assistant.settings import load_settings
     from assistant.verify import Verifier
 
-    ver = Verifier(load_settings(overrides={"verify.model_dir": args.model_dir} if args.model_dir else None).verify).load()
+    ver = Verifier(_settings(args).verify).load()
     sf = scifact_sets("dev")
     v_sf = ver.verify_many([(x[0], x[1]) for x in sf]) + ver.verify_many([(x[0], x[2]) for x in sf])
     gold = [x[3] for x in sf] * 2
@@ -217,6 +226,8 @@ def main() -> int:
     ap.add_argument("--synthetic", type=int, default=600, help="Held-out arXiv abstracts for synthetic pairs.")
     ap.add_argument("--answers", type=int, default=30, help="Answers timed (8 claims x 5 abstracts each).")
     ap.add_argument("--model-dir", help="Another verifier model directory (default: the shipped one).")
+    ap.add_argument("--set", dest="assign", action="append", default=[], metavar="GROUP.NAME=VALUE",
+                    help="Override a setting, e.g. --set verify.supported_threshold=0.4.")
     ap.add_argument("--out", type=Path, help="Write the figures here instead of bench/results/verifier.json.")
     args = ap.parse_args()
     offline()

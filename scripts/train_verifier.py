@@ -312,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scifact-repeat", type=int, default=2, help="SciFact training pairs repeated this often.")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--no-compare", action="store_true", help="Skip the SciFact-only recipe.")
+    ap.add_argument("--feature-cache", type=Path, help="Keep/reuse the encoder's token states here (a pickle).")
     ap.add_argument("--card-only", action="store_true", help="Only rewrite MODEL_CARD.md (adds bench/results/verifier.json).")
     args = ap.parse_args(argv)
     if args.card_only:
@@ -341,8 +342,18 @@ def main(argv: list[str] | None = None) -> int:
     shutil.copyfile(base / "tokenizer.json", args.out / "tokenizer.json")
     feats = Featurizer(Encoder(args.out / "encoder-int8.onnx", args.out / "tokenizer.json"))
     t0 = time.time()
+    cache = args.feature_cache / f"states-L{args.layers}.pkl" if args.feature_cache else None
+    if cache and cache.is_file():  # token states of this encoder, kept from an earlier run (same export)
+        import pickle
+
+        feats.enc.cache = pickle.loads(cache.read_bytes())
     for v in data.values():
         feats.prepare(v)
+    if cache:
+        import pickle
+
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_bytes(pickle.dumps(feats.enc.cache, protocol=pickle.HIGHEST_PROTOCOL))
     encode_min = round((time.time() - t0) / 60, 1)
     log.info("features of %d texts in %.1f min", len(feats.enc.cache), encode_min)
     evals = {"scifact_dev": data["scifact_dev"], "synthetic_dev": data["synthetic_dev"]}
