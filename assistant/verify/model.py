@@ -98,8 +98,11 @@ class AlignmentModel:
             return list(self._pool.map(fn, jobs))
         return [fn(j) for j in jobs]
 
-    def states(self, texts: Sequence[str], batch: int = 64) -> dict[str, np.ndarray]:
-        """Token states (without [CLS]/[SEP]) of each distinct text, from the cache or the encoder."""
+    def states(self, texts: Sequence[str], batch: int = 1) -> dict[str, np.ndarray]:
+        """Token states (without [CLS]/[SEP]) of each distinct text, from the cache or the encoder.
+
+        One text per encoder call by default: int8 activations are quantised per call, so in a batch a
+        text's states would depend on its neighbours (cosine ~0.99), and so could a verdict."""
         out: dict[str, np.ndarray] = {}
         with self._cache_lock:
             for t in texts:
