@@ -112,11 +112,11 @@ class VerifySettings(_Group):
     model_dir: str = Field("", description="Directory of the claim verifier (encoder-int8.onnx, head.onnx, "
                            "tokenizer.json, verifier.json); empty = the model shipped in assistant/verify/model/.")
     supported_threshold: float = Field(
-        0.55, ge=0, le=1, description="A claim is 'supported' when its best source window's P(supported) reaches this "
+        0.63, ge=0, le=1, description="A claim is 'supported' when its best source window's P(supported) reaches this "
         "(calibrated on held-out SciFact and synthetic pairs; MODEL_CARD.md).",
     )
     contradicted_threshold: float = Field(
-        0.36, ge=0, le=1, description="An unsupported claim is 'contradicted' when a window's P(contradicted) reaches "
+        0.49, ge=0, le=1, description="An unsupported claim is 'contradicted' when a window's P(contradicted) reaches "
         "this, else 'not_supported' (calibrated with supported_threshold).",
     )
     top_sentences: int = Field(
