@@ -155,6 +155,28 @@ class UISettings(_Group):
     max_upload_total_mb: int = Field(50, ge=1, description="Largest total size of one upload request, in MB.")
 
 
+class VerifySettings(_Group):
+    model_dir: str = Field("", description="Directory of the claim verifier (encoder-int8.onnx, head.onnx, "
+                           "tokenizer.json, verifier.json); empty = the model shipped in assistant/verify/model/.")
+    supported_threshold: float = Field(
+        0.63, ge=0, le=1, description="A claim is 'supported' when its best source window's P(supported) reaches this "
+        "(calibrated on held-out SciFact and synthetic pairs; MODEL_CARD.md).",
+    )
+    contradicted_threshold: float = Field(
+        0.49, ge=0, le=1, description="An unsupported claim is 'contradicted' when a window's P(contradicted) reaches "
+        "this, else 'not_supported' (calibrated with supported_threshold).",
+    )
+    top_sentences: int = Field(
+        3, ge=0, description="Source sentences (most shared content words with the claim) the model reads, alone "
+        "and joined with each neighbour; 0 = all (on held-out SciFact abstracts 3 scored as well as all, ~30% faster).",
+    )
+    min_overlap: float = Field(
+        0.0, ge=0, le=1, description="Share of the claim's content words a source must contain to be read at all; "
+        "below it the verdict is 'not_supported' without running the model.",
+    )
+    batch_size: int = Field(64, ge=1, description="Claim-window pairs per call of the model's head (length-sorted).")
+
+
 class Settings(_Group):
     store: StoreSettings = Field(default_factory=StoreSettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
@@ -163,6 +185,7 @@ class Settings(_Group):
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     answer: AnswerSettings = Field(default_factory=AnswerSettings)
     ui: UISettings = Field(default_factory=UISettings)
+    verify: VerifySettings = Field(default_factory=VerifySettings)
 
     def index_name(self) -> str:
         """Collection name derived from everything that changes the vectors (model, backend, chunking)."""

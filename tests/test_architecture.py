@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "assistant"
-ORDER = ["ingest", "index", "retrieve", "answer"]
+ORDER = ["ingest", "index", "retrieve", "verify", "answer"]
 FORBIDDEN_APIS = ("RetrievalQA", "ConversationalRetrievalChain", "LLMChain", "langchain_community")
 
 

@@ -1,0 +1,135 @@
+"""Does this source say what the claim says? A verdict per (claim, source) from the trained cross-encoder.
+
+    v = get_verifier(settings.verify)
+    v.verify("X improves accuracy by 12%.", abstract_text)        -> Verdict(support=0.03, ..., label="contradicted")
+    v.verify_many([(claim, source), ...])                          -> [Verdict, ...]   (one batched model call)
+
+A source is a string (split into sentences with the index stage's splitter) or a list of sentences.
+The claim is read against sentence windows (`windows.py`: each sentence, and each with its successor) by
+the alignment model (`model.py`) and the scores are aggregated: support is
+the best window's P(supported), contradiction the best window's P(contradicted). The label:
+`supported` when support >= `supported_threshold`, else `contradicted` when contradiction >=
+`contradicted_threshold`, else `not_supported`. Both thresholds are settings calibrated on held-out
+data (MODEL_CARD.md). The model loads lazily on first use, once per process; a missing or broken model
+raises `VerifierUnavailableError` (an `AssistantError`) so the caller can fall back.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from ..errors import ConfigError
+from ..index.sentences import split_sentences
+from ..settings import VerifySettings
+from . import model as _model
+from .windows import Window, content_words, overlap, windows
+
+Label = Literal["supported", "not_supported", "contradicted"]
+Source = str | Sequence[str]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """support, contradiction in 0..1; label from the thresholds; evidence = the deciding window."""
+
+    support: float
+    contradiction: float
+    label: Label
+    evidence: str = ""  # the source window with the best support (or, when contradicted, the contradicting one)
+    sentences: tuple[int, ...] = ()  # indices of that window's sentences in the source
+
+    def to_dict(self) -> dict:
+        return {"support": round(self.support, 4), "contradiction": round(self.contradiction, 4),
+                "verdict": self.label, "evidence": self.evidence, "sentences": list(self.sentences)}
+
+
+def sentences_of(source: Source) -> list[str]:
+    if isinstance(source, str):
+        return [s.text for s in split_sentences(" ".join(source.split()))]
+    if not all(isinstance(s, str) for s in source):
+        raise ConfigError("A source must be a string or a list of sentence strings.",
+                          hint='Pass "source": "text ..." or "source": ["sentence 1.", "sentence 2."].')
+    return [" ".join(s.split()) for s in source if s.strip()]
+
+
+class Verifier:
+    """Scores claims against sources with the shipped cross-encoder (or `settings.model_dir`)."""
+
+    def __init__(self, settings: VerifySettings | None = None) -> None:
+        self.settings = settings or VerifySettings()
+        self._model: _model.AlignmentModel | None = None
+        self._lock = threading.Lock()
+
+    def load(self) -> "Verifier":
+        """Load the model now (it loads on first use otherwise); raises VerifierUnavailableError."""
+        with self._lock:
+            if self._model is None:
+                self._model = _model.load(self.settings.model_dir or None)
+        return self
+
+    def label(self, support: float, contradiction: float) -> Label:
+        if support >= self.settings.supported_threshold:
+            return "supported"
+        if contradiction >= self.settings.contradicted_threshold:
+            return "contradicted"
+        return "not_supported"
+
+    def verify(self, claim: str, source: Source) -> Verdict:
+        return self.verify_many([(claim, source)])[0]
+
+    def verify_many(self, pairs: Sequence[tuple[str, Source]],
+                    progress: Callable[[int], None] | None = None) -> list[Verdict]:
+        """One verdict per (claim, source). Every distinct claim and source sentence is encoded once, then
+        each claim is read against its source's windows (one- and two-sentence) in batched head calls."""
+        model = self.load()._model  # even when no window needs the model: a missing model is always an error
+        assert model is not None
+        cfg = self.settings
+        claims = [" ".join(str(c).split()) for c, _ in pairs]
+        sents = [sentences_of(s) for _, s in pairs]
+        plan: list[list[Window]] = []
+        for c, ss in zip(claims, sents):
+            ok = c and ss and overlap(content_words(c), " ".join(ss)) >= cfg.min_overlap
+            plan.append(windows(c, ss, cfg.top_sentences) if ok else [])
+        needed = {c for c, ws in zip(claims, plan) if ws}
+        needed |= {ss[i] for ss, ws in zip(sents, plan) for w in ws for i in w.sentences}
+        st = model.states(sorted(needed))
+        flat_c, flat_w = [], []
+        for c, ss, ws in zip(claims, sents, plan):
+            for w in ws:
+                flat_c.append(st[c])
+                flat_w.append(np.concatenate([st[ss[i]] for i in w.sentences]))
+        probs = model.probs(flat_c, flat_w, cfg.batch_size)
+        out, k = [], 0
+        for ws in plan:
+            if not ws:
+                out.append(Verdict(0.0, 0.0, "not_supported"))
+                continue
+            p = probs[k : k + len(ws)]
+            k += len(ws)
+            i_s, i_c = int(p[:, 0].argmax()), int(p[:, 2].argmax())
+            s, c = float(p[i_s, 0]), float(p[i_c, 2])
+            lab = self.label(s, c)
+            w = ws[i_c] if lab == "contradicted" else ws[i_s]
+            out.append(Verdict(s, c, lab, w.text, w.sentences))
+        if progress:
+            progress(len(out))
+        return out
+
+
+_VERIFIERS: dict[str, Verifier] = {}
+_LOCK = threading.Lock()
+
+
+def get_verifier(settings: VerifySettings | None = None) -> Verifier:
+    """A Verifier for these settings; the model itself is loaded once per process and shared."""
+    settings = settings or VerifySettings()
+    key = settings.model_dump_json()
+    with _LOCK:
+        if key not in _VERIFIERS:
+            _VERIFIERS[key] = Verifier(settings)
+        return _VERIFIERS[key]
