@@ -265,3 +265,20 @@ def test_list_criterion_part_nothing_matches_abstains_and_names_it(make):
     a, _ = make(**{"answer.model": "extractive"})
     ans = a.ask("Which papers evaluate federated learning on FEMNIST?")
     assert ans.abstained and "FEMNIST" in ans.answer and not ans.citations
+
+
+def test_verifier_removes_a_contradicted_sentence_that_similarity_passes(make):
+    claim = "Prune&Comp increases perplexity by 24.72% on LLaMA-3-8B [1]."
+    a, _ = make([claim + " Prune&Comp compensates the magnitude gap of removed layers [1]."])
+    ans = a.ask("How much does Prune&Comp reduce perplexity?")
+    assert any("increases perplexity" in u for u in ans.unsupported)
+    assert "increases perplexity" not in ans.answer
+    assert any("contradicts" in n and "reduces perplexity by 24.72%" in n for n in ans.notes)
+
+
+def test_answers_fall_back_to_similarity_when_the_verifier_is_missing(make, tmp_path):
+    a, _ = make(["Prune&Comp reduces perplexity by 24.72% on LLaMA-3-8B [1]."],
+                **{"verify.model_dir": str(tmp_path / "no-verifier")})
+    ans = a.ask("How much does Prune&Comp reduce perplexity?")
+    assert ans.citations and ans.citations[0].paper_id == "p-prune"
+    assert any("claim verifier is unavailable" in n for n in ans.notes)

@@ -28,6 +28,7 @@ from ..index.indexer import Index
 from ..retrieve.hybrid import Filters, HybridRetriever
 from ..settings import Settings
 from ..types import Answer, Turn
+from ..verify import get_verifier
 from .conversation import Conversation
 from .events import Done, Event, Status
 from .evidence import ABSTAIN_SENTENCE
@@ -74,6 +75,10 @@ class Assistant:
                 self._model_ready = True
             return self._model
 
+    def _check_claims(self, pairs):
+        """The claim verifier over (claim, abstract) pairs (loaded on first use; raises VerifierUnavailableError)."""
+        return get_verifier(self.settings.verify).verify_many(pairs)
+
     def warm_up(self) -> dict[str, float]:
         """Load what the first question would otherwise wait for: the chat model (weights and first
         kernels), the query embedder and the lexical index. Seconds per part; failures are left for the
@@ -118,7 +123,7 @@ class Assistant:
         yield Status("retrieving")
         prep = self.prepared(question, conversation, filters=filters, k=k)
         chat = self.model(model)
-        ctx = Context(chat, self.scorer, self.settings.answer, stop)
+        ctx = Context(chat, self.scorer, self.settings.answer, stop, self._check_claims if chat is not None else None)
         if prep.abstain:
             draft = Draft("abstain", f"{ABSTAIN_SENTENCE} {prep.why}".strip(), related=list(prep.hits[:3]),
                           notes=[n for n in (prep.why, prep.reason) if n])

@@ -7,6 +7,10 @@ For each sentence of the model's answer:
   3. otherwise, if another retrieved abstract supports it, it is re-cited there ("repaired");
   4. otherwise it is removed and listed in `unsupported`, and a note says so.
 An uncited sentence with clear support gets its citation attached (small models forget to cite).
+With a claim verifier (`checker`, assistant/verify), every sentence that passed the similarity check is
+read against the abstract it cites: contradicted -> removed, with the sentence it contradicts in the
+note; not supported -> re-cited to a retrieved abstract the verifier finds supporting it, else removed.
+Similarity cannot tell a claim from its negation or a swapped number; the verifier can.
 Markers are renumbered 1..n in order of first use; each Citation carries the paper id, label, full
 abstract and the supporting sentences. Sentences copied from instruction-like abstract text
 (prompt injection) never count as support.
@@ -75,7 +79,9 @@ class SourceIndex:
                 self.trusted.append(i not in bad)
 
 
-def verify(answer: str, sources: SourceIndex, scorer: SupportScorer, threshold: float) -> Verified:
+def verify(answer: str, sources: SourceIndex, scorer: SupportScorer, threshold: float, checker=None) -> Verified:
+    """`checker(pairs) -> verdicts` (pairs of (claim, abstract text); verdicts with .label/.evidence) reads
+    each kept sentence against its cited abstract; None checks by similarity only."""
     answer = _MARKER_AFTER_STOP.sub(lambda m: " " + m.group(2).strip() + m.group(1), answer)
     sents = [s.text for s in split_sentences(answer)]
     claims = [strip_markers(s) for s in sents]
@@ -120,7 +126,37 @@ def verify(answer: str, sources: SourceIndex, scorer: SupportScorer, threshold: 
             out.unsupported.append(claim)
             what = "not supported by the cited abstract" if cited else "not supported by any retrieved abstract"
             out.notes.append(f"Removed a sentence {what}: \"{_short(claim)}\"")
+    if checker is not None and kept:
+        kept = _check(kept, sources, checker, out)
     return _renumber(kept, sources, out)
+
+
+def _check(kept, sources: SourceIndex, checker, out: Verified):
+    """Keep, re-cite or remove each kept claim by the verifier's reading of its cited abstract."""
+    texts = [h.text for h in sources.hits]
+    first = checker([(claim, texts[cites[0][0] - 1]) for claim, cites in kept])
+    result = []
+    for (claim, cites), verdict in zip(kept, first):
+        if verdict.label == "supported":
+            result.append((claim, cites))
+            continue
+        if verdict.label == "contradicted":
+            out.unsupported.append(claim)
+            out.notes.append(f"Removed a sentence the cited abstract contradicts: \"{_short(claim)}\" "
+                             f"(the abstract says: \"{_short(verdict.evidence)}\")")
+            continue
+        others = [n for n in range(1, len(texts) + 1) if n != cites[0][0]]
+        verdicts = checker([(claim, texts[n - 1]) for n in others]) if others else []
+        better = [(n, v) for n, v in zip(others, verdicts) if v.label == "supported"]
+        if better:
+            n, v = max(better, key=lambda nv: nv[1].support)
+            result.append((claim, [(n, list(v.sentences))]))
+            out.notes.append(f"Re-cited a sentence to [{n}] (the verifier found its cited abstract does not say it): "
+                             f"\"{_short(claim)}\"")
+        else:
+            out.unsupported.append(claim)
+            out.notes.append(f"Removed a sentence the claim verifier found unsupported by its cited abstract: \"{_short(claim)}\"")
+    return result
 
 
 def _support(row, sources: SourceIndex, threshold: float) -> dict[int, list[int]]:

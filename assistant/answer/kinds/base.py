@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Protocol
 
 from ...settings import AnswerSettings
+from ...verify import VerifierUnavailableError
+from ..citations import SourceIndex, Verified, verify
 from ..events import Event, Token
 from ..models import ChatModel, IncompleteGeneration
 from ..state import Draft, Prepared
@@ -26,6 +28,20 @@ class Context:
     scorer: SupportScorer
     settings: AnswerSettings
     stop: threading.Event | None = None
+    checker: Callable | None = None  # claim verifier: [(claim, abstract)] -> verdicts (assistant/verify)
+
+
+def check(ctx: Context, raw: str, sources: list, draft: Draft) -> Verified:
+    """Verify model-written text against its sources: similarity, then the claim verifier; if the verifier
+    cannot be loaded, similarity alone, and the answer's notes say so."""
+    try:
+        v = verify(raw, SourceIndex(sources), ctx.scorer, ctx.settings.support_threshold, ctx.checker)
+    except VerifierUnavailableError as e:
+        draft.notes.append(f"The claim verifier is unavailable ({e.message}); sentences were checked by similarity only.")
+        v = verify(raw, SourceIndex(sources), ctx.scorer, ctx.settings.support_threshold)
+    draft.notes += v.notes
+    draft.unsupported += v.unsupported
+    return v
 
 
 class Writer(Protocol):

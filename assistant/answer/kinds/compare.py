@@ -9,13 +9,12 @@ import re
 from collections.abc import Generator
 
 from ...types import Hit
-from ..citations import SourceIndex, verify
 from ..compose import comparison_table
 from ..events import Event, Status
 from ..evidence import decide
 from ..prompts import load_prompt
 from ..state import Draft, Prepared, cite
-from .base import Context, generate
+from .base import Context, check, generate
 from .single import source_block
 
 
@@ -41,9 +40,7 @@ class CompareWriter:
             msgs = [{"role": "system", "content": load_prompt("system").render()}, {"role": "user", "content": body}]
             yield Status("generating")
             raw = yield from generate(ctx, msgs, prep, draft)
-            v = verify(raw, SourceIndex(rows), ctx.scorer, ctx.settings.support_threshold)
-            draft.notes += v.notes
-            draft.unsupported += v.unsupported
+            v = check(ctx, raw, rows, draft)
             overview = _remap(v, rows)
         draft.text = (overview + "\n\n" if overview else "") + table
         if missing:

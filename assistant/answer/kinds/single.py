@@ -10,13 +10,12 @@ from collections.abc import Generator
 
 from ...index.sentences import split_sentences
 from ...types import Hit
-from ..citations import SourceIndex, verify
 from ..compose import extractive_answer, trim
 from ..events import Event, Status
 from ..evidence import ABSTAIN_SENTENCE, coverage_note, effective_threshold
 from ..prompts import load_prompt
 from ..state import Draft, Prepared, cite
-from .base import Context, generate
+from .base import Context, check, generate
 
 SOURCE_SENTENCES = 3  # sentences of each abstract shown to the model: its best ones for the question, in order
 
@@ -34,9 +33,7 @@ class SingleWriter:
             yield Status("generating")
             raw = yield from generate(ctx, messages, prep, draft)
             yield Status("verifying")
-            v = verify(raw, SourceIndex(sources), ctx.scorer, ctx.settings.support_threshold)
-            draft.notes += v.notes
-            draft.unsupported += v.unsupported
+            v = check(ctx, raw, sources, draft)
             if v.text and ABSTAIN_SENTENCE.lower()[:30] not in raw.lower():
                 draft.text, draft.citations = v.text, v.citations
             else:
