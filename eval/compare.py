@@ -64,6 +64,8 @@ def _pair_values(name: str, rec: Mapping) -> tuple[float, float]:
     m = rec.get("metrics") or {}
     if name == "supported_sentences":
         return float(m.get("supported") or 0), float(m.get("claims") or 0)
+    if name == "verified_sentences":
+        return float(m.get("verified") or 0), float(m.get("verified_claims") or 0)
     if name in ABSTENTION_METRICS:
         un, ab = m.get("unanswerable"), m.get("abstained")
         if un is None or ab is None:

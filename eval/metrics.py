@@ -36,7 +36,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 RETRIEVAL_METRICS = ("recall@5", "recall@10", "mrr", "ndcg@10")
-ANSWER_METRICS = ("citation_precision", "citation_recall", "supported_sentences", "must_mention", "multi_set_recall")
+ANSWER_METRICS = ("citation_precision", "citation_recall", "supported_sentences", "verified_sentences", "must_mention",
+                  "multi_set_recall")
 ABSTENTION_METRICS = ("abstention_precision", "abstention_recall")
 LATENCY_METRICS = ("first_token_p50_s", "first_token_p95_s", "total_p50_s", "total_p95_s")
 JUDGE_METRICS = ("judge_correctness", "judge_faithfulness", "judge_relevance")  # set by eval.judge, when judged
@@ -440,6 +441,8 @@ def aggregate(rows: Sequence[Mapping]) -> dict[str, float | None]:
         out[m] = mean(r.get(m) for r in rows)
     claims = sum(r.get("claims") or 0 for r in rows)
     out["supported_sentences"] = (sum(r.get("supported") or 0 for r in rows) / claims) if claims else None
+    vclaims = sum(r.get("verified_claims") or 0 for r in rows)
+    out["verified_sentences"] = (sum(r.get("verified") or 0 for r in rows) / vclaims) if vclaims else None
     c = abstention_counts((bool(r["unanswerable"]), bool(r["abstained"])) for r in rows
                           if r.get("unanswerable") is not None and r.get("abstained") is not None)
     out["abstention_precision"] = abstention_precision(c)

@@ -22,6 +22,8 @@ DEFINITIONS = {
     "ndcg@10": "binary-gain nDCG of the top 10 against the gold papers",
     "citation_precision": "share of cited papers that hold gold evidence (answered questions with gold)",
     "citation_recall": "share of gold papers cited (answered questions with gold)",
+    "verified_sentences": "share of answer claims the claim verifier (assistant/verify) finds supported by the "
+    "abstracts they cite",
     "supported_sentences": "share of answer claims whose content words are >= 50% covered by the sentences they cite "
                            "(or that occur verbatim in a cited abstract), pooled over answers",
     "abstention_precision": "of the abstentions, share on questions the corpus cannot answer",

@@ -114,6 +114,25 @@ def _load_progress(out: Path, config: dict) -> dict[str, dict]:
     return {r["id"]: r for r in recs if not r.get("error")}
 
 
+def _verify_row(row: dict, rec: dict, settings, splitter, notes: list[str]) -> None:
+    """verified_sentences: the claim verifier's reading of each answer sentence against what it cites."""
+    if rec.get("abstained"):
+        row.update(verified=0, verified_claims=0, verified_sentences=None)
+        return
+    from assistant.verify import VerifierUnavailableError, get_verifier
+
+    from .faithfulness import verified_counts
+
+    try:
+        ok, n, details = verified_counts(rec.get("answer", ""), rec.get("citations") or [], get_verifier(settings.verify), splitter)
+    except VerifierUnavailableError as e:
+        notes.append(f"verified_sentences not measured: the claim verifier is unavailable ({e.message}).")
+        row.update(verified=0, verified_claims=0, verified_sentences=None)
+        return
+    row.update(verified=ok, verified_claims=n, verified_sentences=(ok / n) if n else None)
+    rec["verifier_check"] = details
+
+
 def run_eval(
     questions_path: Path | str,
     out_dir: Path | str,
@@ -196,6 +215,7 @@ def run_eval(
     key_index = M.resolve_keys(keys, texts, groups or None)
     unresolved = sorted(k for k, v in key_index.items() if not v)
     splitter = _splitter()
+    verifier_notes: list[str] = []
     rows = []
     for q, rec in zip(questions, records):
         if rec.get("error"):
@@ -208,6 +228,7 @@ def run_eval(
                 _, _, details = M.support_counts(rec.get("answer", ""), rec.get("citations") or [],
                                                  settings.answer.support_threshold, splitter)
                 rec["support_check"] = [] if rec.get("abstained") else details
+                _verify_row(row, rec, settings, splitter, verifier_notes)
         rec["metrics"] = {k: v for k, v in row.items() if k not in ("id", "kind")}
         rows.append(row)
     judge_info = None
@@ -228,7 +249,7 @@ def run_eval(
 
     from .judge import note as judge_note
 
-    notes = [judge_note(judge_info), PROXY_NOTE]
+    notes = [judge_note(judge_info), PROXY_NOTE, *dict.fromkeys(verifier_notes)]
     if warm is not None and not retrieval_only:
         notes.append(f"Latencies exclude loading the models: a warm-up before the first question took {warm:.1f} s.")
     if retrieval_only:
