@@ -47,6 +47,7 @@ class Record:
     source_line: int = 0  # 1-based line (or entry start line) in the source file
     source_type: str = ""  # reader that produced it: seed, jsonl, csv, bibtex, text, beir, arxiv
     duplicate_of: str = ""  # paper_id of the version this record duplicates, if any
+    categories: tuple[str, ...] = ()  # arXiv categories ("cs.CL", ...), primary first; () when unknown
 
     @property
     def hash(self) -> str:
@@ -59,12 +60,15 @@ class Record:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["authors"] = list(self.authors)
+        d["categories"] = list(self.categories)
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Record":
         known = {k: d[k] for k in cls.__dataclass_fields__ if k in d}
         known["authors"] = tuple(known.get("authors") or ())
+        cats = known.get("categories") or ()
+        known["categories"] = tuple(c for c in (cats.split("; ") if isinstance(cats, str) else cats) if c)
         return cls(**known)
 
 
