@@ -157,7 +157,7 @@ def parse_filters(question: str, vocab: Vocabulary) -> QueryFilters:
             if not free(m.start(), m.end()):
                 continue
             lo, hi = _years(how, m, vocab.newest_year)
-            if lo is None and hi is None:
+            if lo is None and hi is None or not all(_plausible(y, vocab.newest_year) for y in (lo, hi) if y is not None):
                 continue
             if lo is not None and hi is not None and lo > hi:
                 continue
@@ -178,6 +178,9 @@ def parse_filters(question: str, vocab: Vocabulary) -> QueryFilters:
         tail = _CAT_TAIL.match(question[b:])
         if tail:
             b += tail.end()
+        prev = [e for k, e in ((sp.kind, sp.end) for sp in spans) if k == "categories" and e <= a]
+        if prev and re.fullmatch(r"\s*(?:,|or|and|,\s*or|,\s*and)?\s*", question[prev[-1]:a]):
+            a = prev[-1]  # "cs.CV or cs.RO": the joining word goes with the second
         if free(a, b):
             cats.add(stored)
             take("categories", a, b, f"category {stored}")
@@ -194,6 +197,11 @@ def parse_filters(question: str, vocab: Vocabulary) -> QueryFilters:
                 repl[m.start("cue")] = "they"
             break
     return QueryFilters(f, _clean(question, taken, repl), tuple(sorted(spans, key=lambda s: s.start)))
+
+
+def _plausible(year: int, newest: int | None) -> bool:
+    """A year a question can mean about this corpus ("trained in 2048 steps" is not one)."""
+    return 1950 <= year <= (newest or 2030) + 2
 
 
 def _years(how: str, m: re.Match, newest: int | None) -> tuple[int | None, int | None]:
