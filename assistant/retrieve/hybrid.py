@@ -11,14 +11,20 @@ never after the top-k cut, so a filter cannot silently empty a page of results.
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass
 
 from ..errors import StoreError
 from ..index.indexer import Index
+from ..index.lexical import LexicalIndex
+from ..index.store import translated
 from ..settings import RetrievalSettings
 from ..types import Hit, Record
+from .catalog import Catalog
 from .fusion import group_by, normalised_score_fusion, reciprocal_rank_fusion
+
+OVERFETCH_MAX = 2000  # a filtered dense search over-fetches unfiltered up to this many chunks, then filters
 
 
 @dataclass(frozen=True)
@@ -71,7 +77,7 @@ class Filters:
 class HybridRetriever:
     def __init__(self, index: Index, settings: RetrievalSettings) -> None:
         self.index, self.settings = index, settings
-        self._catalog: tuple[str, list[Record]] | None = None  # (generation, records) for filters
+        self._catalog: Catalog | None = None  # the papers of the current generation, for filters
         self._lock = threading.Lock()
 
     def search(self, query: str, k: int | None = None, filters: Filters | None = None, mode: str | None = None) -> list[Hit]:
@@ -82,24 +88,19 @@ class HybridRetriever:
         allowed = self.matching_papers(filters) if filters and filters.active() else None
         if allowed is not None and not allowed:
             return []
-        dense: list[tuple[str, float]] = []
         meta: dict[str, dict] = {}
-        if mode in ("hybrid", "dense"):
-            where = {"paper_id": {"$in": sorted(allowed)}} if allowed is not None else None
-            for cid, sim, _ in self.index.store.query_chunks(self.index.embedder.embed_query(query), n, where, metadata=False):
-                dense.append((cid, sim))
-        lexical: list[tuple[str, float]] = []
         try:
             lex = self.index.refresh_lexical()  # also knows each chunk's group and sentence span
         except StoreError:
             if mode != "dense":
                 raise
             lex = None  # dense-only search still works; metadata then comes from Chroma
+        dense: list[tuple[str, float]] = []
+        if mode in ("hybrid", "dense"):
+            dense = self._dense(self.index.embedder.embed_query(query), n, allowed, lex)
+        lexical: list[tuple[str, float]] = []
         if mode in ("hybrid", "bm25"):
-            allowed_chunks = None
-            if allowed is not None:
-                allowed_chunks = {c for c in lex.ids if c.rsplit("::", 1)[0] in allowed}
-            lexical = lex.search(query, n, allowed_chunks)
+            lexical = lex.search(query, n, papers=allowed)
         rankings = {"dense": dense, "bm25": lexical}
         weights = {"dense": s.dense_weight, "bm25": s.lexical_weight}
         if s.fusion == "rrf":
@@ -138,13 +139,49 @@ class HybridRetriever:
             hits.append(Hit(pid, records[pid], score, scores, ranks, tuple(members), sents))
         return hits
 
-    def matching_papers(self, filters: Filters) -> set[str]:
-        """Ids of the papers that pass `filters` (catalog cached per store generation)."""
-        if filters.paper_ids and not (filters.year_min or filters.year_max or filters.author or filters.source):
-            return set(filters.paper_ids)
+    def _dense(self, vector, n: int, allowed: frozenset[str] | None, lex: LexicalIndex | None) -> list[tuple[str, float]]:
+        """Top-n chunks by vector among the allowed papers' chunks. A filter passing a good share of the
+        chunks over-fetches unfiltered and keeps the allowed (exactly the filtered top-n when at least n
+        survive); a narrower one asks Chroma for those chunk ids; `where paper_id $in` (10x slower at 3k
+        papers) only when the lexical index does not know the chunks yet."""
+        store = self.index.store
+        if allowed is None:
+            return [(c, s) for c, s, _ in store.query_chunks(vector, n, None, metadata=False)]
+        if lex is not None and lex.ids:
+            chunk_ids = lex.restrict(allowed)[1]
+            if not chunk_ids:
+                return []
+            share = len(chunk_ids) / len(lex.ids)
+            m = min(len(lex.ids), math.ceil(2 * n / share) + n)
+            if m <= OVERFETCH_MAX:
+                got = store.query_chunks(vector, m, None, metadata=False)
+                kept = [(c, s) for c, s, _ in got if c.rsplit("::", 1)[0] in allowed]
+                if len(kept) >= n or len(got) < m:
+                    return kept[:n]
+            try:
+                return _query_ids(store, vector, n, chunk_ids)
+            except StoreError:
+                pass  # a chunk the index knows was deleted since: the slower exact filter below
+        where = {"paper_id": {"$in": sorted(allowed)}}
+        return [(c, s) for c, s, _ in store.query_chunks(vector, n, where, metadata=False)]
+
+    def catalog(self) -> Catalog:
+        """The papers of the store's current generation (rebuilt when it changes)."""
         gen = self.index.store.generation()
         with self._lock:
-            if self._catalog is None or self._catalog[0] != gen:
-                self._catalog = (gen, list(self.index.all_records()))
-            records = self._catalog[1]
-        return {r.paper_id for r in records if filters.matches(r)}
+            if self._catalog is None or self._catalog.generation != gen:
+                self._catalog = Catalog(gen, list(self.index.all_records()))
+            return self._catalog
+
+    def matching_papers(self, filters: Filters) -> frozenset[str]:
+        """Ids of the papers that pass `filters` (memoised per filters and store generation)."""
+        if filters.paper_ids and not filters.metadata_active():
+            return frozenset(filters.paper_ids)
+        return self.catalog().allowed(filters)
+
+
+@translated
+def _query_ids(store, vector, n: int, chunk_ids: list[str]) -> list[tuple[str, float]]:
+    got = store.chunks.query(query_embeddings=[vector], n_results=max(1, min(n, len(chunk_ids))), ids=chunk_ids,
+                             include=["distances"])
+    return [(i, 1.0 - float(d)) for i, d in zip(got["ids"][0], got["distances"][0])]
