@@ -163,6 +163,8 @@ class Answer:
     timings: dict[str, float] = field(default_factory=dict)
     id: str = ""
     related: tuple[Hit, ...] = ()  # retrieved papers that are related but do not answer (never cited)
+    # {"applied": {year_min, author, ...}, "from_question": [{kind, text, value}]}: the filters retrieval used
+    filters: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -192,4 +194,5 @@ class Answer:
             "notes": list(self.notes),
             "model": self.model,
             "timings": self.timings,
+            "filters": self.filters or {"applied": {}, "from_question": []},
         }

@@ -3,7 +3,7 @@
     vocab = Vocabulary.build(index.all_records())       # the corpus's authors, venues, categories, years
     qf = parse_filters("Which papers by Chen from 2025 on study LoRA in cs.CL?", vocab)
     qf.filters   -> Filters(year_min=2025, author="Chen", categories=frozenset({"cs.CL"}))
-    qf.cleaned   -> "Which papers study LoRA?"
+    qf.cleaned   -> "Which papers study LoRA?"  ("What do Chen et al. propose" -> "What do a paper propose")
     qf.spans     -> the phrases that became filters, with what each became
 
 Pure functions over the question text and the vocabulary; nothing is guessed that the corpus cannot
@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from ..types import Record
 from .hybrid import Filters
@@ -81,6 +82,16 @@ class Vocabulary:
                 newest = r.year
         return cls(frozenset(surnames), full, venues, cats, newest)
 
+    @cached_property
+    def venue_pattern(self) -> re.Pattern | None:
+        """One regex for every known venue after a cue ("at NeurIPS", "published in ACL 2024") or before
+        a noun ("EMNLP papers"), longest name first; None when the corpus has no venues."""
+        keys = sorted((k for k in self.venues if len(k) >= 3), key=len, reverse=True)
+        if not keys:
+            return None
+        alt = "|".join(re.escape(k) for k in keys)
+        return re.compile(rf"(?:{_VENUE_CUE})({alt})(?:[\s'’]+{_Y})?(?!\w)|(?<!\w)({alt})(?:\s+{_Y})?(?=\s+{_NOUN}\b)", re.I)
+
 
 _VENUE_YEAR = re.compile(r"[\s'’-]*(?:19|20)?\d{2}$")
 _Y = r"(?<![\w.\-/])((?:19[5-9]|20\d)\d)(?![\w\-]|\.\d)"  # a free-standing 4-digit year, not ResNet-2015 or 2501.01
@@ -122,7 +133,7 @@ _VENUE_CUE = r"\b(?:(?:published|presented|accepted|appeared|appearing)\s+)?(?:a
 def parse_filters(question: str, vocab: Vocabulary) -> QueryFilters:
     """Filters stated in `question` that the corpus confirms, and the question without them."""
     taken: list[tuple[int, int]] = []
-    repl: dict[int, str] = {}  # start of a span -> what stands in its place ("Smith et al. propose" -> "they propose")
+    repl: dict[int, str] = {}  # start of a span -> what stands in its place ("Smith et al. propose" -> "a paper propose")
     spans: list[Span] = []
 
     def free(a: int, b: int) -> bool:
@@ -134,22 +145,22 @@ def parse_filters(question: str, vocab: Vocabulary) -> QueryFilters:
 
     f = Filters()
     # venues first: "at NeurIPS 2024" is a venue and a year
-    for key in sorted(vocab.venues, key=len, reverse=True):
-        if len(key) < 3:
+    for m in vocab.venue_pattern.finditer(question) if vocab.venue_pattern is not None else ():
+        if not free(m.start(), m.end()) or f.venue:
             continue
-        rx = re.compile(rf"(?:{_VENUE_CUE})({re.escape(key)})(?:[\s'’]+{_Y})?(?!\w)|(?<!\w)({re.escape(key)})(?:\s+{_Y})?(?=\s+{_NOUN}\b)", re.I)
-        for m in rx.finditer(question):
-            if not free(m.start(), m.end()) or f.venue:
-                continue
-            venue = vocab.venues[key]
-            f = replace(f, venue=venue)
-            yg = 2 if m.group(2) else 4 if m.group(4) else 0
-            vg = 1 if m.group(1) else 3
-            take("venue", m.start(), m.end(vg), f"venue {venue}")
-            if yg:
-                year = int(m.group(yg))
-                f = replace(f, year_min=year, year_max=year)
-                take("year", m.start(yg), m.end(yg), f"year {year}")
+        written = m.group(1) or m.group(3)
+        if written.islower():
+            continue  # "randomness in nature" is not the journal Nature
+        key = written.casefold()
+        venue = vocab.venues[key]
+        f = replace(f, venue=venue)
+        yg = 2 if m.group(2) else 4 if m.group(4) else 0
+        vg = 1 if m.group(1) else 3
+        take("venue", m.start(), m.end(vg), f"venue {venue}")
+        if yg:
+            year = int(m.group(yg))
+            f = replace(f, year_min=year, year_max=year)
+            take("year", m.start(yg), m.end(yg), f"year {year}")
     y_min: int | None = f.year_min
     y_max: int | None = f.year_max
     for rx, how in _YEAR_RX:
@@ -194,7 +205,7 @@ def parse_filters(question: str, vocab: Vocabulary) -> QueryFilters:
             end = m.end("tail") if m.group("tail") else m.start("name") + _name_len(m.group("name"), name)
             take("author", m.start("cue"), end, f"author {name}")
             if not m.group("cue") and m.group("tail") and "et" in m.group("tail"):
-                repl[m.start("cue")] = "they"
+                repl[m.start("cue")] = "a paper"  # not "they": that would read as a follow-up
             break
     return QueryFilters(f, _clean(question, taken, repl), tuple(sorted(spans, key=lambda s: s.start)))
 
@@ -266,6 +277,12 @@ def _clean(question: str, taken: list[tuple[int, int]], repl: dict[int, str]) ->
     text = re.sub(r"([,;:])\s*([?.!])", r"\2", text)
     text = re.sub(r"\b(and|or|,)\s*([?.!])$", r"\2", text).strip(" ,;")
     return text or question
+
+
+def describe(applied: Filters | None, spans: Iterable[Span]) -> dict:
+    """What an answer shows: {"applied": the filters used, "from_question": [{kind, text, value}]}."""
+    return {"applied": applied.describe() if applied is not None else {},
+            "from_question": [{"kind": s.kind, "text": s.text, "value": s.value} for s in spans]}
 
 
 def merge(explicit: Filters | None, parsed: Filters) -> Filters:
