@@ -42,24 +42,15 @@ def _assistant(ctx, model: str | None):
 
 
 def filters_line(answer) -> str:
-    """ "filters applied: year >= 2025 · author Chen (from the question: "from 2025 on", "by Chen")" or ""."""
+    """ 'filters applied: year >= 2025 · author Chen (from the question: "from 2025 on", "by Chen"; ...)' or ""."""
+    from ..retrieve.query_filters import summary
+
     f = answer.filters or {}
-    applied = f.get("applied") or {}
-    if not applied:
+    text = summary(f.get("applied") or {})
+    if not text:
         return ""
-    parts = []
-    lo, hi = applied.get("year_min"), applied.get("year_max")
-    if lo and hi:
-        parts.append(f"year {lo}" if lo == hi else f"year {lo}-{hi}")
-    elif lo or hi:
-        parts.append(f"year >= {lo}" if lo else f"year <= {hi}")
-    for key in ("author", "venue", "source"):
-        if applied.get(key):
-            parts.append(f"{key} {applied[key]}")
-    if applied.get("categories"):
-        parts.append("category " + " or ".join(applied["categories"]))
     said = ", ".join(f'"{s["text"].strip()}"' for s in f.get("from_question") or [])
-    return "filters applied: " + " · ".join(parts) + (f" (from the question: {said}; --no-question-filters to drop)" if said else "")
+    return "filters applied: " + text + (f" (from the question: {said}; --no-question-filters to drop)" if said else "")
 
 
 def render_text(answer) -> str:

@@ -285,6 +285,22 @@ def describe(applied: Filters | None, spans: Iterable[Span]) -> dict:
             "from_question": [{"kind": s.kind, "text": s.text, "value": s.value} for s in spans]}
 
 
+def summary(applied: dict) -> str:
+    """ "year >= 2025 · author Chen · category cs.CL or cs.LG" for a `describe()["applied"]` dict; "" if none."""
+    parts = []
+    lo, hi = applied.get("year_min"), applied.get("year_max")
+    if lo and hi:
+        parts.append(f"year {lo}" if lo == hi else f"year {lo}-{hi}")
+    elif lo or hi:
+        parts.append(f"year >= {lo}" if lo else f"year <= {hi}")
+    for key in ("author", "venue", "source"):
+        if applied.get(key):
+            parts.append(f"{key} {applied[key]}")
+    if applied.get("categories"):
+        parts.append("category " + " or ".join(applied["categories"]))
+    return " · ".join(parts)
+
+
 def merge(explicit: Filters | None, parsed: Filters) -> Filters:
     """`explicit` (UI/CLI) filters win field by field; the question's fill what is not set, except
     the kinds listed in `explicit.ignore_from_question` (or all with "all")."""
