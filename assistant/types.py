@@ -60,7 +60,10 @@ class Record:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["authors"] = list(self.authors)
-        d["categories"] = list(self.categories)
+        if self.categories:
+            d["categories"] = list(self.categories)
+        else:  # records without categories serialise as before (the committed corpus file is unchanged)
+            del d["categories"]
         return d
 
     @classmethod
