@@ -5,8 +5,12 @@
 
 Each Hit carries the fused score and the score and rank from each retriever, the matching chunk ids
 and the sentence indices of its best chunk. Versions of one paper (`duplicate_of`) share a group, so
-k means k distinct papers. Filters apply inside both retrievers (Chroma `where` / BM25 weight mask),
-never after the top-k cut, so a filter cannot silently empty a page of results.
+k means k distinct papers. Filters apply inside both retrievers, never after the top-k cut, so a filter
+cannot silently empty a page of results: the papers that pass come from a per-generation `Catalog`
+(memoised per filters); BM25 masks their chunk rows (the lexical index maps paper -> rows); the dense
+side over-fetches unfiltered when the filter passes a good share of the chunks (and keeps the top n
+that pass: the filtered top n whenever n survive), else asks Chroma for exactly the allowed chunk ids.
+Filters stated in a question are parsed by `query_filters.py`.
 """
 
 from __future__ import annotations
