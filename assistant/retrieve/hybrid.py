@@ -156,7 +156,7 @@ class HybridRetriever:
             if not chunk_ids:
                 return []
             share = len(chunk_ids) / len(lex.ids)
-            m = min(len(lex.ids), math.ceil(2 * n / share) + n)
+            m = min(len(lex.ids), math.ceil(4 * n / share) + n)  # ~4n allowed expected among them
             if m <= OVERFETCH_MAX:
                 got = store.query_chunks(vector, m, None, metadata=False)
                 kept = [(c, s) for c, s, _ in got if c.rsplit("::", 1)[0] in allowed]
