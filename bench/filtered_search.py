@@ -7,6 +7,10 @@ Chroma's `where`; the `debug` preset (hash embeddings) keeps the build fast, so 
 query is near zero and the figures show the filtering path rather than the encoder.
 
     .venv/bin/python bench/filtered_search.py /tmp/filters-data/bench --n 3000 --queries 100 [--label after]
+
+`--legacy` times the path before issue 12 on the same index (patched in, as it was): a Python
+`Filters.matches` scan of every record per query, `allowed_chunks` = every chunk id split and tested
+per query, bm25s's `weight_mask`, and Chroma `where paper_id $in [...]`.
 """
 
 from __future__ import annotations
@@ -41,6 +45,27 @@ def strided_slice(n: int) -> Path:
     return out
 
 
+def _legacy(retriever, records) -> None:
+    """Patch the filtered path back to what it was before issue 12 (O(records) + O(chunks) per query)."""
+    from assistant.index.lexical import LexicalIndex
+
+    retriever.matching_papers = lambda f: {r.paper_id for r in records if f.matches(r)}
+
+    def dense(vector, n, allowed, lex):
+        where = {"paper_id": {"$in": sorted(allowed)}} if allowed is not None else None
+        return [(c, s) for c, s, _ in retriever.index.store.query_chunks(vector, n, where, metadata=False)]
+
+    retriever._dense = dense
+    search = LexicalIndex.search
+
+    def lexical(self, query, k, allowed=None, papers=None):
+        if papers is not None:
+            allowed = {c for c in self.ids if c.rsplit("::", 1)[0] in papers}
+        return search(self, query, k, allowed)
+
+    LexicalIndex.search = lexical
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("data_dir", type=Path)
@@ -48,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--queries", type=int, default=100)
     ap.add_argument("--preset", default="debug")
     ap.add_argument("--label", default="", help="a name for this run in the JSON (e.g. before/after)")
+    ap.add_argument("--legacy", action="store_true", help="time the filtered path as it was before (see above)")
     ap.add_argument("--out", type=Path, default=RESULTS / "filtered_search.json")
     args = ap.parse_args(argv)
     offline()
@@ -63,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"built {args.n} abstracts in {time.perf_counter() - t:.0f} s", file=sys.stderr)
     retriever = HybridRetriever(index, settings.retrieval)
     records = list(index.all_records())
+    if args.legacy:
+        _legacy(retriever, records)
     years = Counter(r.year for r in records)
     surnames = Counter(a.split()[-1] for r in records for a in r.authors if a.split())
     newest = max(y for y in years if y)
@@ -75,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     queries = arxiv_titles(args.queries * 2, skip=1)  # titles; the strided slice holds few of them
     warm, timed = queries[: args.queries], queries[args.queries:]
-    out = {"label": args.label, "abstracts": len(records), "preset": args.preset, "k": 5, "filters": {},
+    out = {"label": args.label, "legacy": args.legacy, "abstracts": len(records), "preset": args.preset, "k": 5, "filters": {},
            "machine": machine_info(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     for name, f in filters.items():
         passing = len(retriever.matching_papers(f)) if f.active() else len(records)
