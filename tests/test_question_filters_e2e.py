@@ -61,8 +61,8 @@ def test_explicit_filters_win_and_question_filters_can_be_dropped(built):
 
 
 def test_dense_paths_agree(built, monkeypatch):
-    """Over-fetch (broad filter), Chroma ids (narrow filter) and `where $in` (index not knowing the
-    chunks) give the same filtered dense ranking."""
+    """Over-fetch (broad filter), Chroma ids (narrow filter), `where $in` (index not knowing the chunks)
+    and the growing over-fetch (an allowed list too long for Chroma) give the same filtered ranking."""
     a, s = built
     r = HybridRetriever(a.index, s.retrieval)
     q = "personalised aggregation for non-IID clients"
@@ -73,11 +73,17 @@ def test_dense_paths_agree(built, monkeypatch):
         over = r.search(q, k=5, filters=f, mode="dense")
         monkeypatch.setattr(hybrid, "OVERFETCH_MAX", 0)
         ids = r.search(q, k=5, filters=f, mode="dense")
+        monkeypatch.setattr(hybrid, "OVERFETCH_MAX", 1)
+        monkeypatch.setattr(hybrid, "IDS_MAX", 1)  # every list is "too long": fetch 1, 4, 16, ... unfiltered
+        grow = r.search(q, k=5, filters=f, mode="dense")
+        monkeypatch.setattr(hybrid, "IDS_MAX", 10_000)
+        monkeypatch.setattr(hybrid, "OVERFETCH_MAX", 0)
         lex = a.index.refresh_lexical()
         monkeypatch.setattr(type(lex), "restrict", lambda self, papers: (None, ["gone::0"]))  # stale index
         where = r.search(q, k=5, filters=f, mode="dense")
         monkeypatch.undo()
-        assert [h.paper_id for h in over] == [h.paper_id for h in ids] == [h.paper_id for h in where]
+        ranked = [h.paper_id for h in over]
+        assert ranked == [h.paper_id for h in ids] == [h.paper_id for h in where] == [h.paper_id for h in grow]
         assert over and all(h.paper_id in want for h in over)
 
 

@@ -29,6 +29,7 @@ from .catalog import Catalog
 from .fusion import group_by, normalised_score_fusion, reciprocal_rank_fusion
 
 OVERFETCH_MAX = 2000  # a filtered dense search over-fetches unfiltered up to this many chunks, then filters
+IDS_MAX = 20000  # longest id list sent to Chroma (`ids=` / `$in` become SQL variables: SQLite allows 32,766)
 
 
 @dataclass(frozen=True)
@@ -145,29 +146,47 @@ class HybridRetriever:
 
     def _dense(self, vector, n: int, allowed: frozenset[str] | None, lex: LexicalIndex | None) -> list[tuple[str, float]]:
         """Top-n chunks by vector among the allowed papers' chunks. A filter passing a good share of the
-        chunks over-fetches unfiltered and keeps the allowed (exactly the filtered top-n when at least n
-        survive); a narrower one asks Chroma for those chunk ids; `where paper_id $in` (10x slower at 3k
-        papers) only when the lexical index does not know the chunks yet."""
+        chunks over-fetches unfiltered and keeps the allowed (exactly the filtered top n when n survive;
+        a broad filter grows the fetch until they do); a narrower one asks Chroma for those chunk ids.
+        `where paper_id $in` (10x slower at 3k papers; "too many SQL variables" past ~32k ids) only when
+        the lexical index does not know the chunks and the list is short."""
         store = self.index.store
         if allowed is None:
             return [(c, s) for c, s, _ in store.query_chunks(vector, n, None, metadata=False)]
-        if lex is not None and lex.ids:
-            chunk_ids = lex.restrict(allowed)[1]
-            if not chunk_ids:
-                return []
+        chunk_ids = lex.restrict(allowed)[1] if lex is not None and lex.ids else None
+        if chunk_ids is not None and not chunk_ids:
+            return []
+        if chunk_ids is not None and lex is not None:
             share = len(chunk_ids) / len(lex.ids)
-            m = min(len(lex.ids), math.ceil(4 * n / share) + n)  # ~4n allowed expected among them
-            if m <= OVERFETCH_MAX:
-                got = store.query_chunks(vector, m, None, metadata=False)
-                kept = [(c, s) for c, s, _ in got if c.rsplit("::", 1)[0] in allowed]
-                if len(kept) >= n or len(got) < m:
-                    return kept[:n]
+        else:
+            share = len(allowed) / max(1, len(self.catalog().ids))
+        m = math.ceil(4 * n / max(share, 1e-9)) + n  # ~4n allowed expected among them
+        small = len(chunk_ids if chunk_ids is not None else allowed) <= IDS_MAX
+        if m <= OVERFETCH_MAX or not small:
+            kept = self._overfetch(vector, n, allowed, min(m, OVERFETCH_MAX), grow=not small)
+            if kept is not None:
+                return kept
+        if chunk_ids is not None:
             try:
                 return _query_ids(store, vector, n, chunk_ids)
             except StoreError:
-                pass  # a chunk the index knows was deleted since: the slower exact filter below
-        where = {"paper_id": {"$in": sorted(allowed)}}
-        return [(c, s) for c, s, _ in store.query_chunks(vector, n, where, metadata=False)]
+                pass  # a chunk the index knows was deleted since: the filters below
+        if small:
+            where = {"paper_id": {"$in": sorted(allowed)}}
+            return [(c, s) for c, s, _ in store.query_chunks(vector, n, where, metadata=False)]
+        return self._overfetch(vector, n, allowed, OVERFETCH_MAX, grow=True) or []
+
+    def _overfetch(self, vector, n: int, allowed: frozenset[str], m: int, grow: bool) -> list[tuple[str, float]] | None:
+        """The first n allowed among the top m unfiltered (x4 while fewer pass, with `grow`); None when
+        fewer than n pass and not growing."""
+        while True:
+            got = self.index.store.query_chunks(vector, m, None, metadata=False)
+            kept = [(c, s) for c, s, _ in got if c.rsplit("::", 1)[0] in allowed]
+            if len(kept) >= n or len(got) < m:
+                return kept[:n]
+            if not grow:
+                return None
+            m *= 4
 
     def catalog(self) -> Catalog:
         """The papers of the store's current generation (rebuilt when it changes)."""
