@@ -47,6 +47,7 @@ class Record:
     source_line: int = 0  # 1-based line (or entry start line) in the source file
     source_type: str = ""  # reader that produced it: seed, jsonl, csv, bibtex, text, beir, arxiv
     duplicate_of: str = ""  # paper_id of the version this record duplicates, if any
+    categories: tuple[str, ...] = ()  # arXiv categories ("cs.CL", ...), primary first; () when unknown
 
     @property
     def hash(self) -> str:
@@ -59,12 +60,18 @@ class Record:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["authors"] = list(self.authors)
+        if self.categories:
+            d["categories"] = list(self.categories)
+        else:  # records without categories serialise as before (the committed corpus file is unchanged)
+            del d["categories"]
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Record":
         known = {k: d[k] for k in cls.__dataclass_fields__ if k in d}
         known["authors"] = tuple(known.get("authors") or ())
+        cats = known.get("categories") or ()
+        known["categories"] = tuple(c for c in (cats.split("; ") if isinstance(cats, str) else cats) if c)
         return cls(**known)
 
 
@@ -159,6 +166,8 @@ class Answer:
     timings: dict[str, float] = field(default_factory=dict)
     id: str = ""
     related: tuple[Hit, ...] = ()  # retrieved papers that are related but do not answer (never cited)
+    # {"applied": {year_min, author, ...}, "from_question": [{kind, text, value}]}: the filters retrieval used
+    filters: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -188,4 +197,5 @@ class Answer:
             "notes": list(self.notes),
             "model": self.model,
             "timings": self.timings,
+            "filters": self.filters or {"applied": {}, "from_question": []},
         }

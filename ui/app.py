@@ -67,13 +67,16 @@ def build_app(assistant: Any, settings: Settings, *, env: Mapping[str, str] | No
         api_trigger = gr.Button(visible=False)
 
         chat_inputs = [c.question, session, c.model, c.k, c.year_min, c.year_max, c.author]
-        chat_outputs = [c.chatbot, c.question, c.evidence, c.focus, *c.fu_btns, session]
+        chat_outputs = [c.chatbot, c.question, c.evidence, c.focus, *c.fu_btns, session, c.qf_keep, c.qf_again]
         chat_fn = h.chat  # a generator: it translates its own errors (it must yield before raising)
         gr.on([c.question.submit, c.send.click], chat_fn, chat_inputs, chat_outputs,
               api_name="chat_stream", show_progress="minimal", **chat_conc, **private)
         for i, btn in enumerate(c.fu_btns):  # a suggested follow-up is asked by clicking it
             btn.click(chat_fn, [btn, *chat_inputs[1:]], chat_outputs, api_name=f"followup_{i + 1}",
                       show_progress="minimal", **chat_conc, **private)
+        # "Ask again": the last question without the filters it stated that the user unticked
+        c.qf_again.click(h.ask_again, [c.qf_keep, *chat_inputs[1:]], chat_outputs, api_name="ask_again",
+                         show_progress="minimal", **chat_conc, **private)
         # Stop sets the running answer's threading.Event (not `cancels=`): the model stops producing
         # tokens and the answer still arrives, verified and marked incomplete
         c.stop.click(h.stop, [session], None, api_name="stop", queue=False, **private)

@@ -8,6 +8,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -84,8 +85,12 @@ class Handlers(CorpusHandlers):
 
     # chat --------------------------------------------------------------------------------------
     def _outputs(self, session: UISession, *, question: Any = None, evidence: Any = None,
-                 followups: list[str] | None = None) -> tuple:
+                 followups: list[str] | None = None, qfilters: list[tuple[str, str]] | None = None) -> tuple:
         skip = gr.skip()
+        qf: list[Any] = [skip, skip]
+        if qfilters is not None:  # the checkboxes of the filters the last question stated, all ticked
+            qf = [gr.update(choices=qfilters, value=[k for _, k in qfilters], visible=bool(qfilters)),
+                  gr.update(visible=bool(qfilters))]
         fu: list[Any] = [skip] * MAX_FOLLOWUPS
         if followups is not None:
             fu = [gr.update(value=q, visible=True) if i < len(followups) else gr.update(visible=False)
@@ -98,13 +103,28 @@ class Handlers(CorpusHandlers):
             focus,
             *fu,
             session,
+            *qf,
         )
 
-    def chat(self, message, session, model, k, year_min, year_max, author) -> Iterator[tuple]:
-        """Stream one answer into the chat; the Stop button sets `session.stop`, which the model sees."""
+    def ask_again(self, keep, session, model, k, year_min, year_max, author) -> Iterator[tuple]:
+        """Re-ask the last question without the filters it stated that were unticked in `keep`."""
+        if not isinstance(session, UISession) or session.last is None:
+            raise gr.Error("Ask a question first.", print_exception=False)
+        answer = session.last[0]
+        stated = {kind for _, kind in render.question_filter_choices(answer)}
+        keep = {x for x in (keep or []) if isinstance(x, str)}
+        yield from self.chat(answer.question, session, model, k, year_min, year_max, author,
+                             ignore=frozenset(stated - keep))
+
+    def chat(self, message, session, model, k, year_min, year_max, author,
+             ignore: frozenset[str] = frozenset()) -> Iterator[tuple]:
+        """Stream one answer into the chat; the Stop button sets `session.stop`, which the model sees.
+        `ignore`: kinds of filter stated in the question not to apply (see `ask_again`)."""
         session = session if isinstance(session, UISession) else UISession()
         question = self.check_question(message)
         opts = self.options(model, k, year_min, year_max, author)
+        if ignore:
+            opts = replace(opts, filters=replace(opts.filters, ignore_from_question=frozenset(ignore)))
         conv, msgs = session.conversation, session.messages
         stop = session.new_stop()
         msgs.append({"role": "user", "content": render.question_markdown(question)})
@@ -136,7 +156,8 @@ class Handlers(CorpusHandlers):
             msgs[-1]["content"] = render.answer_markdown(answer)
             session.answers[len(msgs) - 1] = (answer, opts.describe())
             session.last = (answer, opts.describe())
-            yield self._outputs(session, evidence=render.evidence_html(answer))
+            yield self._outputs(session, evidence=render.evidence_html(answer),
+                                qfilters=render.question_filter_choices(answer))
             followups = self._followups(answer, session.conversation)
             if followups:
                 yield self._outputs(session, followups=followups)
@@ -172,7 +193,7 @@ class Handlers(CorpusHandlers):
     def new_chat(self, session) -> tuple:
         session = session if isinstance(session, UISession) else UISession()
         session.reset()
-        return (*self._outputs(session, question="", evidence=render.evidence_html(None), followups=[]), "")
+        return (*self._outputs(session, question="", evidence=render.evidence_html(None), followups=[], qfilters=[]), "")
 
     def ask(self, message, session) -> tuple[str, UISession]:
         """API /ask: one answer (not streamed) as Markdown with Sources; keeps the client's conversation."""

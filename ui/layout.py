@@ -89,6 +89,11 @@ def chat_tab(settings: Settings, choices: list[str], facets: dict) -> SimpleName
                 with gr.Row(elem_id="pc-followups"):
                     fu_btns = [gr.Button("", visible=False, size="sm", elem_classes=["pc-followup"])
                                for _ in range(MAX_FOLLOWUPS)]
+                with gr.Row(equal_height=True, elem_id="pc-qfilters"):  # filters the last question stated
+                    qf_keep = gr.CheckboxGroup(choices=[], value=[], visible=False, scale=6, elem_id="pc-qf-keep",
+                                               label="Filters taken from your question (untick to drop one)")
+                    qf_again = gr.Button("Ask again", visible=False, size="sm", scale=0, min_width=100,
+                                         elem_id="pc-qf-again")
                 with gr.Row(equal_height=True):
                     question = gr.Textbox(
                         show_label=False, placeholder=f"Ask a question (up to {limit:,} characters)",

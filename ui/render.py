@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from assistant.index.sentences import split_sentences
+from assistant.retrieve.query_filters import summary as filters_summary
 from assistant.types import Answer, Citation, Hit, IngestIssue, Record
 
 _SAFE_LINK_PREFIXES = ("http://", "https://", "mailto:", "#")
@@ -185,10 +186,32 @@ def answer_markdown(answer: Answer, links: bool = True) -> str:
         )
     if answer.standalone_query and _norm(answer.standalone_query) != _norm(answer.question):
         parts.append(f"_Searched for:_ {md_escape(answer.standalone_query)}")
+    if filters_markdown(answer):
+        parts.append(filters_markdown(answer))
     src = sources_markdown(answer, links)
     if src:
         parts.append(src)
     return "\n\n".join(parts)
+
+
+def filters_markdown(answer: Answer) -> str:
+    """ "_Filters applied:_ year >= 2025 · author Chen (from your question: “from 2025 on”, “by Chen”)", or ""."""
+    f = answer.filters or {}
+    text = filters_summary(f.get("applied") or {})
+    if not text:
+        return ""
+    said = ", ".join(f"“{md_escape(s['text'].strip())}”" for s in f.get("from_question") or [])
+    tail = f" (from your question: {said}; untick one below and press *Ask again* to drop it)" if said else ""
+    return f"_Filters applied:_ {md_escape(text)}{tail}"
+
+
+def question_filter_choices(answer: Answer | None) -> list[tuple[str, str]]:
+    """(label, kind) of each filter the answer took from its question, for the removal checkboxes."""
+    spans = ((answer.filters or {}).get("from_question") or []) if answer is not None else []
+    out: dict[str, str] = {}
+    for s in spans:
+        out.setdefault(s["kind"], f"{s['value']} (“{s['text'].strip()}”)")
+    return [(label, kind) for kind, label in out.items()]
 
 
 def progress_markdown(text: str, stage: str = "") -> str:

@@ -18,6 +18,7 @@ import threading
 import time
 from dataclasses import replace
 
+from ..retrieve import query_filters
 from ..retrieve.hybrid import Filters, HybridRetriever
 from ..retrieve.langchain import PaperRetriever
 from ..settings import AnswerSettings
@@ -54,15 +55,20 @@ class Preparer:
         self.retriever, self.scorer, self.lexicon, self.settings = retriever, scorer, lexicon, settings
 
     def analyze(self, state: dict) -> Prepared:
-        q = analyze(state["question"], state.get("conversation"), self.lexicon.get())
-        return Prepared(q, k=state["k"], filters=state.get("filters"), timings=state.get("timings", {}))
+        # filters stated in the question ("from 2025 on", "by Chen", "in cs.CL"); explicit ones win
+        explicit, text = state.get("filters"), state["question"]
+        vocab = self.retriever.catalog().derived("question_vocabulary", query_filters.Vocabulary.build)
+        parsed = query_filters.parse_filters(text, vocab)
+        applied = query_filters.applied_from_question(explicit, parsed)
+        filters = query_filters.merge(explicit, parsed.filters) if applied else explicit
+        q = analyze(parsed.cleaned if applied else text, state.get("conversation"), self.lexicon.get())
+        return Prepared(q, k=state["k"], filters=filters, timings=state.get("timings", {}), filters_from_question=applied)
 
     # -- retrieve ------------------------------------------------------------------------------
     def _search(self, query: str, k: int, filters: Filters | None, within: tuple[str, ...] = ()) -> list[Hit]:
         """Retrieval through the LangChain retriever; `within` restricts it to those papers."""
         if within:
-            base = filters or Filters()
-            filters, k = Filters(base.year_min, base.year_max, base.author, base.source, frozenset(within)), max(k, len(within))
+            filters, k = replace(filters or Filters(), paper_ids=frozenset(within)), max(k, len(within))
         docs = PaperRetriever(retriever=self.retriever, k=k, filters=filters).invoke(query)
         return [d.metadata["hit"] for d in docs]
 

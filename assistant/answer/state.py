@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from ..index.sentences import split_sentences
 from ..retrieve.hybrid import Filters
+from ..retrieve.query_filters import Span, describe
 from ..types import Answer, Citation, Hit
 from .evidence import Evidence
 from .question import Question
@@ -27,7 +28,8 @@ def cite(marker: int, hit: Hit, sentence_ids) -> Citation:
 class Prepared:
     question: Question
     k: int
-    filters: Filters | None = None
+    filters: Filters | None = None  # explicit filters merged with those stated in the question
+    filters_from_question: tuple[Span, ...] = ()  # the question's phrases that became applied filters
     hits: list[Hit] = field(default_factory=list)
     evidence: Evidence | None = None
     main: int = 0  # index in `hits` of the paper the answer rests on
@@ -58,4 +60,5 @@ class Draft:
             unsupported=tuple(self.unsupported), notes=tuple(self.notes), model=model, kind=self.kind,
             incomplete=self.incomplete, timings={k: round(v, 4) for k, v in prep.timings.items()}, id=id,
             related=tuple(h for h in self.related if h.paper_id not in cited),
+            filters=describe(prep.filters, prep.filters_from_question),
         )

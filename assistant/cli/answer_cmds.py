@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 from ..errors import ConfigError
@@ -22,6 +23,8 @@ def register(sub) -> None:
     p.add_argument("--model", help="Chat model for this run (local, extractive, openai, hf:/dir, fake).")
     p.add_argument("--k", type=int, help="Papers retrieved.")
     _filter_args(p)
+    p.add_argument("--no-question-filters", action="store_true",
+                   help="Do not turn years, authors, categories or venues stated in the question into filters.")
     p.set_defaults(handler=cmd_ask)
 
     p = sub.add_parser("chat", help="Chat in the terminal (streaming; /new starts over, /quit leaves).")
@@ -38,10 +41,24 @@ def _assistant(ctx, model: str | None):
     return Assistant(settings, index=ctx.index())
 
 
+def filters_line(answer) -> str:
+    """ 'filters applied: year >= 2025 · author Chen (from the question: "from 2025 on", "by Chen"; ...)' or ""."""
+    from ..retrieve.query_filters import summary
+
+    f = answer.filters or {}
+    text = summary(f.get("applied") or {})
+    if not text:
+        return ""
+    said = ", ".join(f'"{s["text"].strip()}"' for s in f.get("from_question") or [])
+    return "filters applied: " + text + (f" (from the question: {said}; --no-question-filters to drop)" if said else "")
+
+
 def render_text(answer) -> str:
     lines = [answer.answer]
     if answer.standalone_query and answer.standalone_query != answer.question:
         lines.append(f"\n(searched for: {answer.standalone_query})")
+    if filters_line(answer):
+        lines.append(filters_line(answer))
     if answer.citations:
         lines.append("\nSources:")
         for c in answer.citations:
@@ -58,6 +75,8 @@ def render_text(answer) -> str:
 def cmd_ask(args, ctx) -> int:
     a = _assistant(ctx, args.model)
     filters = filters_from(args)
+    if args.no_question_filters:
+        filters = replace(filters, ignore_from_question=frozenset({"all"}))
     if args.batch:
         return _batch(a, args, filters)
     if not args.question or not args.question.strip():

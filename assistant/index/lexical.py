@@ -8,6 +8,10 @@ Chroma data, with the chunk ids in order and the store generation it was built f
 Beside BM25 it keeps what retrieval needs of each chunk's metadata (sentence span, and the group of
 the few chunks whose paper is a near-duplicate of another): search then groups and describes the
 fused head without a Chroma `get` per query (that `get` was 12 ms p50 at 124k chunks).
+
+Filtered search: `papers=` restricts a search to the chunks of those papers through a paper -> chunk
+rows map (built once per loaded index), so a query never scans every chunk id; the rows and chunk ids
+of a set of papers are memoised (the same filters come back turn after turn).
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -47,6 +52,9 @@ class LexicalIndex:
         self.generation = generation
         self._stem = _stemmer()
         self._lock = threading.Lock()
+        self._rows: dict[str, list[int]] | None = None  # paper id -> its chunk rows, made on first filtered search
+        self._masks: OrderedDict[frozenset[str], tuple[np.ndarray, list[str]]] = OrderedDict()  # papers -> rows, ids
+        self._rows_lock = threading.Lock()
 
     @classmethod
     def build(cls, ids: Sequence[str], texts: Sequence[str], generation: str = "",
@@ -77,8 +85,36 @@ class LexicalIndex:
         start, end = self.spans[pos]
         return {"paper_id": paper, "group": self.groups.get(cid, paper), "sent_start": int(start), "sent_end": int(end)}
 
-    def search(self, query: str, k: int, allowed: set[str] | None = None) -> list[tuple[str, float]]:
-        """Top-k chunks for `query`; `allowed` restricts to those chunk ids (metadata filters)."""
+    def paper_rows(self) -> dict[str, list[int]]:
+        """Paper id -> rows of its chunks (built once, O(chunks); then each filter costs O(its papers))."""
+        with self._rows_lock:
+            if self._rows is None:
+                rows: dict[str, list[int]] = {}
+                for i, cid in enumerate(self.ids):
+                    rows.setdefault(cid.rsplit("::", 1)[0], []).append(i)
+                self._rows = rows
+            return self._rows
+
+    def restrict(self, papers: Collection[str]) -> tuple[np.ndarray, list[str]]:
+        """(chunk rows, chunk ids) of `papers`; memoised for the last few frozensets."""
+        key = papers if isinstance(papers, frozenset) else frozenset(papers)
+        with self._rows_lock:
+            got = self._masks.get(key)
+            if got is not None:
+                self._masks.move_to_end(key)
+                return got
+        rows_of = self.paper_rows()
+        rows = np.array(sorted(r for p in key for r in rows_of.get(p, ())), dtype=np.int64)
+        got = (rows, [self.ids[r] for r in rows])
+        with self._rows_lock:
+            self._masks[key] = got
+            while len(self._masks) > 8:
+                self._masks.popitem(last=False)
+        return got
+
+    def search(self, query: str, k: int, allowed: set[str] | None = None,
+               papers: Collection[str] | None = None) -> list[tuple[str, float]]:
+        """Top-k chunks for `query`; `papers` restricts to those papers' chunks, `allowed` to those chunk ids."""
         if self._bm25 is None or not self.ids:
             return []
         import bm25s
@@ -91,6 +127,15 @@ class LexicalIndex:
         q = [t for t in q if t in self._vocab]
         if not q:
             return []
+        if papers is not None:  # score every chunk (sparse, sub-ms), rank only the allowed rows: bm25s's
+            rows = self.restrict(papers)[0]  # weight_mask path was 18 ms p50 at 96k chunks (argpartition)
+            if not len(rows):
+                return []
+            scores = np.asarray(self._bm25.get_scores(q))[rows]
+            k = min(k, len(rows))
+            top = np.argpartition(-scores, k - 1)[:k]
+            top = top[np.argsort(-scores[top], kind="stable")]
+            return [(self.ids[int(rows[i])], float(scores[i])) for i in top if scores[i] > 0]
         mask = None
         if allowed is not None:
             mask = np.zeros(len(self.ids), dtype=np.float32)

@@ -110,6 +110,21 @@ def parse_authors(value: object, *, bibtex: bool = False) -> tuple[str, ...]:
     return tuple(out)
 
 
+def parse_categories(value: object) -> tuple[str, ...]:
+    """arXiv categories from a list or a space/comma separated string; anything else gives ().
+
+    >>> parse_categories("cs.CL cs.LG"), parse_categories(["cs.CV", "cs.RO", 3]), parse_categories(None)
+    (('cs.CL', 'cs.LG'), ('cs.CV', 'cs.RO'), ())
+    """
+    if isinstance(value, str):
+        items: list = re.split(r"[\s,;]+", value)
+    elif isinstance(value, (list, tuple)):
+        items = list(value)
+    else:
+        return ()
+    return tuple(c.strip() for c in items if isinstance(c, str) and c.strip() and len(c.strip()) <= 40)
+
+
 def paper_id_for(title: str, text: str, source_id: str = "", doi: str = "") -> str:
     """The id rule: the source's own id; else the normalised DOI; else "h:" + content hash.
 
@@ -146,6 +161,7 @@ def build_record(
     label: str = "",
     label_derived: bool = False,
     duplicate_of: str = "",
+    categories: tuple[str, ...] = (),
 ) -> Record | IngestIssue:
     """Clean the fields and make a Record, or an IngestIssue saying what is wrong and what to do.
 
@@ -188,4 +204,5 @@ def build_record(
         source_line=line,
         source_type=source_type,
         duplicate_of=clean_text(duplicate_of),
+        categories=tuple(dict.fromkeys(c for c in (clean_text(c) for c in categories) if c)),
     )

@@ -7,7 +7,7 @@ a line that is valid JSON but not an object (null, [1,2]) is rejected on its own
 
 Fields: id|_id|paper_id|doc_id, title, abstract|text|summary (a list of sentences is joined), authors
 (list, or "A and B" / "A; B"), year (or first_seen/date/published, or the arXiv id), venue|journal|
-booktitle, doi; label, label_derived and duplicate_of are kept, so a written corpus reads back as is.
+booktitle, doi, categories (arXiv: a list or "cs.CL cs.LG"); label, label_derived and duplicate_of are kept, so a written corpus reads back as is.
 With `kind=None` the kind (jsonl, beir or arxiv) is sniffed from the first good object's keys.
 """
 
@@ -21,7 +21,7 @@ from typing import Any
 
 from ..types import IngestIssue, Record
 from .clean import scrub
-from .fields import build_record, parse_authors, parse_year
+from .fields import build_record, parse_authors, parse_categories, parse_year
 from .sources import bad_utf8_message, decode_strict, iter_lines
 
 JSON_KINDS = ("jsonl", "beir", "arxiv")
@@ -134,6 +134,7 @@ def record_from_object(obj: dict[str, Any], *, source: str, line: int, kind: str
         source=source,
         line=line,
         source_type=kind,
+        categories=parse_categories(obj.get("categories")),
     )
 
 

@@ -5,20 +5,31 @@
 
 Each Hit carries the fused score and the score and rank from each retriever, the matching chunk ids
 and the sentence indices of its best chunk. Versions of one paper (`duplicate_of`) share a group, so
-k means k distinct papers. Filters apply inside both retrievers (Chroma `where` / BM25 weight mask),
-never after the top-k cut, so a filter cannot silently empty a page of results.
+k means k distinct papers. Filters apply inside both retrievers, never after the top-k cut, so a filter
+cannot silently empty a page of results: the papers that pass come from a per-generation `Catalog`
+(memoised per filters); BM25 masks their chunk rows (the lexical index maps paper -> rows); the dense
+side over-fetches unfiltered when the filter passes a good share of the chunks (and keeps the top n
+that pass: the filtered top n whenever n survive), else asks Chroma for exactly the allowed chunk ids.
+Filters stated in a question are parsed by `query_filters.py`.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass
 
 from ..errors import StoreError
 from ..index.indexer import Index
+from ..index.lexical import LexicalIndex
+from ..index.store import translated
 from ..settings import RetrievalSettings
 from ..types import Hit, Record
+from .catalog import Catalog
 from .fusion import group_by, normalised_score_fusion, reciprocal_rank_fusion
+
+OVERFETCH_MAX = 2000  # a filtered dense search over-fetches unfiltered up to this many chunks, then filters
+IDS_MAX = 20000  # longest id list sent to Chroma (`ids=` / `$in` become SQL variables: SQLite allows 32,766)
 
 
 @dataclass(frozen=True)
@@ -28,9 +39,19 @@ class Filters:
     author: str = ""  # case-insensitive substring of any author
     source: str = ""  # source file name
     paper_ids: frozenset[str] = frozenset()  # only these papers (a follow-up about papers in focus)
+    venue: str = ""  # case-insensitive substring of the venue
+    categories: frozenset[str] = frozenset()  # arXiv categories: a paper passes with any of them
+    # kinds of filter stated in the question NOT to apply ("year", "author", "venue", "categories", or
+    # "all"): how a user removes a filter the question implied (see retrieve/query_filters.py)
+    ignore_from_question: frozenset[str] = frozenset()
 
     def active(self) -> bool:
-        return bool(self.year_min or self.year_max or self.author or self.source or self.paper_ids)
+        return bool(self.year_min or self.year_max or self.author or self.source or self.paper_ids
+                    or self.venue or self.categories)
+
+    def metadata_active(self) -> bool:
+        """True when a filter other than `paper_ids` is set (those need the catalog)."""
+        return bool(self.year_min or self.year_max or self.author or self.source or self.venue or self.categories)
 
     def matches(self, r: Record) -> bool:
         if self.year_min and (r.year is None or r.year < self.year_min):
@@ -41,13 +62,27 @@ class Filters:
             return False
         if self.paper_ids and r.paper_id not in self.paper_ids:
             return False
+        if self.venue and self.venue.lower() not in r.venue.lower():
+            return False
+        if self.categories and not self.categories.intersection(r.categories):
+            return False
         return not self.source or r.source == self.source
+
+    def describe(self) -> dict:
+        """The filters that are set, as plain JSON (what an answer shows as "filters applied")."""
+        out: dict = {}
+        for name in ("year_min", "year_max", "author", "venue", "source"):
+            if getattr(self, name):
+                out[name] = getattr(self, name)
+        if self.categories:
+            out["categories"] = sorted(self.categories)
+        return out
 
 
 class HybridRetriever:
     def __init__(self, index: Index, settings: RetrievalSettings) -> None:
         self.index, self.settings = index, settings
-        self._catalog: tuple[str, list[Record]] | None = None  # (generation, records) for filters
+        self._catalog: Catalog | None = None  # the papers of the current generation, for filters
         self._lock = threading.Lock()
 
     def search(self, query: str, k: int | None = None, filters: Filters | None = None, mode: str | None = None) -> list[Hit]:
@@ -58,24 +93,19 @@ class HybridRetriever:
         allowed = self.matching_papers(filters) if filters and filters.active() else None
         if allowed is not None and not allowed:
             return []
-        dense: list[tuple[str, float]] = []
         meta: dict[str, dict] = {}
-        if mode in ("hybrid", "dense"):
-            where = {"paper_id": {"$in": sorted(allowed)}} if allowed is not None else None
-            for cid, sim, _ in self.index.store.query_chunks(self.index.embedder.embed_query(query), n, where, metadata=False):
-                dense.append((cid, sim))
-        lexical: list[tuple[str, float]] = []
         try:
             lex = self.index.refresh_lexical()  # also knows each chunk's group and sentence span
         except StoreError:
             if mode != "dense":
                 raise
             lex = None  # dense-only search still works; metadata then comes from Chroma
+        dense: list[tuple[str, float]] = []
+        if mode in ("hybrid", "dense"):
+            dense = self._dense(self.index.embedder.embed_query(query), n, allowed, lex)
+        lexical: list[tuple[str, float]] = []
         if mode in ("hybrid", "bm25"):
-            allowed_chunks = None
-            if allowed is not None:
-                allowed_chunks = {c for c in lex.ids if c.rsplit("::", 1)[0] in allowed}
-            lexical = lex.search(query, n, allowed_chunks)
+            lexical = lex.search(query, n, papers=allowed)
         rankings = {"dense": dense, "bm25": lexical}
         weights = {"dense": s.dense_weight, "bm25": s.lexical_weight}
         if s.fusion == "rrf":
@@ -114,13 +144,67 @@ class HybridRetriever:
             hits.append(Hit(pid, records[pid], score, scores, ranks, tuple(members), sents))
         return hits
 
-    def matching_papers(self, filters: Filters) -> set[str]:
-        """Ids of the papers that pass `filters` (catalog cached per store generation)."""
-        if filters.paper_ids and not (filters.year_min or filters.year_max or filters.author or filters.source):
-            return set(filters.paper_ids)
+    def _dense(self, vector, n: int, allowed: frozenset[str] | None, lex: LexicalIndex | None) -> list[tuple[str, float]]:
+        """Top-n chunks by vector among the allowed papers' chunks. A filter passing a good share of the
+        chunks over-fetches unfiltered and keeps the allowed (exactly the filtered top n when n survive;
+        a broad filter grows the fetch until they do); a narrower one asks Chroma for those chunk ids.
+        `where paper_id $in` (10x slower at 3k papers; "too many SQL variables" past ~32k ids) only when
+        the lexical index does not know the chunks and the list is short."""
+        store = self.index.store
+        if allowed is None:
+            return [(c, s) for c, s, _ in store.query_chunks(vector, n, None, metadata=False)]
+        chunk_ids = lex.restrict(allowed)[1] if lex is not None and lex.ids else None
+        if chunk_ids is not None and not chunk_ids:
+            return []
+        if chunk_ids is not None and lex is not None:
+            share = len(chunk_ids) / len(lex.ids)
+        else:
+            share = len(allowed) / max(1, len(self.catalog().ids))
+        m = math.ceil(4 * n / max(share, 1e-9)) + n  # ~4n allowed expected among them
+        small = len(chunk_ids if chunk_ids is not None else allowed) <= IDS_MAX
+        if m <= OVERFETCH_MAX or not small:
+            kept = self._overfetch(vector, n, allowed, min(m, OVERFETCH_MAX), grow=not small)
+            if kept is not None:
+                return kept
+        if chunk_ids is not None:
+            try:
+                return _query_ids(store, vector, n, chunk_ids)
+            except StoreError:
+                pass  # a chunk the index knows was deleted since: the filters below
+        if small:
+            where = {"paper_id": {"$in": sorted(allowed)}}
+            return [(c, s) for c, s, _ in store.query_chunks(vector, n, where, metadata=False)]
+        return self._overfetch(vector, n, allowed, OVERFETCH_MAX, grow=True) or []
+
+    def _overfetch(self, vector, n: int, allowed: frozenset[str], m: int, grow: bool) -> list[tuple[str, float]] | None:
+        """The first n allowed among the top m unfiltered (x4 while fewer pass, with `grow`); None when
+        fewer than n pass and not growing."""
+        while True:
+            got = self.index.store.query_chunks(vector, m, None, metadata=False)
+            kept = [(c, s) for c, s, _ in got if c.rsplit("::", 1)[0] in allowed]
+            if len(kept) >= n or len(got) < m:
+                return kept[:n]
+            if not grow:
+                return None
+            m *= 4
+
+    def catalog(self) -> Catalog:
+        """The papers of the store's current generation (rebuilt when it changes)."""
         gen = self.index.store.generation()
         with self._lock:
-            if self._catalog is None or self._catalog[0] != gen:
-                self._catalog = (gen, list(self.index.all_records()))
-            records = self._catalog[1]
-        return {r.paper_id for r in records if filters.matches(r)}
+            if self._catalog is None or self._catalog.generation != gen:
+                self._catalog = Catalog(gen, list(self.index.all_records()))
+            return self._catalog
+
+    def matching_papers(self, filters: Filters) -> frozenset[str]:
+        """Ids of the papers that pass `filters` (memoised per filters and store generation)."""
+        if filters.paper_ids and not filters.metadata_active():
+            return frozenset(filters.paper_ids)
+        return self.catalog().allowed(filters)
+
+
+@translated
+def _query_ids(store, vector, n: int, chunk_ids: list[str]) -> list[tuple[str, float]]:
+    got = store.chunks.query(query_embeddings=[vector], n_results=max(1, min(n, len(chunk_ids))), ids=chunk_ids,
+                             include=["distances"])
+    return [(i, 1.0 - float(d)) for i, d in zip(got["ids"][0], got["distances"][0])]
