@@ -287,7 +287,7 @@ def run_eval(
         "errors": len(errors),
         "judge": judge_info,
         "split": split,
-        "scorecard": None if retrieval_only else score_records(records, texts, groups),
+        "scorecard": None if retrieval_only else score_records(records, texts, groups, key_index),
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
     for name in ("progress.jsonl", "progress.config.json"):  # the run is complete: results.jsonl has it all

@@ -45,10 +45,13 @@ def _gold_ids(q: Mapping, key_index: Mapping[str, frozenset[str]]) -> list[froze
     return M.gold_units(q.get("gold") or (), q.get("gold_ids") or (), key_index)
 
 
-def score_records(records: Sequence[Mapping], texts: Mapping[str, str], groups: Mapping[str, str] | None = None) -> dict:
-    """The scorecard (figure -> value or None, plus counts) of one run's result records."""
-    keys = {k for r in records for k in (r.get("gold") or [])}
-    key_index = M.resolve_keys(keys, dict(texts), dict(groups) if groups else None)
+def score_records(records: Sequence[Mapping], texts: Mapping[str, str], groups: Mapping[str, str] | None = None,
+                  key_index: Mapping[str, frozenset[str]] | None = None) -> dict:
+    """The scorecard (figure -> value or None, plus counts) of one run's result records; `key_index`
+    (gold key -> paper ids) when the caller has resolved the keys already."""
+    if key_index is None:
+        keys = {k for r in records for k in (r.get("gold") or [])}
+        key_index = M.resolve_keys(keys, dict(texts), dict(groups) if groups else None)
     vals: dict[str, list[float]] = {f: [] for f in FIGURES}
     for r in records:
         kind = r.get("kind", "factoid")

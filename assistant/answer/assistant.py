@@ -33,7 +33,7 @@ from .conversation import Conversation
 from .events import Done, Event, Status
 from .evidence import ABSTAIN_SENTENCE
 from .kinds import WRITERS, Context
-from .linker import norm
+from .linker import label_head, norm
 from .models import ChatModel, get_chat_model
 from .prepare import LexiconCache, Preparer
 from .prompts import load_prompt
@@ -42,7 +42,6 @@ from .state import Draft, Prepared
 from .support import SupportScorer
 
 log = logging.getLogger(__name__)
-
 
 
 class Assistant:
@@ -124,11 +123,7 @@ class Assistant:
         prep = self.prepared(question, conversation, filters=filters, k=k)
         chat = self.model(model)
         ctx = Context(chat, self.scorer, self.settings.answer, stop, self._check_claims if chat is not None else None)
-        if prep.abstain:
-            draft = Draft("abstain", f"{ABSTAIN_SENTENCE} {prep.why}".strip(), related=list(prep.hits[:3]),
-                          notes=[n for n in (prep.why, prep.reason) if n])
-        else:
-            draft = yield from WRITERS[prep.question.kind].write(prep, ctx)
+        draft = yield from _write(prep, ctx)
         prep.timings.setdefault("first_token_s", time.perf_counter() - t0)
         prep.timings["total_s"] = time.perf_counter() - t0
         answer = draft.to_answer(prep, chat.name if chat is not None else "extractive", question, id)
@@ -169,23 +164,16 @@ class Assistant:
         conv = Conversation()
         for q in history:
             prep = self.prepared(q, conv)
-            ctx = Context(None, self.scorer, self.settings.answer)
-            if prep.abstain:
-                draft = Draft("abstain", ABSTAIN_SENTENCE)
-            else:
-                draft = _drain(WRITERS[prep.question.kind].write(prep, ctx))
+            draft = _drain(_write(prep, Context(None, self.scorer, self.settings.answer)))
             self._remember(conv, prep, draft.to_answer(prep, "replay", q))
         return conv
 
     def would_answer(self, question: str, conversation: Conversation | None = None) -> bool:
         """True when the corpus answers `question` (no generation; used to vet suggested follow-ups)."""
         prep = self.prepared(question, Conversation(list(conversation.turns), dict(conversation.labels)) if conversation else None)
-        if prep.abstain:
-            return False
-        if prep.question.kind is Kind.SINGLE:
-            return True
-        draft = _drain(WRITERS[prep.question.kind].write(prep, Context(None, self.scorer, self.settings.answer)))
-        return draft.kind != "abstain"
+        if prep.abstain or prep.question.kind is Kind.SINGLE:
+            return not prep.abstain
+        return _drain(_write(prep, Context(None, self.scorer, self.settings.answer))).kind != "abstain"
 
     def suggest_followups(self, answer: Answer, conversation: Conversation | None = None, limit: int = 3) -> list[str]:
         """Follow-up questions the corpus can answer (each is checked with `would_answer`)."""
@@ -218,6 +206,14 @@ class Assistant:
         return Corpus(self.index, self.retriever)
 
 
+def _write(prep: Prepared, ctx: Context):
+    """The Draft for a prepared question: the abstention (saying what is missing), or its kind's writer."""
+    if prep.abstain:
+        return Draft("abstain", f"{ABSTAIN_SENTENCE} {prep.why}".strip(), related=list(prep.hits[:3]),
+                     notes=[n for n in (prep.why, prep.reason) if n])
+    return (yield from WRITERS[prep.question.kind].write(prep, ctx))
+
+
 def _drain(gen):
     """Run a writer to its Draft, discarding its events."""
     while True:
@@ -229,5 +225,4 @@ def _drain(gen):
 
 def short_name(label: str) -> str:
     """'Prune&Comp: Free Lunch for ...' -> 'Prune&Comp'; labels without a short head stay whole."""
-    head = label.split(":")[0].strip()
-    return head if head and len(head.split()) <= 4 else label
+    return label_head(label) or label
