@@ -2,32 +2,42 @@
 
 The topic of a question can be in the corpus while the detail asked about is not: a number the
 abstract never gives, a metric or dataset it never names, a training setting abstracts rarely report.
-`missing_detail(question, name, text)` returns what is missing, as a sentence to show, or "".
+`missing_detail(topic_names, details, asked, numeric, text)` returns what is missing (a sentence to
+show, and whether it is *firm*) or None.
 
 It checks, against the abstract of the paper the question is about:
-1. every named detail term of the question ("FID", "MVBench", "LLaVA-NeXT") occurs in it
-   (normalised: case, spaces and hyphens ignored);
-2. the asked noun phrase ("batch size", "word error rate", "vocabulary sizes") occurs: each content
-   word, or a known variant ("datasets" ~ benchmark / corpus), or its acronym ("WER");
-3. for "how much / how many / what fraction" questions, some sentence that matches the question has
-   a number.
+1. every named detail term of the question ("FID", "MVBench", "Recall@50") occurs in it (normalised:
+   case, spaces and hyphens ignored). Firm: no wording difference explains a missing name;
+2. "which datasets / benchmarks / base LLM / backbone": a sentence on that kind of thing *names* one
+   ("experiments on the RUOD dataset"), not only the word ("a variety of datasets"). Firm;
+3. otherwise the asked noun phrase ("batch size", "reward signals") occurs: its head noun, a known
+   variant ("datasets" ~ benchmark / corpus), its acronym ("WER"), or, given a similarity function, the
+   phrase in other words (cosine >= SOFT_MATCH to a 1-3 word span: "parameter-efficient training");
+4. for "how much / how many / what fraction" questions, some sentence that speaks of the asked
+   quantity gives a figure (firm when such sentences exist and none has a figure).
 
 >>> missing_detail(("DiffMoE",), ("FID",), "", False, "DiffMoE scales diffusion transformers on ImageNet.")
-'The DiffMoE abstract reports no FID.'
+Missing(why='The DiffMoE abstract reports no FID.', firm=True)
 >>> missing_detail(("TitaNet",), (), "batch size", False, "TitaNet reaches an EER of 0.68% on VoxCeleb1.")
-'The TitaNet abstract reports no batch size.'
->>> missing_detail(("SELMA",), (), "word error rate", False, "SELMA cuts the word error rate (WER) by 10%.")
-''
+Missing(why='The TitaNet abstract reports no batch size.', firm=False)
+>>> missing_detail(("SELMA",), (), "word error rate", False, "SELMA cuts the word error rate (WER) by 10%.") is None
+True
 >>> missing_detail(("X",), (), "", True, "X is fast. It is simple.")
-'The X abstract reports no figure for this.'
+Missing(why='The X abstract reports no figure for this.', firm=True)
+>>> missing_detail(("Kite",), (), "datasets", False, "We evaluate Kite on a variety of datasets.").why
+'The Kite abstract names no datasets.'
+>>> missing_detail(("Kite",), (), "datasets", False, "Experiments on CIFAR-10 show that Kite is robust.") is None
+True
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from ..index.sentences import split_sentences
-from .linker import named_terms, norm
+from .linker import GENERIC, named_terms, norm
 from .support import STOP, stem
 
 GENERIC_ASKED = frozenset(
@@ -47,12 +57,18 @@ CHANGE = {  # change words: the abstract must state a change of this direction (
     "decrease": ("decreas", "reduc", "lower", "fewer", "less"),
     "drop": ("drop", "decreas", "reduc", "lower"),
     "speedup": ("speed", "faster", "×", "accelerat"),
+    "smaller": ("small", "reduc", "less", "fewer", "only", "compact", "lower", "%", "×"),
+    "larger": ("larg", "increas", "more", "bigger", "higher", "%", "×"),
+    "faster": ("fast", "speed", "accelerat", "×", "time", "hours", "minutes"),
+    "slower": ("slow", "time", "×"),
+    "cheaper": ("cheap", "cost", "reduc", "less", "sav", "×"),
     "boost": ("boost", "improv", "gain", "increas"),
 }
 _SPLIT = re.compile(r"\s+(?:and|or|over|on|in|at|for|of|with|from|by|to|when|against|compared|across|per|between)\s+", re.I)
 _FRACTION_ASK = re.compile(r"\b(?:fraction|percentage|percent|share|proportion|ratio)\b", re.I)
 _FRACTION = re.compile(r"\d\s?%|(?<![\d.])0?\.\d+\b|\b\d+\s?/\s?\d+\b|\b(?:half|third|quarter|fifth|tenth)s?\b|\bper ?cent", re.I)
-_NUMBER_WORDS = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twice|double|triple|half|dozens?|"
+_NUMBER_WORDS = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+                           r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|twice|double|triple|half|dozens?|"
                            r"hundreds?|thousands?|millions?|orders? of magnitude|\w+fold)\b", re.I)
 VARIANTS = {
     "dataset": ("dataset", "benchmark", "corpus", "corpora", "data"),
@@ -136,43 +152,140 @@ def _asked_parts(asked: str) -> tuple[list[list[str]], list[str]]:
     return parts, changes
 
 
+@dataclass(frozen=True)
+class Missing:
+    why: str  # what to show: "The DiffMoE abstract reports no FID."
+    firm: bool  # a named term, a figure or a named instance is absent: no other wording explains it
+
+
+_KIND_OF = re.compile(r"\b(?:kinds?|types?|sorts?|forms?) of\b", re.I)
+_DESCRIPTIVE = re.compile(r"[A-Z][a-z]*(?:-[a-z]+)+|[A-Z]{2,}-[a-z]{3,}")  # "Brain-inspired", "GPS-labelled"
+SOFT_MATCH = 0.66  # phrase-to-span cosine at which an asked noun phrase counts as present in other words
+NAMED_KINDS = {  # "which <kind>" asks for a named instance: the abstract must name one
+    "dataset": ("dataset", "benchmark", "corpus", "corpora", "data"),
+    "benchmark": ("benchmark", "dataset", "corpus", "suite", "task"),
+    "corpus": ("corpus", "corpora", "dataset", "benchmark", "data"),
+    "corpora": ("corpus", "corpora", "dataset", "benchmark", "data"),
+    "model": ("model", "llm", "network", "backbone", "architecture", "transformer", "encoder", "built"),
+    "llm": ("llm", "model", "language model", "backbone"),
+    "backbone": ("backbone", "model", "network", "architecture", "encoder"),
+    "baseline": ("baseline", "compar", "outperform", "against", "over"),
+}
+Similarity = Callable[[str, str], float]  # (phrase, text) -> best cosine of the phrase to a span of the text
+
+
+def _kind_asked(asked: str) -> str:
+    """'specific datasets' -> 'dataset', 'base LLM' -> 'llm': the kind of named thing asked for, or ''."""
+    words = _WORD.findall(asked)
+    if not words:
+        return ""
+    last = words[-1].lower()
+    return next((k for k in (last, stem(last), last[:-1] if last.endswith("s") else "") if k in NAMED_KINDS), "")
+
+
+def _names_instance(kind: str, sents: list[str], exclude: tuple[str, ...]) -> bool:
+    """Some sentence that speaks of the kind ("experiments on", "dataset", "built upon") names one."""
+    skip = {norm(n) for n in exclude}
+    for sent in sents:
+        low = sent.lower()
+        if not (any(v in low for v in NAMED_KINDS[kind]) or (kind in ("dataset", "benchmark", "corpus", "corpora")
+                                                             and _EVALUATED_ON.search(sent))):
+            continue
+        names = [t for t in named_terms(sent, capitalised=True) if norm(t) not in skip and norm(t) not in GENERIC
+                 and not any(norm(t) in k or k in norm(t) for k in skip if k)]
+        if names:
+            return True
+    return False
+
+
 def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked: str, numeric: bool, text: str,
-                   heads_only: bool = False) -> str:
+                   heads_only: bool = False, similar: Similarity | None = None) -> Missing | None:
+    """What the abstract `text` lacks of the asked detail, or None when it has it (see the module doc).
+
+    `heads_only`: a paraphrase, whose wording is the asker's own: named details and the asked thing are
+    checked, a value's phrase only loosely. `similar` lets an asked noun phrase be present in other words
+    (cosine >= SOFT_MATCH to a span of the abstract); without it the check is lexical."""
     who = f"The {topic_names[0]} abstract" if topic_names else "The best-matching abstract"
+    if heads_only:  # a paraphrase's own descriptive compounds ("GPS-labelled photos") are not names to find
+        details = tuple(t for t in details if not _DESCRIPTIVE.fullmatch(t))
     for t in details:
         if not _has_term(t, text):
-            return f"{who} reports no {t}."
+            return Missing(f"{who} reports no {t}.", True)
     named = named_terms(asked)
     for t in named:
         if not _has_term(t, text):
-            return f"{who} reports no {asked.strip()}."
+            return Missing(f"{who} reports no {asked.strip()}.", True)
     for t in named:
         asked = asked.replace(t, " ")
+    phrase = " ".join(asked.split())
     parts, changes = _asked_parts(asked)
-    if heads_only:  # a paraphrase: the asker's own words throughout; only a non-numeric head is checked
-        changes, numeric = [], False
     low = text.lower()
     stems = {stem(w) for w in _WORD.findall(text)}
     sents = [s.text for s in split_sentences(text)]
-    if numeric or changes or (_FRACTION_ASK.search(asked) and not heads_only):
+
+    def present(words: list[str], where: str) -> bool:
+        return _phrase_present(words, where) or bool(similar and similar(" ".join(words), where) >= SOFT_MATCH)
+
+    if heads_only and (numeric or changes or _FRACTION_ASK.search(asked)) and not parts:
+        return None  # "How much faster was it?": the quantity is the asker's wording; a figure may be words
+    if heads_only and (numeric or changes or _FRACTION_ASK.search(asked)):
+        # a value asked for in the asker's words: some sentence sharing a word of the phrase gives a figure
+        words = {stem(w) for p in parts for w in p}
+        near = [s for s in sents if words & {stem(w) for w in _WORD.findall(s)}] if words else sents
+        if not any(_NUMBER.search(s) or _NUMBER_WORDS.search(s) for s in near):
+            return Missing(f"{who} reports no figure for {phrase or 'this'}.", True)
+        return None
+    if numeric or changes or _FRACTION_ASK.search(asked):
         # a value is asked for: some sentence must name the asked quantity (the phrase, in order) and give a figure
         pattern = _FRACTION if _FRACTION_ASK.search(asked) else None
         has_figure = (lambda s: pattern.search(s)) if pattern else (lambda s: _NUMBER.search(s) or _NUMBER_WORDS.search(s))
+        soft = False
         if parts:
             relevant = [s for s in sents if all(_phrase_present(p, s) for p in parts)]
+            if not relevant and similar:
+                relevant, soft = [s for s in sents if all(present(p, s) for p in parts)], True
         else:  # "what score does X reach on Cityscapes": the sentence that names the setting
             relevant = [s for s in sents if all(_has_term(t, s) for t in details)] or sents
         if not any(has_figure(s) for s in relevant):
             if parts and not relevant:
-                return f"{who} reports no {' '.join(asked.split())}."
-            return f"{who} reports no figure for {' '.join(asked.split()) or 'this'}."
+                return Missing(f"{who} reports no {phrase}.", False)
+            return Missing(f"{who} reports no figure for {phrase or 'this'}.", not soft)
+    elif _KIND_OF.search(asked):
+        # "what kind of datasets / foundation model": a description answers; the asked noun must occur
+        last = _WORD.findall(asked)[-1]  # "type of model": a description answers, no word to find
+        if last.lower() not in GENERIC_ASKED and not _has_word(last, low, stems, text):
+            return Missing(f"{who} reports no {phrase}.", False)
     else:
-        # a thing is asked for ("which techniques", "what kinds of preference pairs"): the askers' words vary,
-        # so the head noun of each part must occur, anywhere in the abstract
-        for words in parts:
-            if not _has_word(words[-1], low, stems, text):
-                return f"{who} reports no {' '.join(asked.split())}."
+        kind = _kind_asked(asked)
+        if kind and not heads_only:
+            # "which datasets", "which base LLM": a named one, not the word ("a variety of datasets")
+            if not _names_instance(kind, sents, topic_names):
+                return Missing(f"{who} names no {phrase or kind}.", True)
+        else:
+            # a thing is asked for ("which techniques", "what kinds of preference pairs"): the askers' words
+            # vary, so the head noun of each part must occur anywhere in the abstract, or the part in other words
+            for words in parts:
+                if not (_has_word(words[-1], low, stems, text) or (similar and similar(" ".join(words), text) >= SOFT_MATCH)):
+                    return Missing(f"{who} reports no {phrase}.", False)
     for c in changes:
         if not any(re.search(rf"(?<![a-z]){re.escape(v)}", low) for v in CHANGE[c]):
-            return f"{who} reports no {' '.join(asked.split())}."
-    return ""
+            return Missing(f"{who} reports no {phrase}.", False)
+    return None
+
+
+def states_asked(asked: str, sentence: str, exclude: tuple[str, ...] = ()) -> bool:
+    """Does this one sentence state the asked thing: a named instance of an asked kind ("which corpus":
+    "... evaluated on the Kiritan corpus"), or every part of the asked phrase?
+
+    >>> states_asked("corpus", "Experiments on the Kiritan singing database show gains.")
+    True
+    >>> states_asked("batch size", "We train with a batch size of 256.")
+    True
+    >>> states_asked("batch size", "We train for 100 epochs.")
+    False
+    """
+    kind = _kind_asked(asked)
+    if kind:
+        return _names_instance(kind, [sentence], exclude)
+    parts, _ = _asked_parts(asked)
+    return bool(parts) and all(_phrase_present(p, sentence) for p in parts)

@@ -7,12 +7,14 @@ in the order the question named them, or the answer's main paper) and the papers
 `resolve(question)` turns a follow-up into a standalone question and the papers it refers to:
 
 - "the first/second/third one", "the former/latter", "the last one" -> that paper of the previous
-  turn, in the order it named them; "the first two" -> those two;
+  turn, in the order it named them (or, when it named one, of the recent turns: "What is A?", "And
+  B?", "... the former?" is A); "the first two" -> those two;
 - "both", "each of them", "the two", and "they/them/their" after a turn about several papers -> all of
   them;
 - "it", "its", "this paper/method/work", "they" (the authors) after a turn about one paper -> that paper;
 - a definite reference with no name of its own ("the light version", "the authors") -> the previous
-  turn's papers; a bare "And the results?" inherits the previous question's topic.
+  turn's papers; a bare "And the results?" inherits the previous question's topic; "And on Y?" asks
+  the previous question again with Y in place of its last "on ..." object.
 
 The reference is replaced by the paper's short name, so the standalone question reads as a person
 would write it; it is shown under the answer and retrieval looks inside the referred papers first.
@@ -32,6 +34,12 @@ Resolved(standalone='What did Polygames win at the TAAI competitions?', referent
 'Does Polygames release code?'
 >>> c.rewrite("And the results?")
 'And the results? (What is Polygames?)'
+>>> c.add(Turn("What does Polygames reach on Hex?", focus=("p",), standalone_query="What does Polygames reach on Hex?"))
+>>> c.resolve("And on Havannah?")
+Resolved(standalone='What does Polygames reach on Havannah?', referents=('p',))
+>>> c.add(Turn("And FedMerge?", focus=("a",)))
+>>> c.resolve("Which datasets did the former use?")
+Resolved(standalone='Which datasets did Polygames use?', referents=('p',))
 >>> c.rewrite("Which papers study graph neural networks?")
 'Which papers study graph neural networks?'
 """
@@ -57,6 +65,8 @@ _DEFINITE = re.compile(
     r"module|network|proposed \w+|authors?|experiments?|evaluation|results?|datasets?|benchmarks?)\b",
     re.I,
 )
+_ELLIPSIS = re.compile(
+    r"^(?:and|what about|how about)\s+(?P<prep>on|in|for|with|at|over|against|under|from|to)\s+(?P<obj>[^?]{1,60}?)\s*\??$", re.I)
 _HAS_NAME = re.compile(r"[A-Z]{2,}|[A-Z][a-z]+[A-Z]")
 
 
@@ -113,7 +123,8 @@ class Conversation:
             return Resolved(_sub(q, m, name(chosen)), tuple(chosen))
         m = _NTH.search(q)
         if m:
-            pool = list(last.focus) if len(last.focus) >= 2 else list(last.paper_ids) or ids
+            pair = (m.group(2) or "").lower() in ("former", "latter")
+            pool = list(last.focus) if len(last.focus) >= 2 else self._named_in_turns(2 if pair else 4) or list(last.paper_ids) or ids
             i = _ORD[(m.group(1) or m.group(2)).lower()]
             if -len(pool) <= i < len(pool):
                 return Resolved(_sub(q, m, name([pool[i]])), (pool[i],))
@@ -128,6 +139,10 @@ class Conversation:
             word = (m.group(1) or m.group(2)).lower()
             text = ("in " if word == "there" else "") + name(ids) + ("'s" if word in ("their", "its", "theirs") else "")
             return Resolved(_sub(q, m, text), tuple(ids))
+        m = _ELLIPSIS.match(q)
+        if m and (last.standalone_query or last.question):
+            # "And on Something-Something v2?" after "... get on ImageNet-1k?": the same question, new object
+            return Resolved(_swap_object(last.standalone_query or last.question, m.group("prep"), m.group("obj")), tuple(ids))
         if len(content_words(q)) <= 1 and not _HAS_NAME.search(q):
             # "And the datasets?" -> inherit the previous topic
             return Resolved(f"{q} ({last.standalone_query or last.question})", tuple(ids))
@@ -135,6 +150,27 @@ class Conversation:
             # "How many parameters does the light version have?" -> about the paper in focus
             return Resolved(f"{q} ({name(ids)})", tuple(ids))
         return Resolved(q)
+
+
+    def _named_in_turns(self, n: int) -> list[str]:
+        """The last `n` papers the turns were about, in the order they were named ("What is A?", "And B?":
+        the former is A, the latter B); empty when fewer than two."""
+        out: list[str] = []
+        for t in reversed(self.turns):
+            out += [p for p in reversed(t.focus) if p not in out]
+            if len(out) >= n:
+                break
+        out = out[:n][::-1]
+        return out if len(out) >= 2 else []
+
+
+def _swap_object(previous: str, prep: str, obj: str) -> str:
+    """The previous question with the object of its last `prep` phrase replaced (or the phrase added)."""
+    base = previous.rstrip(" ?.")
+    hits = list(re.finditer(rf"\b{re.escape(prep)}\s+(?:the\s+)?[^,;?]+$", base, re.I))
+    if hits:
+        return f"{base[: hits[-1].start()]}{prep} {obj}?"
+    return f"{base} {prep} {obj}?"
 
 
 def _sub(q: str, m: re.Match, text: str) -> str:

@@ -11,8 +11,10 @@ on the corpus, not on phrasing patterns alone:
   or absent: a question about a method the corpus names once ("How does R-CNN generate region
   proposals?") is a near-miss, not a question about the paper that mentions it.
 
-Names are matched on a normalised key (lower case, letters and digits only), so "GC-ViT", "GC ViT"
-and "gc vit" are one name. A name that is the subject of more than `COMMON` papers (ImageNet, LLMs,
+Names are matched on a normalised key (lower case, letters and digits only, accents and LaTeX accent
+commands folded), so "GC-ViT", "GC ViT" and "gc vit" are one name, and "T\\'yr-the-Pruner" or "Týr" in an
+abstract is "Tyr" in a question. A variant of a paper's own name that its abstract mentions
+("MIGA-Conv" in the MIGA abstract, "ResNet-50" in a ResNet abstract) names that paper too. A name that is the subject of more than `COMMON` papers (ImageNet, LLMs,
 Transformer) is a common term, not a paper name.
 
 >>> lx = Lexicon.build([("p1", "FedMerge: one model per client", "We propose FedMerge, which merges models. FedMerge is simple.", False),
@@ -26,6 +28,7 @@ Transformer) is a common term, not a paper name.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -36,7 +39,7 @@ GENERIC = frozenset(
     "gan gans vae qa nn dnn dnns cv iot".split()
 )
 _NAMED = re.compile(
-    r"(?<![\w^&-])(?:[A-Z][A-Za-z0-9]*(?:[-&^][A-Za-z0-9]+)+|[A-Z]{2,}[A-Za-z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z0-9]*"
+    r"(?<![\w^&-])(?:[A-Za-z][A-Za-z0-9-]*@\d+(?:\.\d+)?|[A-Z][A-Za-z0-9]*(?:[-&^][A-Za-z0-9]+)+|[A-Z]{2,}[A-Za-z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z0-9]*"
     r"|[A-Za-z]+\d+[A-Za-z0-9]*)\+?(?![\w^&-])"
 )
 _DEFINED = re.compile(r"\(([A-Z][A-Za-z0-9\-&^]{1,20}\+?)\)")  # "... Byte Pair Encoding (BPE)"
@@ -49,9 +52,24 @@ _PROPOSE = re.compile(
 )
 
 
+_LATEX_ACCENT = re.compile(r"""\{\\[\"'`^~=.]\s*([A-Za-z])\}|\\[\"'`^~=.]\s*\{?\s*([A-Za-z])\s*\}?|\\[uvHc]\{([A-Za-z])\}""")
+
+
+def fold(text: str) -> str:
+    r"""Accents and LaTeX accent commands folded to plain letters.
+
+    >>> fold(r"T\'yr-the-Pruner, Týr, G{\"o}del and Schrödinger")
+    'Tyr-the-Pruner, Tyr, Godel and Schrodinger'
+    """
+    text = _LATEX_ACCENT.sub(lambda m: next(g for g in m.groups() if g), text)
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
 def norm(name: str) -> str:
     """'GC-ViT' and 'GC ViT' -> 'gcvit'; a '+' is kept ('DeepLabv3+' is another model than 'DeepLabv3')."""
-    return re.sub(r"[^a-z0-9+]+", "", name.lower())
+    return re.sub(r"[^a-z0-9+]+", "", fold(name).lower())
 
 
 _CAPITAL = re.compile(r"\b[A-Z][a-z]{2,}[a-z0-9]*\b")
@@ -73,6 +91,8 @@ def named_terms(text: str, capitalised: bool = False, initial: bool = False) -> 
 
     >>> named_terms("What FID does DiffMoE reach on ImageNet-1K vs. R-CNN and GlobalCom^2?")
     ['FID', 'DiffMoE', 'ImageNet-1K', 'R-CNN', 'GlobalCom^2']
+    >>> named_terms("Its Recall@50 and mAP@0.5?")
+    ['Recall@50', 'mAP@0.5']
     >>> named_terms("How does Whisper compare with a Conformer?", capitalised=True)
     ['Whisper', 'Conformer']
     """
@@ -110,7 +130,7 @@ class Lexicon:
         """From (paper_id, label or title, abstract, label_derived) tuples. A derived label (a phrase cut
         from the abstract) names its paper only through a named head ("FedMerge: ..."); a capitalised
         plain word ("Global: ...") that abstracts use in lower case is a word, not a name."""
-        papers = list(papers)
+        papers = [(pid, fold(label), fold(text), derived) for pid, label, text, derived in papers]
         lower_df: dict[str, int] = {}
         for _, _, text, _ in papers:
             for w in set(re.findall(r"\b[a-z][a-z\-]{2,}\b", text)):
@@ -137,6 +157,12 @@ class Lexicon:
             for m in _NAMED.finditer(f"{label}. {text}"):
                 t = m.group(0)
                 if counts.get(norm(t), 0) >= 2 or t in label:
+                    names.setdefault(t, 1)
+            own = {norm(n) for n in names}
+            for m in _NAMED.finditer(text):  # "MIGA-Conv" in the MIGA abstract: a variant of its own name
+                t = m.group(0)
+                stem_name = re.split(r"[-&^]", t, maxsplit=1)[0]
+                if t != stem_name and norm(stem_name) in own and len(norm(stem_name)) >= 3:
                     names.setdefault(t, 1)
             for name, strength in names.items():
                 k = norm(name)

@@ -120,12 +120,13 @@ class Preparer:
         p.main = 0 if n_topic else self._main(ev)
         if p.hits:
             text = p.hits[p.main].text
+            similar = self.scorer.phrase_similarity
             if n_topic:
-                missing = missing_detail(q.topic_names[:1], q.details, q.asked, q.numeric, text)
-            else:  # no paper named: a paraphrase describes in its own words; only the asked head is checked
-                missing = missing_detail((), (), q.asked, False, text, heads_only=True)
-            if missing and ev.score < self.settings.detail_override:
-                p.abstain, p.why = True, missing
+                missing = missing_detail(q.topic_names[:1], q.details, q.asked, q.numeric, text, similar=similar)
+            else:  # no paper named: a paraphrase describes in its own words; the asked head is checked loosely
+                missing = missing_detail((), q.details, q.asked, q.numeric, text, heads_only=True, similar=similar)
+            if missing and (missing.firm or ev.score < self.settings.detail_override):
+                p.abstain, p.why = True, missing.why
                 return p
         hits = p.hits
         if len(hits) > 1 and hits[0].score - hits[1].score >= self.settings.confident_gap:

@@ -68,7 +68,9 @@ _COMPARE_RX = [
     re.compile(r"^how (?:does|do) (?P<a>.+?) compare (?:to|with|against) (?P<b>.+?)\??$", re.I),
     re.compile(r"^(?:what (?:is|are) )?the differences? between (?P<a>.+?) and (?P<b>.+?)\??$", re.I),
     re.compile(r"^compare (?P<a>.+?) (?:and|with|to|vs\.?|versus) (?P<b>.+?)\??$", re.I),
-    re.compile(r"^(?P<a>[^:]+?) (?:vs\.?|versus) (?P<b>[^:]+?)(?::.*)?\??$", re.I),
+    # "A vs B: ...", not "How many prompts were collected in the study of global versus local harms?"
+    re.compile(r"^(?!(?:how|what|which|why|when|where|who|whose|is|are|does|do|did|can|in|on)\b)(?P<a>[^:]+?) "
+               r"(?:vs\.?|versus) (?P<b>[^:]+?)(?::.*)?\??$", re.I),
 ]
 _CUE = re.compile(
     r"\b(?:differ\w*|difference\w*|compar\w+|contrast\w*|versus|vs\.?|in common|on top of|add\w* (?:to|over)|than|"
@@ -94,7 +96,7 @@ _TOPIC_AT = [
     re.compile(r"\b(?:of|behind|in|by|for|about)\s+(?:the\s+)?(?P<t>[^\s,?]+)\s*[?.!]*\s*$", re.I),  # "... the idea behind X?"
 ]
 _ASKED = re.compile(
-    rf"^(?:what|which)\s+(?P<a>(?:[\w\-^]+\s+){{0,5}}?[\w\-^]+)\s+{_AUX}\b"
+    rf"^(?:what|which)\s+(?P<a>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)\s+{_AUX}\b"
     rf"|^what\s+(?:is|are|was|were)\s+(?:the\s+)?(?:\S+?(?:'s|’s)\s+)(?P<b>[\w\-\s]+?)(?:\s+(?:on|in|for|of|with|at)\b.*)?\??$"
     rf"|^how\s+(?:many|much)\s+(?P<c>(?:[\w\-^]+\s+){{0,3}}?[\w\-^]+)\s+{_AUX}\b",
     re.I,
@@ -189,7 +191,8 @@ def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation, o
         if link.paper_ids[0] not in {d.paper_ids[0] for d in distinct}:
             distinct.append(link)
     choice = re.match(r"^(?:which|who)\b", q, re.I) and _coordinated(q, distinct, ("or",)) if len(distinct) >= 2 else False
-    if 2 <= len(distinct) <= 4 and (_CUE.search(q) or choice or (_WEAK_CUE.search(q) and _coordinated(q, distinct))):
+    listed = 2 <= len(distinct) <= 4 and _listed(q, distinct)  # "How do A, B and C avoid ...?": each side asked
+    if 2 <= len(distinct) <= 4 and (_CUE.search(q) or choice or listed or (_WEAK_CUE.search(q) and _coordinated(q, distinct))):
         return Kind.COMPARE, tuple(Side(link.name, link.paper_ids[:1]) for link in distinct), ""
     if len(referents) >= 2 and (_CUE.search(q) or _WEAK_CUE.search(original)):
         labels = conversation.labels if conversation is not None else {}
@@ -208,6 +211,16 @@ def _coordinated(q: str, links: list[Link], words: tuple[str, ...] = ("and", "or
     a, b = links[-2], links[-1]
     between = q[a.start + len(a.name): b.start]
     return bool(re.fullmatch(rf"\s*,?\s*(?:{'|'.join(map(re.escape, words))})\s*", between, re.I))
+
+
+def _listed(q: str, links: list[Link]) -> bool:
+    """Every linked name stands in one list: 'A and B', 'A, B and C', 'A, B, or C'."""
+    for a, b in zip(links, links[1:]):
+        between = q[a.start + len(a.name): b.start]
+        last = b is links[-1]
+        if not re.fullmatch(r"\s*,?\s*(?:and|or|&)\s*" if last else r"\s*,\s*|\s*(?:and|&)\s*" if len(links) == 2 else r"\s*,\s*", between, re.I):
+            return False
+    return True
 
 
 def _side(text: str, links: list[Link]) -> Side:

@@ -100,3 +100,24 @@ class SupportScorer:
                     if novel_facts(c, a):
                         scores[i, j] *= 0.5
         return scores
+
+    def phrase_similarity(self, phrase: str, text: str) -> float:
+        """Best cosine of `phrase` to any 1-3 word span of `text` (spans neither starting nor ending
+        with a stop word): "parameter-efficient fine-tuning" finds "parameter-efficient training".
+        The spans' vectors are cached with the sentences', so a second question costs one embedding."""
+        spans = _spans(text)
+        if not phrase.strip() or not spans:
+            return 0.0
+        vecs = self._embed([phrase] + spans)
+        return float(np.max(vecs[1:] @ vecs[0]))
+
+
+def _spans(text: str, longest: int = 3) -> list[str]:
+    toks = re.findall(r"[A-Za-z0-9][\w\-]*", text)
+    out: dict[str, None] = {}
+    for n in range(1, longest + 1):
+        for i in range(len(toks) - n + 1):
+            span = toks[i: i + n]
+            if span[0].lower() not in STOP and span[-1].lower() not in STOP:
+                out[" ".join(span)] = None
+    return list(out)

@@ -10,9 +10,11 @@ from collections.abc import Generator
 
 from ...index.sentences import split_sentences
 from ...types import Hit
+from ..answerable import states_asked
 from ..compose import extractive_answer, trim
 from ..events import Event, Status
 from ..evidence import ABSTAIN_SENTENCE, coverage_note, effective_threshold
+from ..linker import label_head
 from ..prompts import load_prompt
 from ..state import Draft, Prepared, cite
 from .base import Context, check, generate
@@ -47,16 +49,20 @@ class SingleWriter:
 
 
 FIGURE_BONUS = 0.15  # a question asking for a value prefers the sentences that give one
+ASKED_BONUS = 0.15  # ... and any question the sentences that state the asked thing ("which corpus": one named)
 _FIGURE = re.compile(r"\d")
 
 
 def compose(prep: Prepared, ctx: Context, draft: Draft) -> None:
     """The answer as cited evidence sentences: the main paper's best (for a value asked for, the ones
-    that give a figure), then another paper's only where it answers as well as the main paper (a
-    question about named papers cites those only)."""
+    that give a figure; those that state the asked thing first), then another paper's only where it
+    answers as well as the main paper (a question about named papers cites those only). A question that
+    names no paper ("Which work ...?") gets the paper's name in front."""
     ev, hits, q = prep.evidence, prep.hits, prep.question
     sents = {hi: split_sentences(hits[hi].text) for hi in {b[0] for b in ev.best}}
-    best = [(hi, si, sc + (FIGURE_BONUS if q.numeric and _FIGURE.search(sents[hi][si].text) else 0.0))
+    topic = tuple(hits[i].title for i in range(len(hits)) if hits[i].paper_id in q.topic)
+    best = [(hi, si, sc + (FIGURE_BONUS if q.numeric and _FIGURE.search(sents[hi][si].text) else 0.0)
+             + (ASKED_BONUS if q.asked and states_asked(q.asked, sents[hi][si].text, topic) else 0.0))
             for hi, si, sc in ev.best]
     best.sort(key=lambda b: -b[2])
     if q.topic:
@@ -70,7 +76,10 @@ def compose(prep: Prepared, ctx: Context, draft: Draft) -> None:
     for hi, si in picks:
         n = markers.setdefault(hi, len(markers) + 1)
         chosen.setdefault(hi, []).append(si)
-        parts.append(f"{split_sentences(hits[hi].text)[si].text.rstrip('.')} [{n}].")
+        sentence = split_sentences(hits[hi].text)[si].text.rstrip(".")
+        if not parts and not q.topic and not hits[hi].record.label_derived:
+            sentence = f"**{label_head(hits[hi].title) or hits[hi].title}**: {sentence}"  # "which work ...?": say which
+        parts.append(f"{sentence} [{n}].")
     draft.text = " ".join(parts) or ABSTAIN_SENTENCE
     draft.citations = [cite(n, hits[hi], chosen[hi]) for hi, n in markers.items()]
     if not parts:
