@@ -257,7 +257,7 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
             return Missing(f"{who} reports no {phrase}.", False)
     else:
         kind = _kind_asked(asked)
-        if kind and not heads_only:
+        if kind:
             # "which datasets", "which base LLM": a named one, not the word ("a variety of datasets")
             if not _names_instance(kind, sents, topic_names):
                 return Missing(f"{who} names no {phrase or kind}.", True)

@@ -43,9 +43,11 @@ _NAMED = re.compile(
     r"|[A-Za-z]+\d+[A-Za-z0-9]*)\+?(?![\w^&-])"
 )
 _DEFINED = re.compile(r"\(([A-Z][A-Za-z0-9\-&^]{1,20}\+?)\)")  # "... Byte Pair Encoding (BPE)"
-_CALLED = re.compile(r"\b(?:termed|called|named|dubbed|coined)\s+([A-Z][\w\-&^]+)")
+_ACRONYM_AFTER = re.compile(r"(?:\s+[A-Z][\w\-]*){0,5}\s*\(([A-Z][A-Za-z0-9\-&^]{1,20})\)")
+_CALLED = re.compile(r"\b(?:termed|called|named|dubbed|coined)\s+([A-Z][\w\-&^]+)"
+                     r"|\b(?:coin|term|call|name|dub|refer to)\w*\s+(?:(?:it|them|this|the|our|\w+)\s+){0,3}?as\s+(?:the\s+)?([A-Z][\w\-&^]+)")
 _PROPOSE = re.compile(
-    r"\b(?:we (?:propose|introduce|present|develop|design)|this (?:paper|work) (?:proposes|introduces|presents))\s+"
+    r"\b(?:[Ww]e (?:propose|introduce|present|develop|design)|[Tt]his (?:paper|work) (?:proposes|introduces|presents))\s+"
     r"(?:a |an |the )?(?:(?:new|novel|simple|general|unified|lightweight|efficient)\s+)*(?:[a-z\-]+\s+){0,4}?([A-Z][\w\-&^]+)"
     r"|\b[Oo]ur (?:\w+ ){0,2}?(?:method|model|approach|framework|algorithm|system|architecture|network),? ([A-Z][\w\-&^]+)"
     r"|(?:^|\. )([A-Z][\w\-&^]*[A-Z0-9][\w\-&^]*),? (?:a|an) (?:\w+ ){0,3}?(?:method|model|approach|framework|algorithm|network|benchmark)"
@@ -102,6 +104,13 @@ def named_terms(text: str, capitalised: bool = False, initial: bool = False) -> 
     return list(dict.fromkeys(t for _, t in sorted(found)))
 
 
+def _described(name: str, lower_df: dict[str, int]) -> bool:
+    """'LLM-based', 'Transformer-like': a descriptive compound (its last part a word the corpus writes in
+    lower case), not a name."""
+    last = name.rsplit("-", 1)[-1] if "-" in name else ""
+    return bool(last) and last.islower() and last.isalpha() and lower_df.get(last, 0) >= COMMON
+
+
 def label_head(label: str) -> str:
     """'Prune&Comp: Free Lunch ...' -> 'Prune&Comp'; '' when the label has no short head."""
     if ":" not in label:
@@ -150,13 +159,19 @@ class Lexicon:
                 head = ""
             if head:
                 names[head] = 3
-            for rx in (_DEFINED, _CALLED, _PROPOSE):
+            coined: list[str] = []  # names the abstract gives its own work ("we propose X", "termed X")
+            for rx in (_CALLED, _PROPOSE, _DEFINED):
                 for m in rx.finditer(text):
-                    got = next(g for g in m.groups() if g)
-                    names.setdefault(got.rstrip("-.,"), 2)
+                    got = next(g for g in m.groups() if g).rstrip("-.,")
+                    more = _ACRONYM_AFTER.match(text, m.end()) if rx is not _DEFINED else None
+                    if more:  # "Our method, Diversifying Sample Condensation (DISCO)": the acronym is the name
+                        got = more.group(1)
+                    names.setdefault(got, 2)
+                    if rx is not _DEFINED and norm(got) not in GENERIC:
+                        coined.append(got)
             for m in _NAMED.finditer(f"{label}. {text}"):
                 t = m.group(0)
-                if counts.get(norm(t), 0) >= 2 or t in label:
+                if (counts.get(norm(t), 0) >= 2 or t in label) and not _described(t, lower_df):
                     names.setdefault(t, 1)
             own = {norm(n) for n in names}
             for m in _NAMED.finditer(text):  # "MIGA-Conv" in the MIGA abstract: a variant of its own name
@@ -170,7 +185,8 @@ class Lexicon:
                     continue  # "Global", "Transformers": words the corpus writes in lower case
                 if len(k) >= 2 and k not in GENERIC:
                     lx.about.setdefault(k, {})[pid] = max(strength, lx.about.get(k, {}).get(pid, 0))
-            best = head or next((n for n, s in names.items() if s == 2), "")
+            defined = [n for n, st in names.items() if st == 2 and counts.get(norm(n), 0) >= 2 and norm(n) not in GENERIC]
+            best = head or next(iter(coined), "") or next(iter(defined), "")
             if best:
                 lx.display[pid] = best
         return lx

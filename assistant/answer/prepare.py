@@ -98,6 +98,8 @@ class Preparer:
     def weigh(self, p: Prepared) -> Prepared:
         th = self.settings.abstain_threshold
         q = p.question
+        display = self.lexicon.get().display
+        p.names = {h.paper_id: display[h.paper_id] for h in p.hits if h.paper_id in display}
         if q.kind is Kind.COMPARE:
             chosen: list[Hit] = []
             for i, hs in enumerate(p.sides):  # each side's best paper that is not already a row

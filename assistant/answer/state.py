@@ -40,6 +40,7 @@ class Prepared:
     reason: str = ""  # why it abstained, for the notes
     timings: dict[str, float] = field(default_factory=dict)
     turns: list = field(default_factory=list)  # earlier turns of the conversation (for the prompt)
+    names: dict[str, str] = field(default_factory=dict)  # paper_id -> its short name (lexicon), for the hits
 
 
 @dataclass

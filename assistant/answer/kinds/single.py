@@ -77,8 +77,9 @@ def compose(prep: Prepared, ctx: Context, draft: Draft) -> None:
         n = markers.setdefault(hi, len(markers) + 1)
         chosen.setdefault(hi, []).append(si)
         sentence = split_sentences(hits[hi].text)[si].text.rstrip(".")
-        if not parts and not q.topic and not hits[hi].record.label_derived:
-            sentence = f"**{label_head(hits[hi].title) or hits[hi].title}**: {sentence}"  # "which work ...?": say which
+        name = prep.names.get(hits[hi].paper_id) or ("" if hits[hi].record.label_derived else label_head(hits[hi].title))
+        if not parts and not q.topic and name and name.lower() not in sentence.lower():
+            sentence = f"**{name}**: {sentence}"  # "which work ...?": say which
         parts.append(f"{sentence} [{n}].")
     draft.text = " ".join(parts) or ABSTAIN_SENTENCE
     draft.citations = [cite(n, hits[hi], chosen[hi]) for hi, n in markers.items()]
