@@ -126,8 +126,14 @@ class AnswerSettings(_Group):
     )
     detail_override: float = Field(
         0.60, ge=0, description="Evidence score at which a sentence of the asked paper is taken to answer even when the "
-        "asked detail's wording is not found in it (the wording check is lexical; on the tuning questions every correct "
-        "'reports no ...' abstention had evidence below 0.55).",
+        "asked phrase is not found in it, by its words or a close span (never for a missing name or figure; on the "
+        "tuning questions every correct 'reports no ...' abstention had evidence below 0.55).",
+    )
+    dense_floor: float = Field(
+        0.25, ge=0, description="A question that names no paper is declined when no retrieved chunk reaches this cosine "
+        "to it (off-topic questions). Set just below the lowest answerable question seen (0.27, a paraphrase; the tuning "
+        "sets' paraphrases are mostly >= 0.38; PubMedQA questions asked of this corpus 0.13-0.36, the rest caught by the "
+        "evidence threshold). Not applied where dense retrieval does not cover the papers yet.",
     )
     rerank_margin: float = Field(
         0.30, ge=0, description="How much better (support score) another paper's best sentence must be than the best "

@@ -131,6 +131,10 @@ class Preparer:
                 p.abstain, p.why = True, missing.why
                 return p
         hits = p.hits
+        dense = [h.scores["dense"] for h in hits if "dense" in h.scores]
+        if not q.topic and hits and dense and len(dense) == len(hits) and max(dense) < self.settings.dense_floor:
+            p.abstain, p.reason = True, f"Abstained: no chunk is close to the question (cosine {max(dense):.2f} < {self.settings.dense_floor:.2f})."
+            return p
         if len(hits) > 1 and hits[0].score - hits[1].score >= self.settings.confident_gap:
             th -= self.settings.confident_relief  # retrieval singles out one paper: a paraphrase needs less wording overlap
         p.abstain, why = decide(ev, th, names=False)
