@@ -1,5 +1,6 @@
 """A comparison: one table row per side (Problem / Method / Data / Result, a citation in every cell
-or "not reported in the abstract"), an optional model-written overview verified like any answer, and
+or "not reported in the abstract"), above it an overview (without a model: each side's sentence that
+best answers the question itself; with one: a model-written overview verified like any answer), and
 a note naming each side no abstract describes.
 """
 
@@ -8,14 +9,18 @@ from __future__ import annotations
 import re
 from collections.abc import Generator
 
+from ...index.sentences import split_sentences
 from ...types import Hit
+from ..answerable import states_asked
 from ..compose import comparison_table
 from ..events import Event, Status
 from ..evidence import decide
 from ..prompts import load_prompt
 from ..state import Draft, Prepared, cite
+from ..linker import label_head
+from ..support import injected_sentences
 from .base import Context, check, generate
-from .single import source_block
+from .single import ASKED_BONUS, source_block
 
 
 class CompareWriter:
@@ -32,8 +37,10 @@ class CompareWriter:
         rows = list({h.paper_id: h for h in rows}.values())
         prep.hits = rows + [h for h in prep.hits if h not in rows]
         table, used = comparison_table([(h, n) for n, h in enumerate(rows, start=1)])
-        draft.citations = [cite(n, h, used.get(n, [])) for n, h in enumerate(rows, start=1)]
         overview = ""
+        if ctx.chat is None and len(rows) > 1:
+            overview = _answer_lines(prep, ctx, rows, used)
+        draft.citations = [cite(n, h, used.get(n, [])) for n, h in enumerate(rows, start=1)]
         if ctx.chat is not None and len(rows) > 1:
             block = "\n".join(source_block(n, h, []) for n, h in enumerate(rows, start=1))
             body = load_prompt("compare").render(sources=block, question=prep.question.standalone)
@@ -47,6 +54,26 @@ class CompareWriter:
             draft.text += "\n\n*" + " ".join(missing) + "*"
             draft.notes += missing
         return draft
+
+
+def _answer_lines(prep: Prepared, ctx: Context, rows: list[Hit], used: dict[int, list[int]]) -> str:
+    """One line per side before the table: the side's abstract sentence that best answers the question
+    itself ("What kind of pooling do both rely on?"), with its citation; the table then compares the rest."""
+    q = prep.question
+    lines = []
+    for n, h in enumerate(rows, start=1):
+        sents = [x.text for x in split_sentences(h.text)]
+        bad = injected_sentences(sents)
+        keep = [i for i in range(len(sents)) if i not in bad]
+        if not keep:
+            continue
+        scores = ctx.scorer.matrix([q.standalone], [sents[i] for i in keep])[0]
+        bonus = [ASKED_BONUS if q.asked and states_asked(q.asked, sents[i]) else 0.0 for i in keep]
+        best = keep[max(range(len(keep)), key=lambda j: scores[j] + bonus[j])]
+        name = prep.names.get(h.paper_id) or label_head(h.title) or h.title
+        lines.append(f"- **{name}** [{n}]: {sents[best].rstrip('.')}.")
+        used.setdefault(n, []).append(best)
+    return "\n".join(lines)
 
 
 def _remap(v, rows: list[Hit]) -> str:
