@@ -282,3 +282,29 @@ def test_answers_fall_back_to_similarity_when_the_verifier_is_missing(make, tmp_
     ans = a.ask("How much does Prune&Comp reduce perplexity?")
     assert ans.citations and ans.citations[0].paper_id == "p-prune"
     assert any("claim verifier is unavailable" in n for n in ans.notes)
+
+
+def test_composed_answers_name_the_paper_and_comparisons_open_with_each_sides_answer(make):
+    a, _ = make(**{"answer.model": "extractive"})
+    a._model = None
+    # a question that describes the paper instead of naming it: the answer says which paper it is
+    ans = a.ask("Which method gives every client its own weighted blend of the server's global models?")
+    assert not ans.abstained and ans.citations[0].paper_id == "p-fedmerge"
+    assert ans.answer.startswith("**FedMerge**: ")
+    # a comparison: one line per side answering the question itself, then the table
+    ans = a.ask("How does FedMerge differ from Prune&Comp?")
+    lines = ans.answer.splitlines()
+    assert lines[0].startswith("- **FedMerge** [1]: ") and lines[1].startswith("- **Prune&Comp** [2]: ")
+    assert any(line.startswith("| **") for line in lines)
+    for c in ans.citations:  # the sentences shown are among each citation's supporting sentences
+        assert any(s.rstrip(".") in ans.answer for s in c.sentences)
+
+
+def test_a_question_from_another_field_is_declined_by_the_dense_floor(make):
+    a, _ = make(**{"answer.model": "extractive", "answer.abstain_threshold": 0.0})
+    a._model = None
+    ans = a.ask("What is the recommended dose of vitamin D for infants?")
+    assert ans.abstained and not ans.citations
+    assert any("no chunk is close to the question" in n for n in ans.notes)
+    ans = a.ask("Which method gives every client its own weighted blend of the server's global models?")
+    assert not ans.abstained  # the floor does not touch an on-topic paraphrase
