@@ -14,6 +14,7 @@ from ..retrieve.hybrid import Filters
 from ..retrieve.query_filters import Span, describe
 from ..types import Answer, Citation, Hit
 from .evidence import Evidence
+from .linker import label_head
 from .question import Question
 
 
@@ -22,6 +23,15 @@ def cite(marker: int, hit: Hit, sentence_ids) -> Citation:
     sents = split_sentences(hit.text)
     ids = tuple(sorted({i for i in sentence_ids if 0 <= i < len(sents)}))
     return Citation(marker, hit.paper_id, hit.title, hit.text, tuple(sents[i].text for i in ids), ids)
+
+
+def shown_name(names: dict[str, str], hit: Hit, full: bool = False) -> str:
+    """How an answer names a paper: its short name from the lexicon ("DISCO"), else the head of a real
+    label ("Prune&Comp"); `full` prefers a real title. '' when the paper has no name (a derived label)."""
+    real = not hit.record.label_derived
+    if full and real:
+        return hit.title
+    return names.get(hit.paper_id) or (label_head(hit.title) or hit.title if real else "")
 
 
 @dataclass

@@ -16,8 +16,7 @@ from ..compose import comparison_table
 from ..events import Event, Status
 from ..evidence import decide
 from ..prompts import load_prompt
-from ..state import Draft, Prepared, cite
-from ..linker import label_head
+from ..state import Draft, Prepared, cite, shown_name
 from ..support import injected_sentences
 from .base import Context, check, generate
 from .single import ASKED_BONUS, source_block
@@ -70,7 +69,7 @@ def _answer_lines(prep: Prepared, ctx: Context, rows: list[Hit], used: dict[int,
         scores = ctx.scorer.matrix([q.standalone], [sents[i] for i in keep])[0]
         bonus = [ASKED_BONUS if q.asked and states_asked(q.asked, sents[i]) else 0.0 for i in keep]
         best = keep[max(range(len(keep)), key=lambda j: scores[j] + bonus[j])]
-        name = prep.names.get(h.paper_id) or label_head(h.title) or h.title
+        name = shown_name(prep.names, h) or h.title
         lines.append(f"- **{name}** [{n}]: {sents[best].rstrip('.')}.")
         used.setdefault(n, []).append(best)
     return "\n".join(lines)

@@ -13,7 +13,7 @@ from ..compose import trim
 from ..events import Event
 from ..evidence import ABSTAIN_SENTENCE
 from ..linker import norm
-from ..state import Draft, Prepared, cite
+from ..state import Draft, Prepared, cite, shown_name
 from .base import Context
 
 LIST_MARGIN = 0.05  # a listed paper's best sentence must beat the abstention threshold by this much
@@ -50,7 +50,9 @@ class ListWriter:
             return draft
         lines = [f"**{len(found)} paper{'s' if len(found) != 1 else ''}** in the indexed abstracts match “{crit}”:", ""]
         for n, (_, h, j, sent) in enumerate(found, start=1):
-            lines.append(f"{n}. **{h.title}** — {trim(sent, 30)} [{n}]")
+            name = shown_name(prep.names, h, full=True)
+            shown = f"**{h.title}**" if not name or name == h.title else f"**{name}** ({h.title})"  # a derived label after the name
+            lines.append(f"{n}. {shown} — {trim(sent, 30)} [{n}]")
             draft.citations.append(cite(n, h, [j]))
         listed = [f[1] for f in found]
         prep.hits = listed + [h for h in prep.hits if h not in listed]

@@ -14,9 +14,8 @@ from ..answerable import states_asked
 from ..compose import extractive_answer, trim
 from ..events import Event, Status
 from ..evidence import ABSTAIN_SENTENCE, coverage_note, effective_threshold
-from ..linker import label_head
 from ..prompts import load_prompt
-from ..state import Draft, Prepared, cite
+from ..state import Draft, Prepared, cite, shown_name
 from .base import Context, check, generate
 
 SOURCE_SENTENCES = 3  # sentences of each abstract shown to the model: its best ones for the question, in order
@@ -77,7 +76,7 @@ def compose(prep: Prepared, ctx: Context, draft: Draft) -> None:
         n = markers.setdefault(hi, len(markers) + 1)
         chosen.setdefault(hi, []).append(si)
         sentence = split_sentences(hits[hi].text)[si].text.rstrip(".")
-        name = prep.names.get(hits[hi].paper_id) or ("" if hits[hi].record.label_derived else label_head(hits[hi].title))
+        name = shown_name(prep.names, hits[hi])
         if not parts and not q.topic and name and name.lower() not in sentence.lower():
             sentence = f"**{name}**: {sentence}"  # "which work ...?": say which
         parts.append(f"{sentence} [{n}].")
