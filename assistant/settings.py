@@ -120,6 +120,11 @@ class AnswerSettings(_Group):
         0.30, ge=0, description="Fused-score lead of retrieval's first paper over its second that counts as a confident "
         "retrieval (the evidence bar is then lowered by answer.confident_relief; bench/calibrate_abstention.py).",
     )
+    confident_cosine: float = Field(
+        0.45, ge=0, description="Cosine of retrieval's best chunk to the question that also counts as a confident "
+        "retrieval (a paraphrase that no other paper matches as closely; questions outside the corpus stayed <= 0.36 "
+        "on the tuning sets and PubMedQA).",
+    )
     confident_relief: float = Field(
         0.06, ge=0, description="How much lower the abstention threshold is when retrieval is confident: a paraphrased "
         "question shares few words with the sentence that answers it, but retrieval still singles out the paper.",

@@ -132,10 +132,11 @@ class Preparer:
                 return p
         hits = p.hits
         dense = [h.scores["dense"] for h in hits if "dense" in h.scores]
-        if not q.topic and hits and dense and len(dense) == len(hits) and max(dense) < self.settings.dense_floor:
+        if not q.topic and dense and max(dense) < self.settings.dense_floor:
             p.abstain, p.reason = True, f"Abstained: no chunk is close to the question (cosine {max(dense):.2f} < {self.settings.dense_floor:.2f})."
             return p
-        if len(hits) > 1 and hits[0].score - hits[1].score >= self.settings.confident_gap:
+        lead = len(hits) > 1 and hits[0].score - hits[1].score >= self.settings.confident_gap
+        if lead or (dense and hits[0].scores.get("dense", 0.0) >= self.settings.confident_cosine):
             th -= self.settings.confident_relief  # retrieval singles out one paper: a paraphrase needs less wording overlap
         p.abstain, why = decide(ev, th, names=False)
         p.reason = f"Abstained: {why}." if p.abstain else ""
