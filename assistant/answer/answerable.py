@@ -172,6 +172,7 @@ NAMED_KINDS = {  # "which <kind>" asks for a named instance: the abstract must n
     "baseline": ("baseline", "compar", "outperform", "against", "over"),
 }
 Similarity = Callable[[str, str], float]  # (phrase, text) -> best cosine of the phrase to a span of the text
+Common = Callable[[str], bool]  # is this capitalised term a common word or term of the corpus (not a name)?
 
 
 def _kind_asked(asked: str) -> str:
@@ -183,8 +184,9 @@ def _kind_asked(asked: str) -> str:
     return next((k for k in (last, stem(last), last[:-1] if last.endswith("s") else "") if k in NAMED_KINDS), "")
 
 
-def _names_instance(kind: str, sents: list[str], exclude: tuple[str, ...]) -> bool:
-    """Some sentence that speaks of the kind ("experiments on", "dataset", "built upon") names one."""
+def _names_instance(kind: str, sents: list[str], exclude: tuple[str, ...], common: Common | None = None) -> bool:
+    """Some sentence that speaks of the kind ("experiments on", "dataset", "built upon") names one (a name:
+    not a word the corpus also writes in lower case, such as "Large Language Models", when `common` knows)."""
     skip = {norm(n) for n in exclude}
     for sent in sents:
         low = sent.lower()
@@ -192,14 +194,14 @@ def _names_instance(kind: str, sents: list[str], exclude: tuple[str, ...]) -> bo
                                                              and _EVALUATED_ON.search(sent))):
             continue
         names = [t for t in named_terms(sent, capitalised=True) if norm(t) not in skip and norm(t) not in GENERIC
-                 and not any(norm(t) in k or k in norm(t) for k in skip if k)]
+                 and not any(norm(t) in k or k in norm(t) for k in skip if k) and not (common and common(t))]
         if names:
             return True
     return False
 
 
 def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked: str, numeric: bool, text: str,
-                   heads_only: bool = False, similar: Similarity | None = None) -> Missing | None:
+                   heads_only: bool = False, similar: Similarity | None = None, common: Common | None = None) -> Missing | None:
     """What the abstract `text` lacks of the asked detail, or None when it has it (see the module doc).
 
     `heads_only`: a paraphrase, whose wording is the asker's own: named details and the asked thing are
@@ -215,6 +217,7 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
     for t in named:
         if not _has_term(t, text):
             return Missing(f"{who} reports no {asked.strip()}.", True)
+    kind = _kind_asked(asked)  # before the names go: "base LLM" asks for a named LLM
     for t in named:
         asked = asked.replace(t, " ")
     phrase = " ".join(asked.split())
@@ -256,10 +259,9 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
         if last.lower() not in GENERIC_ASKED and not _has_word(last, low, stems, text):
             return Missing(f"{who} reports no {phrase}.", False)
     else:
-        kind = _kind_asked(asked)
         if kind:
             # "which datasets", "which base LLM": a named one, not the word ("a variety of datasets")
-            if not _names_instance(kind, sents, topic_names):
+            if not _names_instance(kind, sents, topic_names, common):
                 return Missing(f"{who} names no {phrase or kind}.", True)
         else:
             # a thing is asked for ("which techniques", "what kinds of preference pairs"): the askers' words
@@ -273,7 +275,7 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
     return None
 
 
-def states_asked(asked: str, sentence: str, exclude: tuple[str, ...] = ()) -> bool:
+def states_asked(asked: str, sentence: str, exclude: tuple[str, ...] = (), common: Common | None = None) -> bool:
     """Does this one sentence state the asked thing: a named instance of an asked kind ("which corpus":
     "... evaluated on the Kiritan corpus"), or every part of the asked phrase?
 
@@ -286,6 +288,6 @@ def states_asked(asked: str, sentence: str, exclude: tuple[str, ...] = ()) -> bo
     """
     kind = _kind_asked(asked)
     if kind:
-        return _names_instance(kind, [sentence], exclude)
+        return _names_instance(kind, [sentence], exclude, common)
     parts, _ = _asked_parts(asked)
     return bool(parts) and all(_phrase_present(p, sentence) for p in parts)

@@ -210,6 +210,17 @@ class Lexicon:
             return "common" if len(about) > COMMON else "subject"
         return "passing" if self.mentions.get(k) else "missing"
 
+    def is_common(self, term: str) -> bool:
+        """A common term ("Transformer", "ImageNet") or a capitalised word the corpus writes in lower case too
+        ("Large Language Models"): not a name."""
+        words = re.findall(r"[A-Za-z0-9]+", term)
+        if words and all(w.lower() in self.words for w in words) and not _NAMED.fullmatch(term):
+            return True
+        last = term.rsplit("-", 1)[-1] if "-" in term else ""
+        if last.isalpha() and last.islower() and last in self.words:
+            return True  # "LLM-based", "GPS-labelled": a description
+        return self.status(term) == "common"
+
     def mentioned_in(self, term: str) -> set[str]:
         return set(self.mentions.get(norm(term), {}))
 

@@ -122,11 +122,12 @@ class Preparer:
         p.main = 0 if n_topic else self._main(ev)
         if p.hits:
             text = p.hits[p.main].text
-            similar = self.scorer.phrase_similarity
+            similar, common = self.scorer.phrase_similarity, self.lexicon.get().is_common
             if n_topic:
-                missing = missing_detail(q.topic_names[:1], q.details, q.asked, q.numeric, text, similar=similar)
+                missing = missing_detail(q.topic_names[:1], q.details, q.asked, q.numeric, text, similar=similar, common=common)
             else:  # no paper named: a paraphrase describes in its own words; the asked head is checked loosely
-                missing = missing_detail((), q.details, q.asked, q.numeric, text, heads_only=True, similar=similar)
+                missing = missing_detail((), q.details, q.asked, q.numeric, text, heads_only=True, similar=similar,
+                                         common=common)
             if missing and (missing.firm or ev.score < self.settings.detail_override):
                 p.abstain, p.why = True, missing.why
                 return p
