@@ -1,4 +1,5 @@
-"""The bundled question set (eval/questions.jsonl) is valid against the bundled corpus (data/corpus.jsonl)."""
+"""The bundled question sets (eval/questions.jsonl, eval/questions-blind.jsonl) are valid against the bundled
+corpus (data/corpus.jsonl)."""
 
 from __future__ import annotations
 
@@ -13,13 +14,14 @@ from eval import KINDS
 
 ROOT = Path(__file__).resolve().parent.parent
 QUESTIONS = ROOT / "eval" / "questions.jsonl"
+BLIND = ROOT / "eval" / "questions-blind.jsonl"
 CORPUS = ROOT / "data" / "corpus.jsonl"
 MINIMUM = {"factoid": 18, "multi": 8, "compare": 8, "followup": 8, "paraphrase": 8, "absent": 10, "nearmiss": 6}
 
 
-@pytest.fixture(scope="module")
-def questions() -> list[dict]:
-    return read_questions(QUESTIONS)  # also checks: valid JSON, non-empty question, unique ids
+@pytest.fixture(scope="module", params=[QUESTIONS, BLIND], ids=["project", "blind"])
+def questions(request) -> list[dict]:
+    return read_questions(request.param)  # also checks: valid JSON, non-empty question, unique ids
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +31,8 @@ def abstracts() -> list[str]:
     return [json.loads(line)["text"] for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def test_ids_unique_kinds_valid_and_counts(questions):
+def test_ids_unique_kinds_valid_and_counts():
+    questions = read_questions(QUESTIONS)
     ids = [q["id"] for q in questions]
     assert len(ids) == len(set(ids))
     kinds = Counter(q["kind"] for q in questions)
