@@ -125,6 +125,11 @@ class AnswerSettings(_Group):
         "retrieval (a paraphrase that no other paper matches as closely; questions outside the corpus stayed <= 0.36 "
         "on the tuning sets and PubMedQA).",
     )
+    paraphrase_cosine: float = Field(
+        0.40, ge=0, description="A question that names no paper meets the evidence bar when an evidence sentence's cosine "
+        "to it reaches this: a paraphrase shares meaning, not words (tuning sets: answerable questions naming no paper "
+        ">= 0.42; off-topic ones that pass answer.dense_floor, PubMedQA questions included, <= 0.37).",
+    )
     confident_relief: float = Field(
         0.06, ge=0, description="How much lower the abstention threshold is when retrieval is confident: a paraphrased "
         "question shares few words with the sentence that answers it, but retrieval still singles out the paper.",

@@ -308,3 +308,14 @@ def test_a_question_from_another_field_is_declined_by_the_dense_floor(make):
     assert any("no chunk is close to the question" in n for n in ans.notes)
     ans = a.ask("Which method gives every client its own weighted blend of the server's global models?")
     assert not ans.abstained  # the floor does not touch an on-topic paraphrase
+
+
+def test_a_paraphrase_close_in_meaning_meets_the_evidence_bar_without_shared_words(make):
+    question = "Which method gives every client its own weighted blend of the server's global models?"
+    a, _ = make(**{"answer.model": "extractive", "answer.abstain_threshold": 0.95})
+    a._model = None
+    assert not a.ask(question).abstained  # the cosine rule, not word overlap, carries it
+    a, _ = make(**{"answer.model": "extractive", "answer.abstain_threshold": 0.95, "answer.paraphrase_cosine": 1.0})
+    a._model = None
+    assert a.ask(question).abstained
+    assert a.ask("Does FedMerge give every client its own blend of global models?").abstained  # a named paper: no such rule

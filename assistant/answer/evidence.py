@@ -36,6 +36,7 @@ class Evidence:
     missing: list[str] = field(default_factory=list)
     passing: list[str] = field(default_factory=list)
     subjects: list[str] = field(default_factory=list)  # named terms some abstract is about
+    cosine: float = 0.0  # best cosine of the question to an evidence sentence (meaning, whatever the words)
 
 
 def named_terms(question: str) -> list[str]:
@@ -69,6 +70,7 @@ def gather_evidence(question: str, hits: list[Hit], scorer: SupportScorer, top: 
                 where.append((hi, si))
     if sents:
         row = scorer.matrix([question], sents)[0]
+        ev.cosine = float(scorer.cosines(question, sents).max())
         order = row.argsort()[::-1]
         keep = list(order[:12])
         firsts: set[int] = set()

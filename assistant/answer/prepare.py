@@ -139,6 +139,8 @@ class Preparer:
         lead = len(hits) > 1 and hits[0].score - hits[1].score >= self.settings.confident_gap
         if lead or (dense and hits[0].scores.get("dense", 0.0) >= self.settings.confident_cosine):
             th -= self.settings.confident_relief  # retrieval singles out one paper: a paraphrase needs less wording overlap
+        if not q.topic and ev.cosine >= self.settings.paraphrase_cosine:
+            th = min(th, ev.score)  # a paraphrase: close in meaning to a sentence, however few words it shares
         p.abstain, why = decide(ev, th, names=False)
         p.reason = f"Abstained: {why}." if p.abstain else ""
         return p

@@ -101,6 +101,13 @@ class SupportScorer:
                         scores[i, j] *= 0.5
         return scores
 
+    def cosines(self, claim: str, sentences: Sequence[str]) -> np.ndarray:
+        """Cosine of `claim` to each sentence (the embedding half of `matrix`; cached vectors)."""
+        if not sentences:
+            return np.zeros(0, dtype=np.float32)
+        vecs = self._embed([claim] + list(sentences))
+        return np.clip(vecs[1:] @ vecs[0], 0.0, 1.0)
+
     def phrase_similarity(self, phrase: str, text: str) -> float:
         """Best cosine of `phrase` to any 1-3 word span of `text` (spans neither starting nor ending
         with a stop word): "parameter-efficient fine-tuning" finds "parameter-efficient training".
