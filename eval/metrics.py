@@ -225,7 +225,8 @@ def claim_units(answer: str, splitter=None) -> list[tuple[str, list[int]]]:
     Prose is split into sentences (markers that open a sentence, "... result. [2] Next", go back to the
     previous one); in a Markdown table each body cell after the first (which names the paper) is a
     claim whose markers are its own, or the first cell's when it has none (header and separator rows
-    are skipped). Not claims: italic
+    are skipped); likewise a bold label opening a line ("- **FedMerge** [1]: ...", "1. **Title** — ...")
+    names the paper and is not part of the claim. Not claims: italic
     note lines, lead-ins ending with ":", pieces with fewer than three content words, and explicit
     "the abstracts do not report ..." statements.
 
@@ -233,6 +234,8 @@ def claim_units(answer: str, splitter=None) -> list[tuple[str, list[int]]]:
     [('FedMerge merges global models per client [1].', [1]), ('It beats clustering baselines.', [2])]
     >>> claim_units("| Paper | Data |\\n|---|---|\\n| **FedMerge** [1] | Experiments on CIFAR-10 images [1] |")
     [('Experiments on CIFAR-10 images [1]', [1])]
+    >>> claim_units("- **FedMerge** [1]: It merges global models per client.\\n1. **Kite** — Kite distils an ensemble [2]")
+    [('It merges global models per client.', [1]), ('Kite distils an ensemble [2]', [2])]
     """
     split = splitter or _simple_split
     units: list[tuple[str, list[int]]] = []
@@ -254,6 +257,10 @@ def claim_units(answer: str, splitter=None) -> list[tuple[str, list[int]]]:
         table_rows = 0
         if _is_note(s):
             continue
+        label = _LABEL.match(s)  # "- **FedMerge** [1]: ...", "1. **Title** — ...": a label, like a table's first cell
+        label_markers = markers_in(label.group(0)) if label else []
+        if label:
+            s = s[label.end():]
         for sent in split(s):
             lead = re.match(r"^((?:\s*\[\d+(?:\s*[,;\u2013-]\s*\d+)*\])+)\s*", sent)
             if lead and units:
@@ -261,11 +268,12 @@ def claim_units(answer: str, splitter=None) -> list[tuple[str, list[int]]]:
                 units[-1] = (prev_text, prev_markers + markers_in(lead.group(1)))
                 sent = sent[lead.end():]
             if sent.strip():
-                units.append((sent.strip(), markers_in(sent)))
+                units.append((sent.strip(), markers_in(sent) or label_markers))
     return [(t, m) for t, m in units if len(content_words(strip_markers(t))) >= 3 and not _NO_EVIDENCE.search(t)]
 
 
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\[(\"'A-Z0-9])")
+_LABEL = re.compile(r"^(?:[-*]\s+|\d+\.\s+)?\*\*[^*]+\*\*(?:\s*\([^()]*\))?(?:\s*\[\d+\])?\s*[:\u2014\u2013]\s*")
 
 
 def _simple_split(text: str) -> list[str]:
