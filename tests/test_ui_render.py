@@ -7,7 +7,7 @@ import re
 import pytest
 
 from assistant.types import Citation, IngestIssue, Record
-from ui import render
+from ui import export_text, render
 from ui_helpers import hand_answer
 
 
@@ -198,15 +198,15 @@ def test_ingest_report_lists_each_problem():
 
 def test_bibtex_and_markdown_export():
     a = hand_answer()
-    bib = render.bibtex(a)
+    bib = export_text.bibtex(a)
     assert bib.count("@misc{") == 2
     assert "author = {Ann Lee and Bo Chen and Cy Park and Dee Kay}" in bib
     assert "year = {2023}" in bib and "Lee2023Alpha" in bib
     assert "paper\\_id p-one" in bib
     weird = hand_answer(citations=(Citation(1, "p-w", "T", "x"),), retrieved=())
-    bib2 = render.bibtex(weird, {"p-w": Record("p-w", "x", title="50% of {A} & B_c", year=2020)})
+    bib2 = export_text.bibtex(weird, {"p-w": Record("p-w", "x", title="50% of {A} & B_c", year=2020)})
     assert "title = {{50\\% of \\{A\\} \\& B\\_c}}" in bib2
-    md = render.export_markdown(a)
+    md = export_text.export_markdown(a)
     assert md.startswith("# How good is Alpha?")
     assert "## Sources" in md and "### [1] Alpha method" in md and "> Alpha beats Beta by 3 points." in md
     assert "<script>" not in md

@@ -18,7 +18,7 @@ from typing import Any
 
 from assistant.types import Answer, Record
 
-from . import render
+from . import export_text, render
 
 EXPORT_MAX_AGE_S = 24 * 3600
 MAX_COMMENT_CHARS = 2000
@@ -64,11 +64,11 @@ def export_answer(answer: Answer, records: Mapping[str, Record]) -> list[str]:
     out = new_export_dir()
     name = f"answer-{render.answer_key(answer)}"
     md = out / f"{name}.md"
-    md.write_text(render.export_markdown(answer, dict(records)), encoding="utf-8")
+    md.write_text(export_text.export_markdown(answer, dict(records)), encoding="utf-8")
     files = [str(md)]
     if answer.citations:
         bib = out / f"{name}.bib"
-        bib.write_text(render.bibtex(answer, dict(records)), encoding="utf-8")
+        bib.write_text(export_text.bibtex(answer, dict(records)), encoding="utf-8")
         files.append(str(bib))
     return files
 

@@ -1,4 +1,5 @@
-"""Pure functions: Answers, Records and ingest reports -> chat Markdown, evidence HTML, exports.
+"""Pure functions: Answers, Records and ingest reports -> chat Markdown and evidence HTML (escaping in
+`markup.py`, export documents in `export_text.py`).
 
 No gradio import and no I/O, so every rule here is unit-tested on hand-made Answers.
 
@@ -19,7 +20,6 @@ holds the current answer only); clicking them does nothing.
 from __future__ import annotations
 
 import hashlib
-import html
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -29,7 +29,8 @@ from assistant.index.sentences import split_sentences
 from assistant.retrieve.query_filters import summary as filters_summary
 from assistant.types import Answer, Citation, Hit, IngestIssue, Record
 
-_SAFE_LINK_PREFIXES = ("http://", "https://", "mailto:", "#")
+from .markup import esc, is_safe_url, md_escape, safe_error_text, safe_markdown  # noqa: F401 -- re-exported
+
 _STAGES = MappingProxyType({
     "retrieving": "Searching the abstracts",
     "rewriting": "Rewriting the follow-up",
@@ -38,53 +39,6 @@ _STAGES = MappingProxyType({
 })
 _NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
                  "eleven", "twelve")
-
-
-# -- escaping and sanitising -----------------------------------------------------------------------
-def esc(value: object) -> str:
-    """HTML-escape anything (quotes too), for text nodes and attribute values."""
-    return html.escape("" if value is None else str(value), quote=True)
-
-
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]{}|~#!])")
-
-
-def md_escape(text: object) -> str:
-    """Corpus text as literal Markdown: markup characters backslash-escaped, `<`/`>` as entities."""
-    s = " ".join(str(text or "").split())
-    s = _MD_SPECIAL.sub(r"\\\1", s)
-    return s.replace("<", "&lt;").replace(">", "&gt;")
-
-
-def is_safe_url(url: str) -> bool:
-    """True for http(s)://, mailto: and #anchor targets, after undoing the usual obfuscations."""
-    u = html.unescape(url or "").strip()
-    if u.startswith("<"):
-        u = u[1:].rstrip(">")
-    u = u.replace("\\", "")
-    u = re.sub(r"[\x00-\x20\x7f]+", "", u).lower()
-    return u.startswith(_SAFE_LINK_PREFIXES)
-
-
-_IMAGE = re.compile(r"!\[([^\[\]]*)\]\([^)]*\)")
-_REF_DEF = re.compile(r"(?m)^ {0,3}\[[^\]\n]+\]:[ \t]*(?:\n[ \t]*)?\S.*$")
-_INLINE_DEST = re.compile(r"\]\(([^)]*)\)?")
-
-
-def safe_markdown(text: str) -> str:
-    """Model Markdown made safe to render: no raw HTML, no images, only http(s)/mailto/# links."""
-    s = (text or "").replace("\x00", "")
-    s = s.replace("<", "&lt;")
-    s = _IMAGE.sub(lambda m: f"(image removed: {m.group(1).strip()})" if m.group(1).strip() else "(image removed)", s)
-    s = s.replace("![", "!\\[")  # leftover (nested / reference) image syntax becomes plain text
-    s = _REF_DEF.sub("", s)  # `[r]: url` definitions: no reference-style links or images at all
-
-    def _dest(m: re.Match) -> str:
-        dest = m.group(1).strip()
-        target = dest.split()[0] if dest.split() else ""
-        return m.group(0) if target and is_safe_url(target) else "]"
-
-    return _INLINE_DEST.sub(_dest, s)
 
 
 # -- citations ---------------------------------------------------------------------------------------
@@ -423,95 +377,3 @@ def ingest_markdown(outcomes: Sequence[FileOutcome], max_issues: int = 50) -> st
                 lines.append(f"- … and {len(o.issues) - max_issues} more")
             out.append(f"{len(o.issues)} record(s) not added:\n\n" + "\n".join(lines))
     return "\n\n".join(out)
-
-
-# -- export ---------------------------------------------------------------------------------------------
-def export_markdown(answer: Answer, records: dict[str, Record] | None = None) -> str:
-    """An answer as a standalone Markdown document: question, answer, then each source in full."""
-    records = records or {}
-    hits = _hits_by_id(answer)
-    out = [f"# {md_escape(answer.question)}", ""]
-    if answer.standalone_query and _norm(answer.standalone_query) != _norm(answer.question):
-        out += [f"_Searched for:_ {md_escape(answer.standalone_query)}", ""]
-    out += [safe_markdown(answer.answer.strip()), ""]
-    if answer.incomplete:
-        out += ["_This answer is incomplete (generation was stopped)._", ""]
-    if answer.unsupported:
-        out += ["## Removed by verification", ""] + [f"- {md_escape(s)}" for s in answer.unsupported] + [""]
-    if answer.citations:
-        out += ["## Sources", ""]
-        for c in answer.citations:
-            hit = hits.get(c.paper_id)
-            rec = records.get(c.paper_id) or (hit.record if hit else None)
-            out.append(f"### [{c.marker}] {md_escape(_label(c, hit))}")
-            meta = [f"paper_id `{c.paper_id.replace('`', '')}`"]
-            if rec is not None:
-                meta += [str(rec.year)] if rec.year else []
-                meta += [md_escape(_authors(rec.authors, 10))] if rec.authors else []
-                meta += [md_escape(rec.venue)] if rec.venue else []
-                meta += [f"doi {md_escape(rec.doi)}"] if rec.doi else []
-            out += ["", " · ".join(meta), ""]
-            if c.sentences:
-                out += ["Supporting sentences:", ""] + [f"> {md_escape(s)}" for s in c.sentences] + [""]
-            text = c.text or (rec.text if rec else "")
-            if text:
-                out += ["Abstract:", "", md_escape(text), ""]
-    out += [f"_Model: {md_escape(answer.model or 'unknown')}. Answer id: {md_escape(answer.id or answer_key(answer))}._", ""]
-    return "\n".join(out)
-
-
-def _bib_escape(s: str) -> str:
-    s = " ".join((s or "").split())
-    s = s.replace("\\", r"\textbackslash{}")
-    s = re.sub(r"([{}%&#_$])", r"\\\1", s)
-    return s.replace("~", r"\textasciitilde{}").replace("^", r"\textasciicircum{}")
-
-
-def bib_key(record: Record, taken: set[str]) -> str:
-    surname = record.authors[0].split()[-1] if record.authors and record.authors[0].split() else ""
-    word = next((w for w in re.findall(r"[A-Za-z]+", record.display) if len(w) > 3), "")
-    base = re.sub(r"[^A-Za-z0-9]", "", f"{surname}{record.year or ''}{word}") or re.sub(r"[^A-Za-z0-9]", "", record.paper_id)
-    base = base[:40] or "paper"
-    key, i = base, 1
-    while key in taken:
-        i += 1
-        key = f"{base}{chr(ord('a') + (i - 2) % 26)}{'' if i < 28 else i}"
-    taken.add(key)
-    return key
-
-
-def bibtex(answer: Answer, records: dict[str, Record] | None = None) -> str:
-    """BibTeX (@misc) entries for the papers `answer` cites, from the stored metadata."""
-    records = records or {}
-    hits = _hits_by_id(answer)
-    taken: set[str] = set()
-    entries = []
-    for c in answer.citations:
-        hit = hits.get(c.paper_id)
-        rec = records.get(c.paper_id) or (hit.record if hit else None) or Record(c.paper_id, c.text, title=c.title)
-        fields = [("title", "{" + _bib_escape(rec.title or rec.display) + "}")]
-        if rec.authors:
-            fields.append(("author", " and ".join(_bib_escape(a) for a in rec.authors)))
-        if rec.year:
-            fields.append(("year", str(rec.year)))
-        if rec.venue:
-            fields.append(("howpublished", _bib_escape(rec.venue)))
-        if rec.doi:
-            fields.append(("doi", _bib_escape(rec.doi)))
-        fields.append(("note", f"paperchat paper\\_id {_bib_escape(rec.paper_id)}"))
-        body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields)
-        entries.append(f"@misc{{{bib_key(rec, taken)},\n{body}\n}}\n")
-    return "\n".join(entries)
-
-
-def safe_error_text(message: str, hint: str = "") -> str:
-    """An error for the browser: no file-system paths (basename only), escaped, with the hint."""
-
-    def _strip_paths(s: str) -> str:
-        s = re.sub(r"(?:[A-Za-z]:)?(?:[\\/][^\s\\/'\"`:;,()]+){2,}[\\/]?", lambda m: m.group(0).rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1], s)
-        return re.sub(r"~[\\/][^\s'\"`]+", "~", s)
-
-    text = _strip_paths(message or "")
-    if hint:
-        text += f" — {_strip_paths(hint)}"
-    return esc(text)
