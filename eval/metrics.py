@@ -35,6 +35,8 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
+from assistant.answer.linker import fold
+
 RETRIEVAL_METRICS = ("recall@5", "recall@10", "mrr", "ndcg@10")
 ANSWER_METRICS = ("citation_precision", "citation_recall", "supported_sentences", "verified_sentences", "must_mention",
                   "multi_set_recall")
@@ -353,15 +355,18 @@ def abstention_recall(c: Mapping[str, int]) -> float | None:
 
 
 def must_mention_coverage(answer: str, terms: Sequence[str]) -> float | None:
-    """Share of `terms` found in `answer`, case-insensitively (whitespace-normalised); None without terms.
+    """Share of `terms` found in `answer`, case-insensitively (whitespace-normalised, accents and LaTeX
+    accent commands folded: "Týr" is "T\\'yr" is "Tyr"); None without terms.
 
     >>> must_mention_coverage("FedMerge is evaluated on CIFAR-10", ["cifar-10", "MNIST"])
     0.5
+    >>> must_mention_coverage(r"T\\'yr-the-Pruner prunes", ["Týr-the-Pruner"])
+    1.0
     """
     if not terms:
         return None
-    a = normalise(answer)
-    return sum(1 for t in terms if normalise(t) in a) / len(terms)
+    a = normalise(fold(answer))
+    return sum(1 for t in terms if normalise(fold(t)) in a) / len(terms)
 
 
 # ---------------------------------------------------------------------------------- aggregation

@@ -47,7 +47,7 @@ GENERIC_ASKED = frozenset(
     "fraction percentage percent share proportion ratio number amount much many value values techniques technique "
     "strategies strategy components component steps step mechanisms mechanism ingredients elements tricks "
     "architecture architectures pipeline procedure scheme structure setup score scores performance result results "
-    "numbers figure figures".split()
+    "numbers figure figures margin margins factor".split()
 )
 CHANGE = {  # change words: the abstract must state a change of this direction (and, asked, a number)
     "gain": ("gain", "improv", "outperform", "increas", "boost", "higher", "better", "surpass"),
@@ -164,6 +164,7 @@ SOFT_MATCH = 0.66  # phrase-to-span cosine at which an asked noun phrase counts 
 NAMED_KINDS = {  # "which <kind>" asks for a named instance: the abstract must name one
     "dataset": ("dataset", "benchmark", "corpus", "corpora", "data"),
     "benchmark": ("benchmark", "dataset", "corpus", "suite", "task"),
+    "suite": ("suite", "benchmark", "dataset", "task", "arena"),
     "corpus": ("corpus", "corpora", "dataset", "benchmark", "data"),
     "corpora": ("corpus", "corpora", "dataset", "benchmark", "data"),
     "model": ("model", "llm", "network", "backbone", "architecture", "transformer", "encoder", "built"),

@@ -44,12 +44,13 @@ _NAMED = re.compile(
 )
 _DEFINED = re.compile(r"\(([A-Z][A-Za-z0-9\-&^]{1,20}\+?)\)")  # "... Byte Pair Encoding (BPE)"
 _ACRONYM_AFTER = re.compile(r"(?:\s+[A-Z][\w\-]*){0,5}\s*\(([A-Z][A-Za-z0-9\-&^]{1,20})\)")
-_CALLED = re.compile(r"\b(?:termed|called|named|dubbed|coined)\s+([A-Z][\w\-&^]+)"
-                     r"|\b(?:coin|term|call|name|dub|refer to)\w*\s+(?:(?:it|them|this|the|our|\w+)\s+){0,3}?as\s+(?:the\s+)?([A-Z][\w\-&^]+)")
+_CALLED = re.compile(r"\b(?:termed|called|named|dubbed|coined)\s+([A-Z][\w\-&^]+\+?)"
+                     r"|\b(?:coin|term|call|name|dub|refer to)\w*\s+(?:(?:it|them|this|the|our|\w+)\s+){0,3}?as\s+(?:the\s+)?([A-Z][\w\-&^]+\+?)")
 _PROPOSE = re.compile(
     r"\b(?:[Ww]e (?:propose|introduce|present|develop|design)|[Tt]his (?:paper|work) (?:proposes|introduces|presents))\s+"
-    r"(?:a |an |the )?(?:(?:new|novel|simple|general|unified|lightweight|efficient)\s+)*(?:[a-z\-]+\s+){0,4}?([A-Z][\w\-&^]+)"
-    r"|\b[Oo]ur (?:\w+ ){0,2}?(?:method|model|approach|framework|algorithm|system|architecture|network),? ([A-Z][\w\-&^]+)"
+    r"(?:a |an |the )?(?:(?:new|novel|simple|general|unified|lightweight|efficient)\s+)*(?:[a-z\-]+\s+){0,4}?([A-Z][\w\-&^]+\+?)"
+    r"|\b[Oo]ur (?:\w+ ){0,2}?(?:method|model|approach|framework|algorithm|system|architecture|network),? ([A-Z][\w\-&^]+\+?)"
+    r"|\b(?:[Tt]he|[Oo]ur) proposed [`'\"“‘]{1,2}([A-Z][\w\-&^]+\+?)"
     r"|(?:^|\. )([A-Z][\w\-&^]*[A-Z0-9][\w\-&^]*),? (?:a|an) (?:\w+ ){0,3}?(?:method|model|approach|framework|algorithm|network|benchmark)"
 )
 
@@ -104,11 +105,15 @@ def named_terms(text: str, capitalised: bool = False, initial: bool = False) -> 
     return list(dict.fromkeys(t for _, t in sorted(found)))
 
 
-def _described(name: str, lower_df: dict[str, int]) -> bool:
-    """'LLM-based', 'Transformer-like': a descriptive compound (its last part a word the corpus writes in
-    lower case), not a name."""
+_DESCRIBING = re.compile(r"(?:ed|like|wise|free|aware|based|style|level|specific|agnostic|only|scale|sized|driven|"
+                         r"friendly|centric|oriented|efficient|intensive)")
+
+
+def _described(name: str, words) -> bool:
+    """'LLM-based', 'GPS-labelled', 'Transformer-like': a descriptive compound (its last part an adjective-like
+    word the corpus writes in lower case), not a name ('Q-networks' is one)."""
     last = name.rsplit("-", 1)[-1] if "-" in name else ""
-    return bool(last) and last.islower() and last.isalpha() and lower_df.get(last, 0) >= COMMON
+    return bool(last) and last.islower() and last.isalpha() and last in words and bool(_DESCRIBING.search(last))
 
 
 def label_head(label: str) -> str:
@@ -145,6 +150,7 @@ class Lexicon:
             for w in set(re.findall(r"\b[a-z][a-z\-]{2,}\b", text)):
                 lower_df[w] = lower_df.get(w, 0) + 1
         lx = cls(words={w.replace("-", "") for w in lower_df})
+        acronyms: dict[str, str] = {}  # paper -> a defined acronym, its name when nothing better names it
         for pid, label, text, derived in papers:
             counts: dict[str, int] = {}
             for t in [m.group(0) for m in _NAMED.finditer(f"{label}. {text}")] + [t for _, t in _inner_capitals(text)]:
@@ -186,9 +192,14 @@ class Lexicon:
                 if len(k) >= 2 and k not in GENERIC:
                     lx.about.setdefault(k, {})[pid] = max(strength, lx.about.get(k, {}).get(pid, 0))
             defined = [n for n, st in names.items() if st == 2 and counts.get(norm(n), 0) >= 2 and norm(n) not in GENERIC]
-            best = head or next(iter(coined), "") or next(iter(defined), "")
+            best = head or next(iter(coined), "")
             if best:
                 lx.display[pid] = best
+            elif defined:
+                acronyms[pid] = defined[0]
+        for pid, name in acronyms.items():  # "out-of-distribution (OOD)" names a concept several papers use, not a paper
+            if len(lx.mentions.get(norm(name), {})) <= 1:
+                lx.display[pid] = name
         return lx
 
     def papers_about(self, name: str) -> tuple[str, ...]:
@@ -216,8 +227,7 @@ class Lexicon:
         words = re.findall(r"[A-Za-z0-9]+", term)
         if words and all(w.lower() in self.words for w in words) and not _NAMED.fullmatch(term):
             return True
-        last = term.rsplit("-", 1)[-1] if "-" in term else ""
-        if last.isalpha() and last.islower() and last in self.words:
+        if _described(term, self.words):
             return True  # "LLM-based", "GPS-labelled": a description
         return self.status(term) == "common"
 

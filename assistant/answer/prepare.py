@@ -102,8 +102,9 @@ class Preparer:
         p.names = {h.paper_id: display[h.paper_id] for h in p.hits if h.paper_id in display}
         if q.kind is Kind.COMPARE:
             chosen: list[Hit] = []
-            for i, hs in enumerate(p.sides):  # each side's best paper that is not already a row
-                p.sides[i] = [h for h in hs if h.paper_id not in {c.paper_id for c in chosen}][:1]
+            named_first = sorted(range(len(p.sides)), key=lambda i: not q.sides[i].paper_ids)
+            for i in named_first:  # each side's best paper that is not already a row; named sides choose first
+                p.sides[i] = [h for h in p.sides[i] if h.paper_id not in {c.paper_id for c in chosen}][:1]
                 chosen += p.sides[i]
             p.side_evidence = [gather_evidence(s.text, hs, self.scorer, top=1) for s, hs in zip(q.sides, p.sides)]
             p.abstain = all(decide(e, th)[0] for e in p.side_evidence)

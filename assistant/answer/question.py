@@ -96,14 +96,15 @@ _TOPIC_AT = [
     re.compile(r"\b(?:of|behind|in|by|for|about)\s+(?:the\s+)?(?P<t>[^\s,?]+)\s*[?.!]*\s*$", re.I),  # "... the idea behind X?"
 ]
 _ASKED = re.compile(
-    rf"^(?:what|which)\s+(?P<a>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)\s+{_AUX}\b"
+    rf"^(?:(?:under|in|on|at|for|with|by|from|to)\s+)?(?:what|which)\s+(?P<a>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)\s+{_AUX}\b"
     rf"|^what\s+(?:is|are|was|were)\s+(?:the\s+)?(?:\S+?(?:'s|’s)\s+)(?P<b>[\w\-\s]+?)(?:\s+(?:on|in|for|of|with|at)\b.*)?\??$"
     rf"|^how\s+(?:many|much)\s+(?P<c>(?:[\w\-^]+\s+){{0,3}}?[\w\-^]+)\s+{_AUX}\b",
     re.I,
 )
 _NUMERIC = re.compile(
     r"\bhow (?:much|many|fast|large|small|big|long|often|far|well)\b|\bwhat (?:fraction|percentage|percent|share|"
-    r"proportion|ratio|number|amount|speed-?up|gain|improvement)\b|\bby how\b|\bhow (?:much|many)\b",
+    r"proportion|ratio|number|amount|speed-?up|gain|improvement)\b|\bby how\b|\bby what (?:margin|factor|amount)\b|"
+    r"\bhow (?:much|many)\b",
     re.I,
 )
 
@@ -175,7 +176,7 @@ def _topic(q: str, links: list[Link], lexicon: Lexicon) -> tuple[list[Link], lis
         if any(norm(term) == norm(link.name) or norm(term) in norm(link.name) for link in links):
             continue
         status = lexicon.status(term)
-        if status in ("passing", "missing") and len(norm(term)) >= 3:
+        if status in ("passing", "missing") and len(norm(term)) >= 3 and not lexicon.is_common(term):
             unlinked.append((term, status))
     return in_pos, (in_pos or links), tuple(unlinked)
 
