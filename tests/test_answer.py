@@ -319,3 +319,13 @@ def test_a_paraphrase_close_in_meaning_meets_the_evidence_bar_without_shared_wor
     a._model = None
     assert a.ask(question).abstained
     assert a.ask("Does FedMerge give every client its own blend of global models?").abstained  # a named paper: no such rule
+
+
+def test_a_missing_second_part_is_named_and_a_missing_main_part_abstains(make):
+    a, _ = make(**{"answer.model": "extractive"})
+    a._model = None
+    ans = a.ask("Which dataset is FedMerge evaluated on, and what batch size does it use?")
+    assert not ans.abstained and ans.citations[0].paper_id == "p-fedmerge" and "CIFAR-10" in ans.answer
+    assert "The FedMerge abstract reports no batch size." in ans.answer
+    ans = a.ask("What batch size does FedMerge use, and which dataset is it evaluated on?")
+    assert ans.abstained and "reports no batch size" in ans.answer

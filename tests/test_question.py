@@ -174,3 +174,13 @@ def test_former_and_latter_span_turns_and_an_elliptical_follow_up_keeps_the_ques
                   standalone_query="What WER does Orca reach on LibriSpeech?"))
     got = conv.resolve("And on CommonVoice?")
     assert got.standalone == "What WER does Orca reach on CommonVoice?" and got.referents == ("p-orca",)
+
+
+def test_a_second_clause_is_a_second_thing_asked(lex):
+    from assistant.answer.question import Ask
+
+    q = analyze("Which datasets is Kite evaluated on, and how many clients does it sample?", None, lex)
+    assert (q.asked, q.numeric) == ("datasets", False)  # the "how many" belongs to the second clause
+    assert q.more == (Ask("clients", True),)
+    q = analyze("What WER does Orca reach, and with which model?", None, lex)
+    assert q.numeric and q.more == (Ask("model", False),)

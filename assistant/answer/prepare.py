@@ -26,7 +26,7 @@ from ..types import Hit
 from .answerable import missing_detail
 from .evidence import ABSTAIN_SENTENCE, decide, gather_evidence
 from .linker import Lexicon
-from .question import Kind, Question, analyze
+from .question import Ask, Kind, Question, analyze
 from .state import Prepared
 from .support import SupportScorer
 
@@ -124,14 +124,17 @@ class Preparer:
         if p.hits:
             text = p.hits[p.main].text
             similar, common = self.scorer.phrase_similarity, self.lexicon.get().is_common
-            if n_topic:
-                missing = missing_detail(q.topic_names[:1], q.details, q.asked, q.numeric, text, similar=similar, common=common)
-            else:  # no paper named: a paraphrase describes in its own words; the asked head is checked loosely
-                missing = missing_detail((), q.details, q.asked, q.numeric, text, heads_only=True, similar=similar,
-                                         common=common)
-            if missing and (missing.firm or ev.score < self.settings.detail_override):
-                p.abstain, p.why = True, missing.why
+            names = q.topic_names[:1] if n_topic else ()  # no paper named: a paraphrase, its wording checked loosely
+            lacks: list[tuple[int, str]] = []
+            for i, ask in enumerate((Ask(q.asked, q.numeric), *q.more)):
+                missing = missing_detail(names, q.details if i == 0 else (), ask.asked, ask.numeric, text,
+                                         heads_only=not n_topic, similar=similar, common=common)
+                if missing and (missing.firm or ev.score < self.settings.detail_override):
+                    lacks.append((i, missing.why))
+            if lacks and lacks[0][0] == 0:  # the main thing asked is not there
+                p.abstain, p.why = True, lacks[0][1]
                 return p
+            p.gaps = [why for _, why in lacks]  # a further part is not there: answer the rest, say which
         hits = p.hits
         dense = [h.scores["dense"] for h in hits if "dense" in h.scores]
         if not q.topic and dense and max(dense) < self.settings.dense_floor:

@@ -15,7 +15,8 @@
   near-miss question is declined instead of answered from the paper that mentions the name.
 - `details`, `asked`, `numeric`: what the answer must contain: named terms other than the topic
   ("FID", "MVBench", "LLaVA-NeXT"), the asked noun phrase ("batch size", "word error rate"), and
-  whether a number is asked for ("how much", "what fraction"). `answerable.py` checks them against
+  whether a number is asked for ("how much", "what fraction"); `more` holds what further clauses ask
+  ("Which models was X tested with, and over how many benchmarks?"). `answerable.py` checks them against
   the topic paper's abstract.
 - `parts`: for lists, the named parts of the criterion ("FEMNIST"): a listed paper must match all.
 """
@@ -43,6 +44,14 @@ class Side:
 
 
 @dataclass(frozen=True)
+class Ask:
+    """One thing a question asks for: a noun phrase ("batch size", "" when none) and whether a value is asked."""
+
+    asked: str = ""
+    numeric: bool = False
+
+
+@dataclass(frozen=True)
 class Question:
     text: str
     standalone: str
@@ -58,6 +67,7 @@ class Question:
     details: tuple[str, ...] = ()
     asked: str = ""
     numeric: bool = False
+    more: tuple[Ask, ...] = ()  # what the further clauses ask ("..., and over how many benchmarks?")
     followup: bool = False
     links: tuple[Link, ...] = field(default=(), repr=False)
 
@@ -95,12 +105,19 @@ _TOPIC_AT = [
                r"(?:the\s+)?(?P<t>[^\s,?]+(?:\s+[^\s,?]+){0,2})", re.I),
     re.compile(r"\b(?:of|behind|in|by|for|about)\s+(?:the\s+)?(?P<t>[^\s,?]+)\s*[?.!]*\s*$", re.I),  # "... the idea behind X?"
 ]
+_PREP = r"(?:under|in|on|at|for|with|by|from|to|over|across|against)"
 _ASKED = re.compile(
-    rf"^(?:(?:under|in|on|at|for|with|by|from|to)\s+)?(?:what|which)\s+(?P<a>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)\s+{_AUX}\b"
+    rf"^(?:{_PREP}\s+)?(?:what|which)\s+(?P<a>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)\s+{_AUX}\b"
     rf"|^what\s+(?:is|are|was|were)\s+(?:the\s+)?(?:\S+?(?:'s|’s)\s+)(?P<b>[\w\-\s]+?)(?:\s+(?:on|in|for|of|with|at)\b.*)?\??$"
-    rf"|^how\s+(?:many|much)\s+(?P<c>(?:[\w\-^]+\s+){{0,3}}?[\w\-^]+)\s+{_AUX}\b",
+    rf"|^(?:{_PREP}\s+)?how\s+(?:many|much)\s+(?P<c>(?:[\w\-^]+\s+){{0,3}}?[\w\-^]+)\s+{_AUX}\b",
     re.I,
 )
+_CLAUSE = re.compile(  # "Which X ..., and over how many Y?": a second thing asked
+    rf",?\s+and\s+(?=(?:{_PREP}\s+)?(?:what|which|how|where|when|who|whose|does|did|do|is|are|was|were|can)\b)|;\s*",
+    re.I,
+)
+_ASKED_TAIL = re.compile(  # a clause that ends on what it asks for: "over how many evaluation suites", "with which network"
+    rf"^(?:{_PREP}\s+)?(?:what|which|how many|how much)\s+(?P<d>(?:[\w\-^@.]+\s+){{0,4}}?[\w\-^@.]+)$", re.I)
 _NUMERIC = re.compile(
     r"\bhow (?:much|many|fast|large|small|big|long|often|far|well)\b|\bwhat (?:fraction|percentage|percent|share|"
     r"proportion|ratio|number|amount|speed-?up|gain|improvement)\b|\bby how\b|\bby what (?:margin|factor|amount)\b|"
@@ -136,17 +153,26 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
                     and not any(norm(t) in norm(n) or norm(n) in norm(t) for n in topic_names)
                     and t not in {u for u, _ in unlinked})
     parts = tuple(t for t in named_terms(criterion) if lexicon.status(t) != "common") if kind is Kind.LIST else ()
-    m = _ASKED.match(standalone)
-    asked = next((g for g in (m.groups() if m else ()) if g), "").strip()
-    if asked and norm(asked) in {norm(n) for n in topic_names}:
-        asked = ""
+    clauses = [c for c in _CLAUSE.split(standalone) if c and c.strip(" ,?")] or [standalone]
+    first, *more = [_ask(c, topic_names, fragment=i > 0) for i, c in enumerate(clauses)]
     return Question(
         text=q, standalone=standalone, kind=kind, sides=sides, criterion=criterion, parts=parts,
         topic=topic_ids if kind is Kind.SINGLE else (), topic_names=topic_names, unlinked=unlinked,
         topic_placed=bool(placed or referents), topic_strong=strong,
-        details=details, asked=asked, numeric=bool(_NUMERIC.search(standalone) or (asked and _MEASURED.search(standalone))),
+        details=details, asked=first.asked, numeric=first.numeric, more=tuple(a for a in more if a.asked or a.numeric),
         followup=followup, links=tuple(links),
     )
+
+
+def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False) -> Ask:
+    """What one clause asks for: its noun phrase and whether a value is asked (a later clause may be a
+    fragment: "..., and over how many benchmarks?")."""
+    c = clause.strip().rstrip("?").strip()
+    m = _ASKED.match(c) or (_ASKED_TAIL.match(c) if fragment else None)
+    asked = next((g for g in (m.groups() if m else ()) if g), "").strip()
+    if asked and norm(asked) in {norm(n) for n in topic_names}:
+        asked = ""
+    return Ask(asked, bool(_NUMERIC.search(c) or (asked and _MEASURED.search(c))))
 
 
 def _drop_aliases(q: str, links: list[Link]) -> list[Link]:

@@ -51,6 +51,7 @@ class Prepared:
     timings: dict[str, float] = field(default_factory=dict)
     turns: list = field(default_factory=list)  # earlier turns of the conversation (for the prompt)
     names: dict[str, str] = field(default_factory=dict)  # paper_id -> its short name (lexicon), for the hits
+    gaps: list[str] = field(default_factory=list)  # asked parts the answer's abstract lacks ("... reports no FID.")
 
 
 @dataclass

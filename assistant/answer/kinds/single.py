@@ -40,9 +40,10 @@ class SingleWriter:
             else:
                 draft.notes.append("The model's answer could not be verified against the abstracts; showing the evidence sentences instead.")
                 compose(prep, ctx, draft)
-        if note and draft.kind != "abstain":
-            draft.text += f"\n\n*{note}*"
-            draft.notes.append(note)
+        for gap in ([note] if note else []) + prep.gaps:  # parts of the question the abstracts do not cover
+            if draft.kind != "abstain":
+                draft.text += f"\n\n*{gap}*"
+                draft.notes.append(gap)
         draft.related = [h for h in prep.hits if h.paper_id not in {c.paper_id for c in draft.citations}][:3]
         return draft
 
@@ -60,8 +61,10 @@ def compose(prep: Prepared, ctx: Context, draft: Draft) -> None:
     ev, hits, q = prep.evidence, prep.hits, prep.question
     sents = {hi: split_sentences(hits[hi].text) for hi in {b[0] for b in ev.best}}
     topic = tuple(hits[i].title for i in range(len(hits)) if hits[i].paper_id in q.topic)
-    best = [(hi, si, sc + (FIGURE_BONUS if q.numeric and _FIGURE.search(sents[hi][si].text) else 0.0)
-             + (ASKED_BONUS if q.asked and states_asked(q.asked, sents[hi][si].text, topic) else 0.0))
+    numeric = q.numeric or any(a.numeric for a in q.more)
+    asks = [a.asked for a in (q, *q.more) if a.asked]
+    best = [(hi, si, sc + (FIGURE_BONUS if numeric and _FIGURE.search(sents[hi][si].text) else 0.0)
+             + (ASKED_BONUS if any(states_asked(a, sents[hi][si].text, topic) for a in asks) else 0.0))
             for hi, si, sc in ev.best]
     best.sort(key=lambda b: -b[2])
     if q.topic:
