@@ -329,3 +329,12 @@ def test_a_missing_second_part_is_named_and_a_missing_main_part_abstains(make):
     assert "The FedMerge abstract reports no batch size." in ans.answer
     ans = a.ask("What batch size does FedMerge use, and which dataset is it evaluated on?")
     assert ans.abstained and "reports no batch size" in ans.answer
+
+
+def test_which_of_two_puts_the_side_that_answers_first(make):
+    a, _ = make(**{"answer.model": "extractive"})
+    a._model = None
+    ans = a.ask("Which of FedMerge and Prune&Comp reduces perplexity of pruned language models?")
+    assert ans.kind == "compare" and ans.citations[0].paper_id == "p-prune"
+    ans = a.ask("Which of Prune&Comp and FedMerge merges global models per client?")
+    assert ans.citations[0].paper_id == "p-fedmerge"

@@ -184,3 +184,17 @@ def test_a_second_clause_is_a_second_thing_asked(lex):
     assert q.more == (Ask("clients", True),)
     q = analyze("What WER does Orca reach, and with which model?", None, lex)
     assert q.numeric and q.more == (Ask("model", False),)
+
+
+@pytest.mark.parametrize("question, sides", [
+    ("Contrast Kite, Orca and the token-pruning vision model: what does each prune?",
+     [("Kite", "p-kite"), ("Orca", "p-orca"), ("token-pruning vision model", None)]),
+    ("What separates Kite from the dense speech baseline in how they train?",
+     [("Kite", "p-kite"), ("dense speech baseline", None)]),
+    ("Do Kite and the clustering approach for hospitals group clients the same way?",
+     [("Kite", "p-kite"), ("clustering approach for hospitals", None)]),
+])
+def test_a_side_may_be_a_description(lex, question, sides):
+    q = analyze(question, None, lex)
+    assert q.kind is Kind.COMPARE
+    assert [(s.text, s.paper_ids[0] if s.paper_ids else None) for s in q.sides] == sides

@@ -14,6 +14,7 @@ Runs as a LangChain runnable sequence over a typed `Prepared` state (see `Assist
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from dataclasses import replace
@@ -31,6 +32,7 @@ from .state import Prepared
 from .support import SupportScorer
 
 LIST_MAX = 30
+_CHOICE = re.compile(r"^(?:which|who)\b", re.I)
 __all__ = ["ABSTAIN_SENTENCE", "LIST_MAX", "LexiconCache", "Preparer"]
 
 
@@ -107,6 +109,11 @@ class Preparer:
                 p.sides[i] = [h for h in p.sides[i] if h.paper_id not in {c.paper_id for c in chosen}][:1]
                 chosen += p.sides[i]
             p.side_evidence = [gather_evidence(s.text, hs, self.scorer, top=1) for s, hs in zip(q.sides, p.sides)]
+            if _CHOICE.match(q.standalone):  # "Which of A and B generates ...?": the side that answers comes first
+                fit = [gather_evidence(q.standalone, hs, self.scorer, top=1).score for hs in p.sides]
+                order = sorted(range(len(p.sides)), key=lambda i: -fit[i])
+                p.sides, p.side_evidence = [p.sides[i] for i in order], [p.side_evidence[i] for i in order]
+                p.question = q = replace(q, sides=tuple(q.sides[i] for i in order))
             p.abstain = all(decide(e, th)[0] for e in p.side_evidence)
             p.reason = "Abstained: no side of the comparison is described by an indexed abstract." if p.abstain else ""
             return p

@@ -78,12 +78,17 @@ _COMPARE_RX = [
     re.compile(r"^how (?:does|do) (?P<a>.+?) compare (?:to|with|against) (?P<b>.+?)\??$", re.I),
     re.compile(r"^(?:what (?:is|are) )?the differences? between (?P<a>.+?) and (?P<b>.+?)\??$", re.I),
     re.compile(r"^compare (?P<a>.+?) (?:and|with|to|vs\.?|versus) (?P<b>.+?)\??$", re.I),
+    re.compile(r"^what (?:separates|distinguishes|differentiates|sets) (?P<a>.+?) (?:apart )?from (?P<b>.+?)"
+               r"(?:\s+(?:in|on|when|for|regarding|with respect to)\b.*)?\??$", re.I),
+    re.compile(r"^(?:do|does|did|are|is|were) (?P<a>.+?) and (?P<b>.+?) (?:\w+\s+){1,2}?(?:(?:in )?the same way|alike|"
+               r"similarly|the same)\b.*$", re.I),
     # "A vs B: ...", not "How many prompts were collected in the study of global versus local harms?"
     re.compile(r"^(?!(?:how|what|which|why|when|where|who|whose|is|are|does|do|did|can|in|on)\b)(?P<a>[^:]+?) "
                r"(?:vs\.?|versus) (?P<b>[^:]+?)(?::.*)?\??$", re.I),
 ]
 _CUE = re.compile(
     r"\b(?:differ\w*|difference\w*|compar\w+|contrast\w*|versus|vs\.?|in common|on top of|add\w* (?:to|over)|than|"
+    r"separates?|distinguish\w*|the same way|alike|"
     r"better|worse|faster|slower|similarit\w+|similar to|unlike|relative to|whereas|which of)\b",
     re.I,
 )
@@ -220,7 +225,7 @@ def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation, o
     choice = re.match(r"^(?:which|who)\b", q, re.I) and _coordinated(q, distinct, ("or",)) if len(distinct) >= 2 else False
     listed = 2 <= len(distinct) <= 4 and _listed(q, distinct)  # "How do A, B and C avoid ...?": each side asked
     if 2 <= len(distinct) <= 4 and (_CUE.search(q) or choice or listed or (_WEAK_CUE.search(q) and _coordinated(q, distinct))):
-        return Kind.COMPARE, tuple(Side(link.name, link.paper_ids[:1]) for link in distinct), ""
+        return Kind.COMPARE, _with_described(q, distinct), ""
     if len(referents) >= 2 and (_CUE.search(q) or _WEAK_CUE.search(original)):
         labels = conversation.labels if conversation is not None else {}
         return Kind.COMPARE, tuple(Side(labels.get(p, p), (p,)) for p in referents[:4]), ""
@@ -238,6 +243,23 @@ def _coordinated(q: str, links: list[Link], words: tuple[str, ...] = ("and", "or
     a, b = links[-2], links[-1]
     between = q[a.start + len(a.name): b.start]
     return bool(re.fullmatch(rf"\s*,?\s*(?:{'|'.join(map(re.escape, words))})\s*", between, re.I))
+
+
+def _with_described(q: str, links: list[Link]) -> tuple[Side, ...]:
+    """The linked sides, plus the described ones standing in the same list ("Contrast A, B and the
+    dynamic-pooling language model: ..."), in the order written (at most 4)."""
+    sides = [Side(link.name, link.paper_ids[:1]) for link in links]
+    run = re.split(r"[:?;]", q[links[0].start:], maxsplit=1)[0]
+    items = [i.strip() for i in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|vs\.?|versus)\s+", run) if i.strip()]
+    linked = {norm(link.name) for link in links}
+    if not items or norm(items[0]) not in linked or not any(norm(i) in linked for i in items[1:]):
+        return tuple(sides)  # the names are not one list
+    described = [_clean(i) for i in items if not any(k in norm(i) for k in linked) and 1 <= len(i.split()) <= 8
+                 and not _WH.match(i)]
+    return tuple(sides + [Side(d) for d in described if d])[:4]
+
+
+_WH = re.compile(r"^(?:what|which|how|why|when|where|who|whose|is|are|does|do|did|can)\b", re.I)
 
 
 def _listed(q: str, links: list[Link]) -> bool:
