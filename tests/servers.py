@@ -58,6 +58,13 @@ def server_env() -> dict[str, str]:
 @contextlib.contextmanager
 def infinity(port: int | None = None, log: Path | None = None, batch_size: int = 32) -> Iterator[str]:
     """Infinity serving the bundled MiniLM on 127.0.0.1; yields its base URL (POST {url}/embeddings)."""
+    with infinity_process(port, log, batch_size) as (url, _):
+        yield url
+
+
+@contextlib.contextmanager
+def infinity_process(port: int | None = None, log: Path | None = None,
+                     batch_size: int = 32) -> Iterator[tuple[str, subprocess.Popen]]:
     from assistant.index.embedder import minilm_path
 
     if not INFINITY.exists():
@@ -68,7 +75,7 @@ def infinity(port: int | None = None, log: Path | None = None, batch_size: int =
                             env=server_env())
     try:
         wait_http(f"http://127.0.0.1:{port}/models", proc)
-        yield f"http://127.0.0.1:{port}"
+        yield f"http://127.0.0.1:{port}", proc
     finally:
         _stop(proc)
         if log:
