@@ -25,6 +25,12 @@ PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT
 run() { echo "+ $*" >&2; "$@"; }
+start() {  # LOG COMMAND...: run in the background, output to LOG; its PID is stopped at exit
+  local log=$1; shift
+  echo "+ $* >$log 2>&1 &" >&2
+  "$@" >"$log" 2>&1 &
+  PIDS+=($!)
+}
 wait_for() {  # URL SECONDS
   for _ in $(seq "$2"); do curl -sf -o /dev/null "$1" && return 0; sleep 1; done
   echo "no answer from $1 after $2 s" >&2; return 1
@@ -32,13 +38,11 @@ wait_for() {  # URL SECONDS
 echo "run directory: $RUN" >&2
 
 # 1. The store: one Chroma server (machine A).
-run "$VENV/bin/chroma" run --path "$RUN/chroma" --host 127.0.0.1 --port "$CHROMA_PORT" >"$RUN/chroma.log" 2>&1 &
-PIDS+=($!)
+start "$RUN/chroma.log" "$VENV/bin/chroma" run --path "$RUN/chroma" --host 127.0.0.1 --port "$CHROMA_PORT"
 # 2. The embedding server (machine B, or A): Infinity serving the bundled MiniLM from disk.
 MODEL_DIR=$("$VENV/bin/python" -c "from assistant.index.embedder import minilm_path; print(minilm_path())")
-run "$EMBED_VENV/bin/infinity_emb" v2 --model-id "$MODEL_DIR" --served-model-name all-MiniLM-L6-v2 \
-    --host 127.0.0.1 --port "$EMBED_PORT" --no-model-warmup >"$RUN/embed.log" 2>&1 &
-PIDS+=($!)
+start "$RUN/embed.log" "$EMBED_VENV/bin/infinity_emb" v2 --model-id "$MODEL_DIR" \
+    --served-model-name all-MiniLM-L6-v2 --host 127.0.0.1 --port "$EMBED_PORT" --no-model-warmup
 wait_for "http://127.0.0.1:$CHROMA_PORT/api/v2/heartbeat" 60
 wait_for "http://127.0.0.1:$EMBED_PORT/models" 180
 
@@ -47,11 +51,13 @@ export PAPERCHAT_CHROMA_URL=http://127.0.0.1:$CHROMA_PORT
 export PAPERCHAT_EMBEDDING_BACKEND=openai
 export PAPERCHAT_EMBEDDING_URL=http://127.0.0.1:$EMBED_PORT
 export PAPERCHAT_EMBEDDING_SERVER_MODEL=all-MiniLM-L6-v2
+env | grep '^PAPERCHAT_' | sed 's/^/+ export /' >&2
 
 # 4. N ingest workers over one input, each its own shard and its own --data-dir (any machine).
-start=$(date +%s)
+t0=$(date +%s)
 for i in $(seq "$WORKERS"); do
-  run "$VENV/bin/paperchat" --data-dir "$RUN/ingest-$i" ingest "$INPUT" --shard "$i/$WORKERS" --quiet \
+  echo "+ $VENV/bin/paperchat --data-dir $RUN/ingest-$i ingest $INPUT --shard $i/$WORKERS --quiet &" >&2
+  "$VENV/bin/paperchat" --data-dir "$RUN/ingest-$i" ingest "$INPUT" --shard "$i/$WORKERS" --quiet \
       >"$RUN/ingest-$i.out" 2>"$RUN/ingest-$i.err" &
   PIDS+=($!)
   INGEST[$i]=$!
@@ -60,11 +66,10 @@ for i in $(seq "$WORKERS"); do
   if ! wait "${INGEST[$i]}"; then cat "$RUN/ingest-$i.err" >&2; exit 1; fi
   echo "ingest worker $i/$WORKERS: $(cat "$RUN/ingest-$i.out")"
 done
-echo "ingest: $(( $(date +%s) - start )) s with $WORKERS workers"
+echo "ingest: $(( $(date +%s) - t0 )) s with $WORKERS workers"
 
 # 5. UI workers (one here; more on other ports or machines behind a sticky load balancer).
-run "$VENV/bin/paperchat" --data-dir "$RUN/ui-1" ui --host 127.0.0.1 --port "$UI_PORT" >"$RUN/ui-1.log" 2>&1 &
-PIDS+=($!)
+start "$RUN/ui-1.log" "$VENV/bin/paperchat" --data-dir "$RUN/ui-1" ui --host 127.0.0.1 --port "$UI_PORT"
 wait_for "http://127.0.0.1:$UI_PORT/" 180
 
 # 6. One question through the UI's HTTP API, one through the CLI.

@@ -384,7 +384,8 @@ class Index:
         papers, chunks = self.store.count()
         db = self.records_db
         return {
-            "papers": papers, "chunks": chunks, "records": db.count() if db else papers,
+            "papers": papers, "chunks": chunks,
+            "records": db.count() if db and not self.settings.store.chroma_url else papers,  # server: all workers
             "pending": db.count("pending") if db else 0, "index": self.name, "embedding_model": self.embedder.name,
             "embedding_dim": self.embedder.dim, "store": self.settings.store.chroma_url or str(self.settings.store.data_dir),
             "generation": self.store.generation(),
