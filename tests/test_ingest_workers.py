@@ -3,6 +3,7 @@ input each; no record lost or duplicated (ids and counts checked in Chroma)."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -92,6 +93,10 @@ def test_three_shard_workers_write_one_input_concurrently(server, tmp_path):
     again = _run_all([_worker(server, tmp_path / "fresh", str(CORPUS), "--shard", "2/3")])[0]
     assert _added(again) == 0 and "already stored" in again
     assert len(_in_chroma(index)[0]) == len(paper_ids)
+    stats = subprocess.run([sys.executable, "-m", "assistant.cli", "--data-dir", str(tmp_path / "reader"), "--chroma-url",
+                            server, "--preset", "debug", "stats", "--json"], capture_output=True, text=True, timeout=300)
+    got = json.loads(stats.stdout)
+    assert got["papers"] == got["records"] == len(paper_ids) and got["chunks"] == len(chunk_ids)  # all workers' records
 
 
 def test_workers_with_overlapping_inputs(tmp_path):
