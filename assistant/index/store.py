@@ -211,17 +211,10 @@ class ChromaStore:
 
     @translated
     def _collection(self, cname: str, contract: dict[str, Any]):
-        for attempt in range(3):  # several workers creating it at once through a server: the losers get it
-            try:
-                col = self.client.get_or_create_collection(
-                    cname, metadata={**contract, "generation": "0"}, configuration={"hnsw": {"space": "cosine"}},
-                    embedding_function=None,
-                )
-                break
-            except Exception as e:  # noqa: BLE001 - UniqueConstraintError / "already exists" from a lost race
-                if attempt == 2 or not ("already exists" in str(e).lower() or "unique" in str(e).lower()):
-                    raise
-                time.sleep(0.2)
+        col = self.client.get_or_create_collection(
+            cname, metadata={**contract, "generation": "0"}, configuration={"hnsw": {"space": "cosine"}},
+            embedding_function=None,
+        )
         self._check_contract(cname, col)
         return col
 
