@@ -121,3 +121,18 @@ def test_two_writers_sharing_a_data_dir_are_refused_with_a_hint(server, tmp_path
         p = _worker(server, tmp_path / "shared", str(CORPUS), "--shard", "1/3")
         out, err = p.communicate(timeout=300)
     assert p.returncode != 0 and "own --data-dir" in err and "Traceback" not in err and not out
+
+
+def test_a_worker_opening_while_another_creates_the_collections(server, tmp_path, monkeypatch, papers):
+    """The collections appear between a fresh worker's look for them and its list of the server's
+    collections (a race seen running the deployment recipe): its own index is no mismatch."""
+    from assistant.index.indexer import Index
+    from assistant.index.store import ChromaStore
+
+    over = {"store.chroma_url": server, "store.collection_prefix": "race"}
+    Index(make_settings(tmp_path / "w1", **over)).add(papers)
+    monkeypatch.setattr(ChromaStore, "_existing", lambda self, name: None)  # "not there yet" when it looked
+    fresh = Index(make_settings(tmp_path / "w2", **over))
+    assert not fresh.store.exists  # and no VectorSettingsError: the collections listed are its own
+    monkeypatch.undo()
+    assert Index(make_settings(tmp_path / "w3", **over)).add(papers).unchanged == len(papers)

@@ -103,7 +103,8 @@ class Index:
     def _check_other_collections(self, store: ChromaStore) -> None:
         """A store made before the records store kept its settings: another index's collections mean a mismatch."""
         prefix = self.settings.store.collection_prefix + "-"
-        others = [c[: -len("-papers")] for c in store.collection_names() if c.startswith(prefix) and c.endswith("-papers")]
+        others = [c[: -len("-papers")] for c in store.collection_names() if c.startswith(prefix) and c.endswith("-papers")
+                  and c != f"{self.name}-papers"]  # ours, created by another worker since we looked: no mismatch
         if others and not (self.records_db and self.records_db.vectors()):
             raise settings_mismatch(self.data_dir, {"index": others[0]}, vector_settings(self.settings))
 
