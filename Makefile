@@ -8,12 +8,12 @@ export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 export GRADIO_ANALYTICS_ENABLED := False
 
-.PHONY: run test install index corpus bench bench-full eval chromium clean
+.PHONY: run test install index corpus bench bench-full eval chromium clean embed-server
 
 run: install index
 	$(BIN)/paperchat ui
 
-test: install chromium
+test: install chromium embed-server
 	$(BIN)/python -m pytest
 
 $(BIN)/python:
@@ -28,6 +28,18 @@ $(STAMP): $(BIN)/python pyproject.toml requirements.lock
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# An OpenAI-compatible embedding server (Infinity) in its own venv: its pins clash with ours. Used by the
+# tests (tests/test_embed_server.py), bench/embed_server.py and the README's deployment recipe.
+EMBED_VENV  := .venv-embed-server
+EMBED_STAMP := $(EMBED_VENV)/.installed
+$(EMBED_STAMP): requirements-embed-server.lock
+	$(PY) -m venv $(EMBED_VENV)
+	$(EMBED_VENV)/bin/pip install --quiet --upgrade pip
+	$(EMBED_VENV)/bin/pip install --quiet --no-deps -r requirements-embed-server.lock
+	touch $(EMBED_STAMP)
+
+embed-server: $(EMBED_STAMP)
 
 # Builds the bundled corpus's index in the default data directory if it is missing (idempotent).
 index: install
@@ -50,4 +62,4 @@ eval: install index
 	$(BIN)/paperchat eval run --questions eval/questions.jsonl --out eval/runs/latest
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(EMBED_VENV) build *.egg-info

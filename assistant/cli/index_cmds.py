@@ -14,6 +14,8 @@ def register(sub) -> None:
     p.add_argument("paths", nargs="*", type=Path, help=".jsonl/.jsonl.gz/.csv/.bib/.txt files (none = bundled corpus)")
     p.add_argument("--strict", action="store_true", help="Exit non-zero (and ingest nothing) if any record would be skipped.")
     p.add_argument("--quiet", action="store_true", help="No progress bar.")
+    p.add_argument("--shard", metavar="I/N", help="Ingest only shard I of N (a stable split by paper id): N workers "
+                   "with --shard 1/N .. N/N over the same input, each with its own --data-dir, share a Chroma server.")
     p.set_defaults(handler=cmd_ingest)
 
     p = sub.add_parser("search", help="Hybrid search: k distinct papers with scores and matching sentences.")
@@ -86,18 +88,23 @@ def _estimate(paths: list[Path], max_bytes: int) -> int | None:
 def cmd_ingest(args, ctx) -> int:
     from tqdm import tqdm
 
+    from ..ingest.shard import Shard
     from ..pipeline import ingest_paths
     from ..settings import BUNDLED_CORPUS
 
     paths = args.paths or [BUNDLED_CORPUS]
+    shard = Shard.parse(args.shard) if args.shard else None
     index = ctx.index()
     limit = ctx.settings.ingest.max_decompressed_mb * 1024 * 1024
     try:
         total = None if args.quiet else _estimate([p for p in paths if p.is_file()], limit)
     except (OSError, EOFError, ValueError):
         total = None  # unreadable or corrupt: the ingest itself reports it
-    with tqdm(total=total, unit="abstract", disable=args.quiet, file=sys.stderr, desc="ingest") as bar:
-        report = ingest_paths(index, paths, progress=bar.update, strict=args.strict)
+    if total and shard:
+        total = -(-total // shard.count)  # about one in N
+    desc = f"ingest {shard}" if shard else "ingest"
+    with tqdm(total=total, unit="abstract", disable=args.quiet, file=sys.stderr, desc=desc) as bar:
+        report = ingest_paths(index, paths, progress=bar.update, strict=args.strict, shard=shard)
     for issue in report.issues[:50]:
         print(f"warning: {issue}", file=sys.stderr)
     if len(report.issues) > 50:

@@ -17,7 +17,8 @@ MB = 1024 * 1024
 NEARLY_FULL_MB = 16
 
 # what each stored vector setting is called on the command line
-SETTING_NAMES = {"model": "embedding.model", "backend": "embedding.backend", "max_seq_tokens": "embedding.max_seq_tokens",
+SETTING_NAMES = {"model": "embedding.model", "backend": "embedding.backend", "server_model": "embedding.server_model",
+                 "max_seq_tokens": "embedding.max_seq_tokens",
                  "chunk_tokens": "chunking.chunk_tokens", "overlap_sentences": "chunking.overlap_sentences",
                  "include_title": "chunking.include_title"}
 
@@ -25,14 +26,15 @@ SETTING_NAMES = {"model": "embedding.model", "backend": "embedding.backend", "ma
 def vector_settings(settings: Settings) -> dict:
     """Everything that changes the stored vectors, with the index name derived from it."""
     e = settings.embedding
-    return {"index": settings.index_name(), "model": e.model, "backend": e.backend, "max_seq_tokens": e.max_seq_tokens,
-            **settings.chunking.model_dump()}
+    server = {"server_model": e.server_model} if e.backend == "openai" else {}
+    return {"index": settings.index_name(), "model": e.model, "backend": e.backend, **server,
+            "max_seq_tokens": e.max_seq_tokens, **settings.chunking.model_dump()}
 
 
 def settings_mismatch(data_dir: object, stored: dict, configured: dict) -> VectorSettingsError:
     keys = [k for k in SETTING_NAMES if k in stored and stored.get(k) != configured.get(k)]
     have = ", ".join(f"{SETTING_NAMES[k]}={stored[k]}" for k in keys) or f"index {stored.get('index')}"
-    want = ", ".join(f"{SETTING_NAMES[k]}={configured[k]}" for k in keys) or f"index {configured.get('index')}"
+    want = ", ".join(f"{SETTING_NAMES[k]}={configured.get(k, '')}" for k in keys) or f"index {configured.get('index')}"
     keep = " ".join(f"--set {SETTING_NAMES[k]}={stored[k]}" for k in keys)
     return VectorSettingsError(
         f"The store in {data_dir} holds vectors made with {have}, but the settings ask for {want}.",

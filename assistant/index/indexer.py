@@ -103,7 +103,8 @@ class Index:
     def _check_other_collections(self, store: ChromaStore) -> None:
         """A store made before the records store kept its settings: another index's collections mean a mismatch."""
         prefix = self.settings.store.collection_prefix + "-"
-        others = [c[: -len("-papers")] for c in store.collection_names() if c.startswith(prefix) and c.endswith("-papers")]
+        others = [c[: -len("-papers")] for c in store.collection_names() if c.startswith(prefix) and c.endswith("-papers")
+                  and c != f"{self.name}-papers"]  # ours, created by another worker since we looked: no mismatch
         if others and not (self.records_db and self.records_db.vectors()):
             raise settings_mismatch(self.data_dir, {"index": others[0]}, vector_settings(self.settings))
 
@@ -119,7 +120,7 @@ class Index:
         self.check_free_space()
         self.store.ensure()
         if not db.vectors():
-            if db.count() == 0:  # a store from before the records store: its papers become records
+            if db.count() == 0 and not self.settings.store.chroma_url:  # a store from before the records store
                 batch = [r for r, _ in self.store.get_papers()]
                 if batch:
                     db.finish_batch(db.begin_batch(batch), [r.paper_id for r in batch])
@@ -133,8 +134,10 @@ class Index:
         return explain_write_failure(self.data_dir, e)
 
     # -- writes -------------------------------------------------------------------------------
-    def write_lock(self) -> WriteLock | None:
-        return None if self.settings.store.chroma_url else WriteLock(self.settings.store.data_dir)
+    def write_lock(self) -> WriteLock:
+        """One writer per data directory. With a Chroma server the directory is this worker's local part
+        (records store, BM25 cache): N workers share the server, each with its own --data-dir."""
+        return WriteLock(self.settings.store.data_dir, server=self.settings.store.chroma_url)
 
     def add(self, records: Iterable[Record], progress: Callable[[int], None] | None = None) -> IndexSummary:
         """Upsert records in batches; `progress(n)` after each batch commits, with the records it handled.
@@ -194,6 +197,8 @@ class Index:
     def _prepare(self, batch: list[Record], summary: IndexSummary) -> "_Prepared | None":
         """Skip unchanged records; chunk and embed the rest (reads only: safe beside a write)."""
         stored = self.writable_records().hashes([r.paper_id for r in batch])
+        if self.settings.store.chroma_url:  # other workers write to the server too: its hashes count
+            stored = self._server_hashes([r.paper_id for r in batch if r.paper_id not in stored]) | stored
         todo: list[Record] = []
         seen: set[str] = set()
         for r in batch:
@@ -236,6 +241,12 @@ class Index:
         self.store.upsert_papers(todo, p.paper_vecs)
         self.store.bump_generation()
         db.finish_batch(batch, [r.paper_id for r in todo])
+
+    def _server_hashes(self, paper_ids: list[str]) -> dict[str, tuple[str, str]]:
+        """paper_id -> (hash, indexed) of the papers another worker already wrote to the Chroma server."""
+        if not paper_ids or self.store.papers is None:
+            return {}
+        return {r.paper_id: (h, INDEXED) for r, h in self.store.get_papers(paper_ids)}
 
     def chunk(self, r: Record, stats: ChunkStats | None = None) -> list[Chunk]:
         """The record's chunks, each sized so that it and its title prefix fit the embedder's window."""
@@ -374,7 +385,8 @@ class Index:
         papers, chunks = self.store.count()
         db = self.records_db
         return {
-            "papers": papers, "chunks": chunks, "records": db.count() if db else papers,
+            "papers": papers, "chunks": chunks,
+            "records": db.count() if db and not self.settings.store.chroma_url else papers,  # server: all workers
             "pending": db.count("pending") if db else 0, "index": self.name, "embedding_model": self.embedder.name,
             "embedding_dim": self.embedder.dim, "store": self.settings.store.chroma_url or str(self.settings.store.data_dir),
             "generation": self.store.generation(),

@@ -16,8 +16,9 @@ from ..errors import StoreError, StoreLockedError
 
 
 class WriteLock:
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, server: str = "") -> None:
         self.path = data_dir / "write.lock"
+        self.server = server  # the Chroma server URL when the directory is one worker's local part
         self._fd: int | None = None
 
     def acquire(self) -> "WriteLock":
@@ -35,11 +36,12 @@ class WriteLock:
         except BlockingIOError:
             holder = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip() or "another process"
             os.close(fd)
-            raise StoreLockedError(
-                f"The store at {self.path.parent} is in use by {holder}.",
-                hint="Wait for it to finish or stop it; for several writers, share a Chroma server "
-                "(`chroma run`) and set PAPERCHAT_CHROMA_URL.",
-            ) from None
+            hint = ("Wait for it to finish or stop it; for several writers, share a Chroma server "
+                    "(`chroma run`) and set PAPERCHAT_CHROMA_URL.")
+            if self.server:
+                hint = (f"Several writers can share the Chroma server {self.server}, but each needs its own "
+                        "--data-dir (its local records store and BM25 cache).")
+            raise StoreLockedError(f"The store at {self.path.parent} is in use by {holder}.", hint=hint) from None
         try:
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"PID {os.getpid()} ({' '.join(sys.argv)[:200]})".encode(), 0)

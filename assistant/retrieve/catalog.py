@@ -9,6 +9,7 @@ lexical index can memoise its chunk mask for it.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -23,6 +24,26 @@ if TYPE_CHECKING:
     from .hybrid import Filters
 
 MEMO = 64
+
+
+def overfetch_size(n: int, share: float, z: float = 3.0) -> int:
+    """How many unfiltered nearest chunks to fetch so that `n` of them pass a filter passing `share` of
+    the chunks: the smallest m whose expected passing count, less z standard deviations (binomial),
+    reaches n. For n=100 at share 0.21: 622 (the earlier 4n/share + n asked 2,005; Chroma's query time
+    grows about linearly with the results asked for: ~22 ms for 2,000 at 75k abstracts, ~6 ms for 620).
+    A query whose neighbourhood the filter passes less often than average gets fewer than n and the
+    caller grows the fetch, so the result stays the filtered top n either way.
+
+    >>> overfetch_size(100, 0.21), overfetch_size(100, 1.0), overfetch_size(100, 0.5)
+    (622, 100, 248)
+    """
+    p = min(1.0, max(share, 1e-9))
+    if p >= 1.0:
+        return n
+    # solve p*m - z*sqrt(m*p*(1-p)) = n for sqrt(m): a quadratic in x = sqrt(m)
+    b = z * math.sqrt(p * (1 - p))
+    x = (b + math.sqrt(b * b + 4 * p * n)) / (2 * p)
+    return math.ceil(x * x)
 
 
 class Catalog:

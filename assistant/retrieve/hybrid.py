@@ -15,7 +15,6 @@ Filters stated in a question are parsed by `query_filters.py`.
 
 from __future__ import annotations
 
-import math
 import threading
 from dataclasses import dataclass
 
@@ -25,7 +24,7 @@ from ..index.lexical import LexicalIndex
 from ..index.store import translated
 from ..settings import RetrievalSettings
 from ..types import Hit, Record
-from .catalog import Catalog
+from .catalog import Catalog, overfetch_size
 from .fusion import group_by, normalised_score_fusion, reciprocal_rank_fusion
 
 OVERFETCH_MAX = 2000  # a filtered dense search over-fetches unfiltered up to this many chunks, then filters
@@ -160,7 +159,7 @@ class HybridRetriever:
             share = len(chunk_ids) / len(lex.ids)
         else:
             share = len(allowed) / max(1, len(self.catalog().ids))
-        m = math.ceil(4 * n / max(share, 1e-9)) + n  # ~4n allowed expected among them
+        m = overfetch_size(n, share)  # n pass among them but for a query far off the filter's average
         small = len(chunk_ids if chunk_ids is not None else allowed) <= IDS_MAX
         if m <= OVERFETCH_MAX or not small:
             kept = self._overfetch(vector, n, allowed, min(m, OVERFETCH_MAX), grow=not small)
@@ -177,7 +176,7 @@ class HybridRetriever:
         return self._overfetch(vector, n, allowed, OVERFETCH_MAX, grow=True) or []
 
     def _overfetch(self, vector, n: int, allowed: frozenset[str], m: int, grow: bool) -> list[tuple[str, float]] | None:
-        """The first n allowed among the top m unfiltered (x4 while fewer pass, with `grow`); None when
+        """The first n allowed among the top m unfiltered (more while fewer pass, with `grow`); None when
         fewer than n pass and not growing."""
         while True:
             got = self.index.store.query_chunks(vector, m, None, metadata=False)
@@ -186,7 +185,8 @@ class HybridRetriever:
                 return kept[:n]
             if not grow:
                 return None
-            m *= 4
+            # grow by the pass rate seen: enough for n at that rate, between 1.5x and 4x
+            m = max(m * 3 // 2 + 1, min(m * 4, overfetch_size(n, len(kept) / len(got)))) if kept else m * 4
 
     def catalog(self) -> Catalog:
         """The papers of the store's current generation (rebuilt when it changes)."""

