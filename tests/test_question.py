@@ -198,3 +198,11 @@ def test_a_side_may_be_a_description(lex, question, sides):
     q = analyze(question, None, lex)
     assert q.kind is Kind.COMPARE
     assert [(s.text, s.paper_ids[0] if s.paper_ids else None) for s in q.sides] == sides
+
+
+def test_is_there_a_paper_asks_for_one_and_are_there_papers_for_a_list(lex):
+    assert analyze("Is there work that routes speech to sparse experts?", None, lex).kind is Kind.SINGLE
+    assert analyze("Is there a paper that distils a server ensemble?", None, lex).kind is Kind.SINGLE
+    assert analyze("Are there papers on federated distillation?", None, lex).kind is Kind.LIST
+    assert analyze("Is there any research on sparse routing?", None, lex).kind is Kind.LIST
+    assert analyze("Which LLM serves as the judge in Kite?", None, lex).asked == "LLM"

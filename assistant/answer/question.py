@@ -96,7 +96,10 @@ _WEAK_CUE = re.compile(r"\b(?:both|each|share|shared)\b", re.I)
 _LIST = re.compile(
     r"^(?:which|what) (?:papers|abstracts|works|studies|articles|methods|approaches|frameworks|models)\b(?P<c>.*?)\??$"
     r"|^(?:list|find|show|name)(?: me)?(?: all)? (?:the )?(?:papers|abstracts|works|studies|methods)\b(?P<c2>.*?)\??$"
-    r"|^(?:are|is) there (?:any |some )?(?:papers?|abstracts?|works?|studies|study|research|articles?)\b(?P<c3>.*?)\??$",
+    # "are there papers ...", "is there any research on ...": a list; "is there work / a paper that ...": one paper
+    r"|^(?:are there (?:any |some )?(?:papers?|abstracts?|works?|studies|study|research|articles?)"
+    r"|is there (?:any |some )(?:papers?|abstracts?|works?|studies|study|research|articles?)"
+    r"|is there (?:papers|abstracts|works|studies|articles))\b(?P<c3>.*?)\??$",
     re.I,
 )
 _AUX = r"(?:does|do|did|is|are|was|were|has|have|had|can|could|would|should|will)"
@@ -114,6 +117,7 @@ _PREP = r"(?:under|in|on|at|for|with|by|from|to|over|across|against)"
 _ASKED = re.compile(
     rf"^(?:{_PREP}\s+)?(?:what|which)\s+(?P<a>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)\s+{_AUX}\b"
     rf"|^what\s+(?:is|are|was|were)\s+(?:the\s+)?(?:\S+?(?:'s|’s)\s+)(?P<b>[\w\-\s]+?)(?:\s+(?:on|in|for|of|with|at)\b.*)?\??$"
+    rf"|^(?:{_PREP}\s+)?which\s+(?P<e>[\w\-^@.]+(?:\s+[\w\-^@.]+)??)\s+(?!{_AUX}\b)[a-z]+(?:s|ed)\b"  # "Which LLM serves ..."
     rf"|^(?:{_PREP}\s+)?how\s+(?:many|much)\s+(?P<c>(?:[\w\-^]+\s+){{0,3}}?[\w\-^]+)\s+{_AUX}\b",
     re.I,
 )
