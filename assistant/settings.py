@@ -144,6 +144,12 @@ class AnswerSettings(_Group):
         "retrieval (a paraphrase that no other paper matches as closely; questions outside the corpus stayed <= 0.36 "
         "on the tuning sets and PubMedQA).",
     )
+    agreement_floor: float = Field(
+        0.72, ge=0, le=1, description="A question that names no paper is declined when dense and BM25 retrieval do not "
+        "agree on a paper: retrieval's first paper's fused score, as a share of its maximum (both retrievers rank it "
+        "first), below this (retrieval.fusion = 'score' only). Tuning sets + PubMedQA: every answerable such question "
+        ">= 0.77, 51 of 84 unanswerable ones below 0.72.",
+    )
     paraphrase_cosine: float = Field(
         0.40, ge=0, description="A question that names no paper meets the evidence bar when an evidence sentence's cosine "
         "to it reaches this: a paraphrase shares meaning, not words (tuning sets: answerable questions naming no paper "

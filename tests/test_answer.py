@@ -338,3 +338,18 @@ def test_which_of_two_puts_the_side_that_answers_first(make):
     assert ans.kind == "compare" and ans.citations[0].paper_id == "p-prune"
     ans = a.ask("Which of Prune&Comp and FedMerge merges global models per client?")
     assert ans.citations[0].paper_id == "p-fedmerge"
+
+
+def test_a_question_naming_no_paper_is_declined_when_dense_and_bm25_agree_on_none(make):
+    question = "What is the recommended dose of vitamin D for infants?"
+    off = {"answer.model": "extractive", "answer.abstain_threshold": 0.0, "answer.dense_floor": 0.0}
+    a, _ = make(**off)
+    a._model = None
+    ans = a.ask(question)
+    assert ans.abstained and any("agree on no paper" in n for n in ans.notes)
+    a, _ = make(**off, **{"answer.agreement_floor": 0.0})
+    a._model = None
+    assert not a.ask(question).abstained  # only that rule declined it
+    a, _ = make(**{"answer.model": "extractive"})
+    a._model = None
+    assert not a.ask("Which method gives every client its own weighted blend of the server's global models?").abstained

@@ -147,6 +147,10 @@ class Preparer:
         if not q.topic and dense and max(dense) < self.settings.dense_floor:
             p.abstain, p.reason = True, f"Abstained: no chunk is close to the question (cosine {max(dense):.2f} < {self.settings.dense_floor:.2f})."
             return p
+        agreement = self._agreement(hits[0]) if hits and dense and not q.topic else 1.0
+        if agreement < self.settings.agreement_floor:
+            p.abstain, p.reason = True, f"Abstained: dense and lexical retrieval agree on no paper ({agreement:.2f} < {self.settings.agreement_floor:.2f})."
+            return p
         lead = len(hits) > 1 and hits[0].score - hits[1].score >= self.settings.confident_gap
         if lead or (dense and hits[0].scores.get("dense", 0.0) >= self.settings.confident_cosine):
             th -= self.settings.confident_relief  # retrieval singles out one paper: a paraphrase needs less wording overlap
@@ -155,6 +159,13 @@ class Preparer:
         p.abstain, why = decide(ev, th, names=False)
         p.reason = f"Abstained: {why}." if p.abstain else ""
         return p
+
+    def _agreement(self, hit: Hit) -> float:
+        """The hit's fused score as a share of the most it can be (1.0: dense and BM25 both rank it first);
+        1.0 when the fusion is not the score fusion (RRF scores do not say this)."""
+        r = self.retriever.settings
+        top = r.dense_weight + r.lexical_weight
+        return hit.score / top if r.fusion == "score" and top > 0 else 1.0
 
     def _main(self, ev) -> int:
         """Retrieval's first paper, unless another paper's best sentence beats its best by the margin."""
