@@ -76,7 +76,7 @@ VARIANTS = {
     "benchmark": ("benchmark", "dataset", "task", "suite"),
     "param": ("param", "parameter", "weight"),
     "parameter": ("parameter", "param", "weight"),
-    "accuracy": ("accuracy", "acc", "top-1", "precision", "f1"),
+    "accuracy": ("accuracy", "acc", "top-1", "precision", "f1", "performance of"),
     "speed": ("speed", "fast", "throughput", "latency", "time"),
     "speedup": ("speedup", "speed-up", "faster", "×"),
     "result": ("result", "outperform", "improv", "achiev", "gain"),
