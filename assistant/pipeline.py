@@ -72,8 +72,11 @@ def validate(paths: Sequence[Path], limits: IngestSettings | None = None) -> Ing
 
 
 def ingest_paths(
-    index: Index, paths: Sequence[Path], progress: Callable[[int], None] | None = None, strict: bool = False
+    index: Index, paths: Sequence[Path], progress: Callable[[int], None] | None = None, strict: bool = False,
+    embed: bool = True, embed_progress: Callable[[int], None] | None = None,
 ) -> IngestReport:
+    """Read, store and index `paths`. Lexical first: every record is searchable by BM25 once `progress`
+    has counted it; with `embed` its vectors follow before this returns (else `Index.embed_pending`)."""
     paths = list(paths) or [BUNDLED_CORPUS]
     for p in paths:
         if not p.exists():
@@ -87,7 +90,8 @@ def ingest_paths(
                 hint="Fix the records listed above, or run without --strict to ingest the good ones.",
             )
     report = IngestReport()
-    result = index.add(_records(paths, report, index.settings.ingest), progress=progress)
+    result = index.add(_records(paths, report, index.settings.ingest), progress=progress, embed=embed,
+                       embed_progress=embed_progress)
     report.added, report.updated, report.unchanged = result.added, result.updated, result.unchanged
     report.near_duplicates = result.near_duplicates
     report.chunks, report.multi_chunk_papers = result.chunks.chunks, result.chunks.multi_chunk_papers

@@ -1,4 +1,5 @@
-"""One writer per embedded store: an exclusive, non-blocking `flock` on DATA_DIR/write.lock.
+"""One writer per embedded store: an exclusive, non-blocking `flock` on DATA_DIR/write.lock (and one
+embed job: DATA_DIR/embed.lock, see index/embedjob.py).
 
 The holder writes its PID and command line into the file so a second writer fails at once with a
 message naming it. The kernel drops the lock when the holder dies (even on SIGKILL), so a stale file
@@ -16,8 +17,8 @@ from ..errors import StoreError, StoreLockedError
 
 
 class WriteLock:
-    def __init__(self, data_dir: Path) -> None:
-        self.path = data_dir / "write.lock"
+    def __init__(self, data_dir: Path, name: str = "write.lock") -> None:
+        self.path = Path(data_dir) / name
         self._fd: int | None = None
 
     def acquire(self) -> "WriteLock":

@@ -69,11 +69,14 @@ def rebuild_dense(index, progress: Callable[[int], None] | None = None) -> dict:
         index._store = None
         db.mark_all_pending()
         db.set_meta("vectors", json.dumps(vector_settings(index.settings)))
+        db.clear_chunks()  # chunking settings may have changed: chunk again
+        index.backfill_chunks(db)
+        index.refresh_lexical(force=True)
     finally:
         if lock:
             lock.release()
-    summary = index.add([], progress=progress)  # the pending records: all of them
-    return {"records": total, "embedded": summary.repaired, "moved_aside": str(moved) if moved else ""}
+    summary = index.embed_pending(progress=progress)  # the pending records: all of them
+    return {"records": total, "embedded": summary.embedded, "moved_aside": str(moved) if moved else ""}
 
 
 def rebuild_lexical(index) -> int:
