@@ -47,6 +47,7 @@ CREATE TABLE IF NOT EXISTS records (
     paper_id TEXT PRIMARY KEY, hash TEXT NOT NULL, data TEXT NOT NULL, state TEXT NOT NULL,
     batch INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS records_state ON records(state);
+CREATE INDEX IF NOT EXISTS records_state_id ON records(state, paper_id);
 CREATE TABLE IF NOT EXISTS chunks (
     chunk_id TEXT PRIMARY KEY, paper_id TEXT NOT NULL, idx INTEGER NOT NULL, text TEXT NOT NULL, embed TEXT NOT NULL,
     meta TEXT NOT NULL);

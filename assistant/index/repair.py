@@ -94,7 +94,7 @@ def rebuild_lexical(index) -> int:
             texts.append(c.text)
             metas.append({"paper_id": r.paper_id, "group": r.duplicate_of or r.paper_id,
                           "sent_start": c.sent_start, "sent_end": c.sent_end})
-    lex = LexicalIndex.build(ids, texts, index.records_db.generation(), metas)
+    lex = LexicalIndex.build(ids, texts, index.lexical_generation(), metas)
     lex.save(index.lexical_dir)
     with index._lex_lock:
         index._lexical = lex
