@@ -15,6 +15,7 @@ trigrams, unrelated abstracts < 0.04).
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -155,15 +156,17 @@ class Index:
         try:
             db = self._open_for_writing()
             summary.repaired = db.count(PENDING)
-            changed = 0
-            built = time.monotonic()
+            changed, built, cost = 0, time.monotonic(), 0.0
             for batch in _batches(records, self.settings.store.add_batch):
                 changed += self._put_lexical(db, batch, summary)
                 if progress:
                     progress(len(batch))
-                if changed and self._lexical_from_records() and time.monotonic() - built > LEXICAL_REFRESH_S:
-                    self.refresh_lexical(force=True)  # a long lexical phase: what is stored so far is searchable
-                    built, changed = time.monotonic(), 0
+                # a long lexical phase makes what is stored so far searchable every LEXICAL_REFRESH_S, but
+                # spends at most a quarter of its time on these rebuilds (each is O(all chunks))
+                if changed and time.monotonic() - built > max(LEXICAL_REFRESH_S, 3 * cost) and self._lexical_from_records():
+                    t = time.monotonic()
+                    self.refresh_lexical(force=True)
+                    built, changed, cost = time.monotonic(), 0, time.monotonic() - t
             if changed or summary.added + summary.updated:
                 self.refresh_lexical(force=True)
         except StoreError:
@@ -292,7 +295,16 @@ class Index:
             self._gen_checked = now
             if not force and self._lexical is not None and self._lexical.generation == gen:
                 return self._lexical
-            lex = None if force else LexicalIndex.load(self.lexical_dir)
+            lex = None
+            if not force:
+                saved = LexicalIndex.saved_generation(self.lexical_dir)
+                busy = saved is not None and self._writer_busy()  # it saves a fresh build every few seconds
+                if busy and self._lexical is not None and self._lexical.generation == saved:
+                    return self._lexical  # the writer's latest build is the one loaded
+                lex = LexicalIndex.load(self.lexical_dir) if saved is not None else None
+                if lex is not None and busy and lex.generation != gen:
+                    self._lexical = lex  # stale by at most the writer's rebuild interval; not rebuilt here
+                    return lex
             if lex is None or lex.generation != gen or (lex.spans is None and lex.ids):  # stale, or saved before spans
                 ids, texts, metas = [], [], []
                 source = self.records_db.iter_chunks() if self._lexical_from_records() else self.store.all_chunks()
@@ -304,6 +316,14 @@ class Index:
                 lex.save(self.lexical_dir)
             self._lexical = lex
             return lex
+
+    def _writer_busy(self) -> bool:
+        """Another process is storing records or vectors here (lexical-first mode): it rebuilds BM25 itself."""
+        if not self._lexical_from_records():
+            return False
+        from .embedjob import EMBED_LOCK
+
+        return any(WriteLock(self.data_dir, name).holder() not in (None, os.getpid()) for name in ("write.lock", EMBED_LOCK))
 
     def _lexical_from_records(self) -> bool:
         """Embedded mode with a complete chunks table: BM25 comes from the records store (lexical-first),

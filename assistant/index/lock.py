@@ -49,6 +49,23 @@ class WriteLock:
         self._fd = fd
         return self
 
+    def holder(self) -> int | None:
+        """PID of a live process holding this lock (from its note; a killed holder's stale note is ignored)."""
+        try:
+            note = self.path.read_text(encoding="utf-8", errors="replace")
+            pid = int(note.split()[1]) if note.startswith("PID ") else 0
+        except (OSError, ValueError, IndexError):
+            return None
+        if pid <= 0:
+            return None
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:
+            pass
+        return pid
+
     def release(self) -> None:
         if self._fd is not None:
             os.ftruncate(self._fd, 0)
