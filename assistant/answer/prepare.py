@@ -43,7 +43,7 @@ class LexiconCache:
         self._cached: tuple[str, Lexicon] | None = None
 
     def get(self) -> Lexicon:
-        gen = self.index.lexical_generation()
+        gen = self.index.searchable_generation()
         with self._lock:
             if self._cached is None or self._cached[0] != gen:
                 self._cached = (gen, Lexicon.build((r.paper_id, r.display, r.text, r.label_derived) for r in self.index.all_records()))

@@ -93,6 +93,19 @@ def _probe(index, n: int = PROBE) -> Finding:
                    "" if ok else DENSE_FIX)
 
 
+def _bm25(index, vector_chunks: int) -> Finding:
+    try:
+        lex = index.refresh_lexical()
+        if index._lexical_from_records():  # lexical-first: BM25 covers every stored chunk, vectors or not
+            want, where = index.records_db.count_chunks(), "in the records store"
+        else:
+            want, where = vector_chunks, "in the vector store"
+        ok = len(lex.ids) == want
+        return Finding("bm25", ok, f"{len(lex.ids)} chunks in BM25, {want} {where}", "" if ok else LEXICAL_FIX)
+    except Exception as e:  # noqa: BLE001
+        return Finding("bm25", False, f"the lexical index cannot be loaded ({e})", LEXICAL_FIX)
+
+
 def diagnose(index, probe: bool = True) -> list[Finding]:
     out = _records(index)
     problem = chroma_file_problem(index.data_dir) if not index.settings.store.chroma_url else ""
@@ -102,8 +115,11 @@ def diagnose(index, probe: bool = True) -> list[Finding]:
     try:
         papers, chunks = index.store.count()
         if not index.store.exists:
-            if index.records_db is not None and index.records_db.count():
+            db = index.records_db
+            if db is not None and db.count() - db.count(PENDING):
                 out.append(Finding("collections", False, f"the vector collections of {index.name} are missing", DENSE_FIX))
+            elif db is not None and db.count():  # lexical-first: nothing embedded yet, BM25 serves every record
+                out.append(_bm25(index, 0))
             return out
         index.store.query_chunks(index.embedder.embed_query("probe"), 1, metadata=False)  # loads the HNSW files
         out.append(Finding("collections", True, f"{papers} papers, {chunks} chunks, loadable"))
@@ -120,16 +136,7 @@ def diagnose(index, probe: bool = True) -> list[Finding]:
         orphans = {m.get("paper_id") for _, _, m in index.store.all_chunks()} - db.ids()
         if orphans:
             out.append(Finding("orphans", False, f"{len(orphans)} papers have chunks but no record", DENSE_FIX))
-    try:
-        lex = index.refresh_lexical()
-        if index._lexical_from_records():  # lexical-first: BM25 covers every stored chunk, vectors or not
-            want, where = db.count_chunks(), "in the records store"
-        else:
-            want, where = chunks, "in the vector store"
-        ok = len(lex.ids) == want
-        out.append(Finding("bm25", ok, f"{len(lex.ids)} chunks in BM25, {want} {where}", "" if ok else LEXICAL_FIX))
-    except Exception as e:  # noqa: BLE001
-        out.append(Finding("bm25", False, f"the lexical index cannot be loaded ({e})", LEXICAL_FIX))
+    out.append(_bm25(index, chunks))
     if probe:
         try:
             out.append(_probe(index))

@@ -335,6 +335,15 @@ class Index:
         """What the BM25 index and the filter catalog are built for: moves only when records/chunks change."""
         return self.records_db.lexical_generation() if self._lexical_from_records() else self.store.generation()
 
+    def searchable_generation(self) -> str:
+        """The generation of the records searchable now (the loaded BM25 index's): what derived per-corpus
+        caches (filter catalog, lexicon) follow, so that during a long ingest they are rebuilt only when
+        the writer publishes a BM25 build, not on every batch it stores."""
+        try:
+            return self.refresh_lexical().generation
+        except StoreError:
+            return self.lexical_generation()
+
     def unembedded(self) -> frozenset[str]:
         """Paper ids searchable by BM25 but without vectors yet (empty at full coverage and in server mode)."""
         if not self._lexical_from_records():

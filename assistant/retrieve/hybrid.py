@@ -198,7 +198,7 @@ class HybridRetriever:
 
     def catalog(self) -> Catalog:
         """The papers of the store's current generation (rebuilt when it changes)."""
-        gen = self.index.lexical_generation()
+        gen = self.index.searchable_generation()
         with self._lock:
             if self._catalog is None or self._catalog.generation != gen:
                 self._catalog = Catalog(gen, list(self.index.all_records()))
