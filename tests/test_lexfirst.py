@@ -191,3 +191,24 @@ def test_killed_embed_job_resumes_and_indexes_every_paper_exactly_once(tmp_path)
     doctor = subprocess.run(_cli(data, "doctor"), capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
     assert doctor.returncode == 0, doctor.stdout
 
+
+
+@pytest.mark.slow
+def test_ingest_background_returns_searchable_and_the_embed_job_finishes(tmp_path, papers):
+    src, data = tmp_path / "in.jsonl", tmp_path / "store"
+    src.write_text("\n".join(json.dumps({"id": r.paper_id, "title": r.title or r.label, "abstract": r.text})
+                             for r in papers) + "\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.run(_cli(data, "ingest", "--background", str(src)), capture_output=True, text=True, cwd=ROOT,
+                       env=env, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert "searchable now (BM25): 4 papers" in p.stderr and "in the background" in p.stderr
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        stats = json.loads(subprocess.run(_cli(data, "stats", "--json"), capture_output=True, text=True, cwd=ROOT,
+                                          env=env, timeout=300).stdout)
+        if stats["dense_coverage"]["complete"]:
+            break
+        time.sleep(0.5)
+    assert stats["dense_coverage"] == {"embedded": 4, "papers": 4, "complete": True, "percent": 100.0}
+    assert stats["papers"] == 4 and "dense retrieval covers 4 of 4" in (data / "embed.log").read_text()

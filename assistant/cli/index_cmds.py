@@ -132,7 +132,7 @@ def _embed(index, quiet: bool) -> list[tuple[str, str]]:
     from ..errors import StoreLockedError
 
     cov = index.coverage()
-    todo = cov["papers"] - cov["embedded"]
+    todo = index.records_db.count("pending") if index.records_db is not None else 0
     if todo <= 0:
         return []
     with tqdm(total=todo, unit="paper", disable=quiet, file=sys.stderr, desc="embed") as bar:

@@ -167,8 +167,8 @@ class Index:
                     t = time.monotonic()
                     self.refresh_lexical(force=True)
                     built, changed, cost = time.monotonic(), 0, time.monotonic() - t
-            if changed or summary.added + summary.updated:
-                self.refresh_lexical(force=True)
+            if (changed or summary.added + summary.updated) and self._lexical_from_records():
+                self.refresh_lexical(force=True)  # server mode: BM25 follows the server's chunks (after embedding)
         except StoreError:
             raise
         except Exception as e:
@@ -196,8 +196,8 @@ class Index:
             raise self.explain_write_failure(e) from e
         summary.embedded += done.embedded
         summary.near_duplicates.extend(done.near_duplicates)
-        if done.near_duplicates:
-            self.refresh_lexical(force=True)  # the chunk groups changed
+        if done.near_duplicates or (done.embedded and not self._lexical_from_records()):
+            self.refresh_lexical(force=True)  # the chunk groups changed / server mode: new chunks on the server
         return summary
 
     def _put_lexical(self, db: RecordStore, batch: list[Record], summary: IndexSummary) -> int:
@@ -362,8 +362,9 @@ class Index:
         """Dense coverage: papers with vectors of all searchable papers."""
         if self._lexical_from_records():
             embedded, total = self.records_db.coverage()
-        else:
-            embedded = total = self.store.count()[0]
+        else:  # server mode: the server's papers, plus this worker's records still waiting for vectors
+            embedded = self.store.count()[0]
+            total = embedded + (self.records_db.count(PENDING) if self.records_db is not None else 0)
         return {"embedded": embedded, "papers": total, "complete": embedded >= total,
                 "percent": round(100.0 * embedded / total, 1) if total else 100.0}
 
