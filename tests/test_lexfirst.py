@@ -212,3 +212,21 @@ def test_ingest_background_returns_searchable_and_the_embed_job_finishes(tmp_pat
         time.sleep(0.5)
     assert stats["dense_coverage"] == {"embedded": 4, "papers": 4, "complete": True, "percent": 100.0}
     assert stats["papers"] == 4 and "dense retrieval covers 4 of 4" in (data / "embed.log").read_text()
+
+
+def test_a_reader_sees_the_vectors_another_process_embedded(settings, papers, monkeypatch):
+    import assistant.index.indexer as indexer
+
+    monkeypatch.setattr(indexer, "DENSE_RELOAD_S", 0.0)
+    monkeypatch.setattr(indexer, "GENERATION_CHECK_S", 0.0)
+    index = Index(settings)
+    index.add(papers[:2])
+    index.add(papers[2:], embed=False)
+    r = HybridRetriever(index, settings.retrieval)
+    query = "underwater object detection colour casts blur lightweight detector"
+    assert "p-underwater" not in [h.paper_id for h in r.search(query, k=4, mode="dense")]  # no vector yet
+    p = subprocess.run(_cli(settings.store.data_dir, "embed"), capture_output=True, text=True, cwd=ROOT,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert r.search(query, k=1, mode="dense")[0].paper_id == "p-underwater"  # this process's Chroma was reopened
+    assert index.unembedded() == frozenset()

@@ -301,11 +301,12 @@ def cmd_rebuild(args, ctx) -> int:
 
     index = Index(ctx.settings, new_vectors=args.dense)
     dense, lexical, pending = args.dense, args.lexical, False
-    if not (args.dense or args.lexical):  # rebuild what is damaged
-        findings = [f for f in diagnose(index) if not f.ok]
+    if not (args.dense or args.lexical):  # rebuild what is damaged (and embed what has no vectors yet)
+        every = diagnose(index)
+        findings = [f for f in every if not f.ok]
         dense = any("--dense" in f.fix for f in findings)
         lexical = any("--lexical" in f.fix for f in findings)
-        pending = any(f.check == "pending" for f in findings)
+        pending = any(f.check == "coverage" for f in every)
         if not (dense or lexical or pending):
             print("nothing to rebuild: every check passed (`paperchat doctor` lists them)")
             return 0

@@ -63,6 +63,7 @@ def embed_pending(index, progress: Callable[[int], None] | None = None, stop: Ca
     summary = EmbedSummary()
     lock = embed_lock(index)
     lock.acquire()
+    index.embedding_here = True
     try:
         db = index.writable_records()
         index.open_vectors()
@@ -99,6 +100,8 @@ def embed_pending(index, progress: Callable[[int], None] | None = None, stop: Ca
                     if fut.exception() is None and progress:
                         progress(n)
     finally:
+        index.embedding_here = False
+        index._dense_gen = index.store.generation() if index._store is not None else ""
         lock.release()
     return summary
 
@@ -141,7 +144,7 @@ def _commit(index, b: _Batch, summary: EmbedSummary) -> None:
         pos += n
     store.upsert_chunks(b.chunk_ids, b.vecs, b.docs, metas)
     store.upsert_papers(todo, b.paper_vecs)
-    store.bump_generation()
+    index._dense_gen = store.bump_generation()
     regroup = any(r.duplicate_of != orig.duplicate_of or r.duplicate_of for r, orig in zip(todo, b.records))
     index.records_db.mark_indexed(todo, regroup=regroup)
     summary.embedded += len(todo)

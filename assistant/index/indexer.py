@@ -33,6 +33,7 @@ from .records import PENDING, RecordStore
 from .store import ChromaStore, normalise_metadata
 
 GENERATION_CHECK_S = 1.0  # readers look for other processes' writes at most this often
+DENSE_RELOAD_S = 30.0  # a reader reopens Chroma at most this often to see another process's new vectors
 LEXICAL_REFRESH_S = 20.0  # a long lexical phase rebuilds BM25 this often, so early records are searchable early
 
 
@@ -76,8 +77,11 @@ class Index:
         self._lexical: LexicalIndex | None = None
         self._lex_lock = threading.Lock()
         self._gen_checked = 0.0  # time.monotonic() of the last generation check
-        self._unembedded: tuple[str, frozenset[str]] | None = None  # (records generation, pending paper ids)
+        self._unembedded: tuple[str, frozenset[str]] | None = None  # (records generation, unembedded paper ids)
         self._unemb_checked = 0.0
+        self._dense_opened: tuple[float, frozenset[str]] | None = None  # when Chroma was (re)opened, what was pending
+        self._dense_gen = ""  # the vector store generation this process has seen (opened at, or wrote)
+        self.embedding_here = False  # this process's embed job is writing (its writes are visible to it)
 
     @property
     def store(self) -> ChromaStore:
@@ -87,6 +91,7 @@ class Index:
             self._store = ChromaStore(s.data_dir, s.chroma_url, self.name, self.embedder.name, self.embedder.dim, create=False)
             if not self._store.exists:
                 self._check_other_collections(self._store)
+            self._dense_gen = self._store.generation()
         return self._store
 
     def check_vector_settings(self) -> None:
@@ -345,17 +350,30 @@ class Index:
             return self.lexical_generation()
 
     def unembedded(self) -> frozenset[str]:
-        """Paper ids searchable by BM25 but without vectors yet (empty at full coverage and in server mode)."""
+        """Paper ids searchable by BM25 whose vectors this process cannot see (empty at full coverage and in
+        server mode): the records pending now, plus those that were pending when this process opened
+        Chroma -- an embedded Chroma client does not see vectors another process wrote after it opened its
+        segments, so a reader reopens it (DENSE_RELOAD_S at most once) when the embed job has written more."""
         if not self._lexical_from_records():
             return frozenset()
         with self._lex_lock:
             now = time.monotonic()
             if self._unembedded is not None and now - self._unemb_checked < GENERATION_CHECK_S:
                 return self._unembedded[1]
-            gen = self.records_db.generation()
             self._unemb_checked = now
-            if self._unembedded is None or self._unembedded[0] != gen:
-                self._unembedded = (gen, self.records_db.pending_ids())
+            gen = self.records_db.generation()
+            if self._unembedded is not None and self._unembedded[0] == gen:
+                return self._unembedded[1]
+            pending = self.records_db.pending_ids()
+            if self._store is None or self._dense_opened is None:
+                self._dense_opened = (now, pending)  # the client opens now (or on first use): it sees the rest
+            elif not self.embedding_here and now - self._dense_opened[0] >= DENSE_RELOAD_S \
+                    and self._store.generation() != self._dense_gen:
+                from .repair import forget_clients
+
+                forget_clients(self)  # another process wrote vectors: see them
+                self._dense_opened = (now, pending)
+            self._unembedded = (gen, pending | self._dense_opened[1])
             return self._unembedded[1]
 
     def coverage(self) -> dict:
