@@ -7,7 +7,7 @@ and 100% of the papers embedded, for two ways of fusing a chunk that has no vect
 
 BM25 alone and dense alone are shown beside them. SciFact (5,183 abstracts) is ingested lexically
 (`embed=False`), then the embed job runs until each coverage level is reached (it embeds in paper_id
-order, as the real job does: an arbitrary subset with respect to the claims). At 100% coverage the
+order, as the real job does: an arbitrary subset with respect to the claims; `limit` stops it exactly). At 100% coverage the
 `renormalised` ranking goes through exactly today's code path (no unembedded paper), and the script
 checks that every claim's ranking is identical with and without the renormalisation.
 
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         total = index.records_db.count()
         target = int(level * total)
         if level:
-            index.embed_pending(stop=lambda: index.records_db.coverage()[0] >= target)
+            index.embed_pending(limit=target - index.records_db.coverage()[0])
         embedded, total = index.records_db.coverage()
         row = {"target": level, "coverage": round(embedded / total, 4), "embedded": embedded, "papers": total}
         row["hybrid renormalised"], ranked_renorm = evaluate(index, settings, claims, True)

@@ -230,3 +230,10 @@ def test_a_reader_sees_the_vectors_another_process_embedded(settings, papers, mo
     assert p.returncode == 0, p.stderr
     assert r.search(query, k=1, mode="dense")[0].paper_id == "p-underwater"  # this process's Chroma was reopened
     assert index.unembedded() == frozenset()
+
+
+def test_embed_limit_stops_at_exactly_that_many(settings, papers):
+    index = _lexical(settings.with_overrides({"store.add_batch": 1}), papers)
+    assert index.embed_pending(limit=3).embedded == 3
+    assert index.coverage()["embedded"] == 3 and index.store.count()[0] == 3
+    assert index.embed_pending().embedded == 1 and index.coverage()["complete"]

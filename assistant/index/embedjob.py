@@ -57,9 +57,11 @@ def embed_lock(index) -> WriteLock:
     return WriteLock(index.data_dir, EMBED_LOCK)
 
 
-def embed_pending(index, progress: Callable[[int], None] | None = None, stop: Callable[[], bool] | None = None) -> EmbedSummary:
+def embed_pending(index, progress: Callable[[int], None] | None = None, stop: Callable[[], bool] | None = None,
+                  limit: int | None = None) -> EmbedSummary:
     """Embed every pending record (and those that become pending while it runs); `progress(n)` after each
-    batch commits; `stop()` true ends the job after the batch in flight (the rest stays pending)."""
+    batch commits; `stop()` true ends the job after the batch in flight (the rest stays pending);
+    `limit`: embed at most that many records (a partial-coverage benchmark)."""
     summary = EmbedSummary()
     lock = embed_lock(index)
     lock.acquire()
@@ -81,18 +83,22 @@ def embed_pending(index, progress: Callable[[int], None] | None = None, stop: Ca
                         progress(n)
 
             try:
+                taken = 0
                 while True:  # passes: records that became pending behind the cursor are taken next pass
                     before, after = summary.embedded, ""
                     while not (stop and stop()):
-                        page = db.pending_page(after, size)
+                        room = size if limit is None else min(size, limit - taken)
+                        page = db.pending_page(after, room) if room > 0 else []
                         if not page:
                             break
+                        taken += len(page)
                         after = page[-1].paper_id
                         prepared = _prepare(index, page)  # overlaps the previous batch's write
                         settle()
                         inflight = (writer.submit(_commit, index, prepared, summary), len(page))
                     settle()
-                    if (stop and stop()) or db.count(PENDING) == 0 or summary.embedded == before:
+                    if (stop and stop()) or db.count(PENDING) == 0 or summary.embedded == before \
+                            or (limit is not None and taken >= limit):
                         break
             finally:
                 if inflight is not None:  # an error while preparing: the write in flight still lands

@@ -204,13 +204,13 @@ class Index:
         return summary
 
     def embed_pending(self, summary: IndexSummary | None = None, progress: Callable[[int], None] | None = None,
-                      stop: Callable[[], bool] | None = None) -> IndexSummary:
-        """Phase 2 alone: vectors for every pending record (`paperchat embed`)."""
+                      stop: Callable[[], bool] | None = None, limit: int | None = None) -> IndexSummary:
+        """Phase 2 alone: vectors for every pending record (`paperchat embed`); `limit`: at most that many."""
         from .embedjob import embed_pending
 
         summary = summary or IndexSummary(repaired=self.records_db.count(PENDING) if self.records_db else 0)
         try:
-            done = embed_pending(self, progress, stop)
+            done = embed_pending(self, progress, stop, limit)
         except StoreError:
             raise
         except Exception as e:
