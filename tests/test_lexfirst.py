@@ -237,3 +237,23 @@ def test_embed_limit_stops_at_exactly_that_many(settings, papers):
     assert index.embed_pending(limit=3).embedded == 3
     assert index.coverage()["embedded"] == 3 and index.store.count()[0] == 3
     assert index.embed_pending().embedded == 1 and index.coverage()["complete"]
+
+
+def test_deleting_a_pending_record_removes_it_from_bm25_and_from_the_embed_queue(settings, papers):
+    index = _lexical(settings, papers)
+    assert index.delete(["p-gnn"]) == []
+    assert not [c for c in index.refresh_lexical().ids if c.startswith("p-gnn::")]
+    assert index.embed_pending().embedded == 3 and index.coverage() == {
+        "embedded": 3, "papers": 3, "complete": True, "percent": 100.0}
+
+
+def test_a_near_duplicate_found_while_embedding_is_grouped_in_bm25_too(settings, papers):
+    v2 = Record("p-prune-v2", papers[1].text.replace("24.72%", "24.7%") + " Code is released.", title=papers[1].title)
+    index = _lexical(settings, [papers[1], v2])
+    assert index.refresh_lexical().chunk_meta("p-prune-v2::0")["group"] == "p-prune-v2"  # not known before vectors
+    res = index.embed_pending()
+    assert res.near_duplicates == [("p-prune-v2", "p-prune")]
+    assert index.refresh_lexical().chunk_meta("p-prune-v2::0")["group"] == "p-prune"
+    assert index.records(["p-prune-v2"])["p-prune-v2"].duplicate_of == "p-prune"
+    hits = HybridRetriever(index, settings.retrieval).search("Prune&Comp layer pruning perplexity", k=5)
+    assert [h.paper_id for h in hits].count("p-prune") + [h.paper_id for h in hits].count("p-prune-v2") == 1

@@ -288,10 +288,10 @@ class Index:
             db = self.writable_records()
             found = set(db.get(paper_ids)) | {r.paper_id for r, _ in self.store.get_papers(paper_ids)}
             if found:
-                if self.store.exists:
+                if self.store.exists:  # (a pending record may have no vectors anywhere yet)
                     self.store.delete_papers(sorted(found))
+                    self.store.bump_generation()
                 db.delete(sorted(found))
-                self.store.bump_generation()
                 db.bump_generation()
                 self.refresh_lexical(force=True)
             if purge:
