@@ -32,13 +32,15 @@ class IngestReport:
     issues: list[IngestIssue] = field(default_factory=list)
     chunks: int = 0
     multi_chunk_papers: int = 0
+    vectors_done: bool = True  # False: printed before the embedding (which is where near-duplicates are found)
 
     def summary(self) -> str:
+        dups = (f"{len(self.near_duplicates)} near-duplicate versions marked" if self.vectors_done
+                else "near-duplicate versions are checked while embedding")
         return (
             f"{self.added} added, {self.updated} updated, {self.unchanged + self.duplicates} duplicate "
             f"({self.unchanged} already stored, {self.duplicates} repeated in input), {self.skipped} skipped, "
-            f"{self.truncated} truncated; "
-            f"{len(self.near_duplicates)} near-duplicate versions marked; "
+            f"{self.truncated} truncated; {dups}; "
             f"{self.chunks} chunks ({self.multi_chunk_papers} abstracts needed more than one)."
         )
 
