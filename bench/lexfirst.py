@@ -10,6 +10,7 @@ reports the coverage it reached and the embedding rate (an extrapolation, labell
 
     nice -n 15 .venv/bin/python bench/lexfirst.py [--n 74728] [--data-dir /tmp/lexfirst-75k]
         [--out bench/results/lexfirst_75k.json]
+    nice -n 15 .venv/bin/python bench/lexfirst.py --data-dir /tmp/lexfirst-75k --embed-tail 3000   # afterwards
 """
 
 from __future__ import annotations
@@ -71,8 +72,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data-dir", type=Path, default=Path("/tmp/lexfirst-bench"))
     ap.add_argument("--question", default=QUESTION)
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--embed-tail", type=int, metavar="N", help="On a finished --data-dir: make its last N papers "
+                    "pending again (vectors deleted) and time a fresh `paperchat embed` of them, with its peak RSS "
+                    "(= the end of a full run's embed phase: every other vector loaded). Adds `embed_tail` to --out.")
     args = ap.parse_args(argv)
     offline()
+    if args.embed_tail:
+        return embed_tail(args)
     n = min(args.n, ARXIV_TOTAL)
     out = args.out or RESULTS / f"lexfirst_{n // 1000}k.json"
     src = ARXIV if n == ARXIV_TOTAL else arxiv_slice(n)
@@ -144,6 +150,40 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps({k: v for k, v in res.items() if k not in ("timeline", "machine")}, indent=2))
     print(f"-> {out}; ingest log {log_path}")
     return 0 if res["complete"] else 1
+
+
+def embed_tail(args) -> int:
+    from assistant.index.indexer import Index
+    from assistant.index.records import PENDING
+    from assistant.settings import load_settings
+
+    out = args.out or RESULTS / "lexfirst_75k.json"
+    index = Index(load_settings(None, {"store.data_dir": str(args.data_dir)}, env={}))
+    db = index.records_db
+    drop = sorted(db.ids())[-args.embed_tail:]
+    index.store.delete_papers(drop)
+    index.store.bump_generation()
+    with db._lock:
+        db._db.executemany("UPDATE records SET state=? WHERE paper_id=?", [(PENDING, p) for p in drop])
+    db.bump_generation()
+    del index, db
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    t0 = time.monotonic()
+    proc = subprocess.Popen(_cli(args.data_dir, "embed", "--quiet"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            cwd=ROOT, env=env, text=True)
+    peak = 0
+    while proc.poll() is None:
+        peak = max(peak, _rss(proc.pid))
+        time.sleep(0.5)
+    stdout, stderr = proc.communicate()
+    tail = {"papers": len(drop), "s": round(time.monotonic() - t0, 1), "peak_rss_mb": round(peak / 2**20),
+            "exit_code": proc.returncode, "output": stdout.strip()[-200:] or stderr.strip()[-300:],
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    res = json.loads(out.read_text()) if out.exists() else {}
+    res["embed_tail"] = tail
+    write_json(out, res)
+    print(json.dumps(tail, indent=2))
+    return 0 if proc.returncode == 0 else 1
 
 
 def _rates(res: dict, n: int) -> None:

@@ -56,8 +56,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=RESULTS / "lexfirst_quality.json")
     ap.add_argument("--rank-only", action="store_true", help="Only score hybrid on the existing --data-dir (e.g. with "
                     "main's code first on PYTHONPATH, for the before/after comparison at 100%%) and save the rankings.")
+    ap.add_argument("--from-full", type=Path, help="A 100%%-embedded store of this script: each level is a copy of it "
+                    "with the papers beyond the level (in the embed job's paper_id order) made pending and their "
+                    "vectors deleted -- the same state as an embed job stopped there, without embedding again.")
     args = ap.parse_args(argv)
     offline()
+    if args.from_full:
+        return from_full(args)
     if args.rank_only:
         import assistant
 
@@ -96,6 +101,43 @@ def main(argv: list[str] | None = None) -> int:
     print(f"100%: renormalised == today's fusion on every claim: {full['identical_rankings_renorm_vs_zero']}")
     _, ranked = evaluate(index, settings, claims, True)
     write_json(args.out.with_name(args.out.stem + "_rankings_100.json"), {"rankings": ranked})
+    print(f"-> {args.out}")
+    return 0
+
+
+def from_full(args) -> int:
+    from assistant.index.indexer import Index
+    from assistant.index.records import PENDING
+    from assistant.settings import load_settings
+
+    claims = load_claims(args.limit)
+    res: dict = {"claims": len(claims), "from_full": str(args.from_full), "levels": [],
+                 "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine_info()}
+    for level in LEVELS:
+        shutil.rmtree(args.data_dir, ignore_errors=True)
+        shutil.copytree(args.from_full, args.data_dir)
+        settings = load_settings(None, {"store.data_dir": str(args.data_dir), "retrieval.candidates": 100}, env={})
+        index = Index(settings)
+        ids = sorted(index.records_db.ids())
+        drop = ids[int(level * len(ids)):]
+        if drop:
+            index.store.delete_papers(drop)
+            index.store.bump_generation()
+            db = index.records_db
+            with db._lock:
+                db._db.executemany("UPDATE records SET state=? WHERE paper_id=?", [(PENDING, p) for p in drop])
+            db.bump_generation()
+        embedded, total = index.records_db.coverage()
+        row = {"target": level, "coverage": round(embedded / total, 4), "embedded": embedded, "papers": total,
+               "vectors": index.store.count()[0]}
+        row["hybrid renormalised"], _ = evaluate(index, settings, claims, True)
+        row["hybrid missing=0"], _ = evaluate(index, settings, claims, False)
+        row["bm25"], _ = evaluate(index, settings, claims, True, "bm25")
+        row["dense"], _ = evaluate(index, settings, claims, True, "dense")
+        res["levels"].append(row)
+        print(f"coverage {row['coverage']:.0%}: " + ", ".join(
+            f"{k} {row[k]['ndcg@10']:.4f}" for k in ("hybrid renormalised", "hybrid missing=0", "bm25", "dense")), flush=True)
+        write_json(args.out, res)
     print(f"-> {args.out}")
     return 0
 
