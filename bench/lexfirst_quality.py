@@ -113,7 +113,13 @@ def from_full(args) -> int:
     claims = load_claims(args.limit)
     res: dict = {"claims": len(claims), "from_full": str(args.from_full), "levels": [],
                  "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine_info()}
+    from assistant.index.repair import forget_clients
+
+    index = None
     for level in LEVELS:
+        if index is not None:
+            forget_clients(index)  # the copy is replaced: no client may keep the old files open
+            index.records_db.close()
         shutil.rmtree(args.data_dir, ignore_errors=True)
         shutil.copytree(args.from_full, args.data_dir)
         settings = load_settings(None, {"store.data_dir": str(args.data_dir), "retrieval.candidates": 100}, env={})

@@ -107,7 +107,6 @@ def embed_pending(index, progress: Callable[[int], None] | None = None, stop: Ca
                         progress(n)
     finally:
         index.embedding_here = False
-        index._dense_gen = index.store.generation() if index._store is not None else ""
         lock.release()
     return summary
 
