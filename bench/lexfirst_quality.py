@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     full = res["levels"][-1]
     print(f"100%: renormalised == today's fusion on every claim: {full['identical_rankings_renorm_vs_zero']}")
     _, ranked = evaluate(index, settings, claims, True)
-    write_json(args.out.with_name(args.out.stem + "_rankings_100.json"), {"rankings": ranked})
+    write_json(args.data_dir / "rankings_100.json", {"rankings": ranked})  # for a --rank-only comparison
     print(f"-> {args.out}")
     return 0
 
