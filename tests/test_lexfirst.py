@@ -215,9 +215,10 @@ def test_ingest_background_returns_searchable_and_the_embed_job_finishes(tmp_pat
 
 
 def test_a_reader_sees_the_vectors_another_process_embedded(settings, papers, monkeypatch):
+    import assistant.index.coverage as coverage
     import assistant.index.indexer as indexer
 
-    monkeypatch.setattr(indexer, "DENSE_RELOAD_S", 0.0)
+    monkeypatch.setattr(coverage, "DENSE_RELOAD_S", 0.0)
     monkeypatch.setattr(indexer, "GENERATION_CHECK_S", 0.0)
     index = Index(settings)
     index.add(papers[:2])

@@ -25,6 +25,7 @@ from ..errors import EmptyIndexError, StoreError
 from ..settings import Settings
 from ..types import Chunk, Record
 from .chunking import ChunkStats, chunk_record
+from .coverage import DenseView, release_memory
 from .embedder import Embedder, get_embedder
 from .guards import check_free_space, explain_write_failure, settings_mismatch, vector_settings
 from .lexical import LexicalIndex
@@ -33,7 +34,6 @@ from .records import PENDING, RecordStore
 from .store import ChromaStore, normalise_metadata
 
 GENERATION_CHECK_S = 1.0  # readers look for other processes' writes at most this often
-DENSE_RELOAD_S = 30.0  # a reader reopens Chroma at most this often to see another process's new vectors
 LEXICAL_REFRESH_S = 20.0  # a long lexical phase rebuilds BM25 this often, so early records are searchable early
 
 
@@ -46,19 +46,6 @@ def _batches(records: Iterable[Record], size: int) -> Iterable[list[Record]]:
             batch = []
     if batch:
         yield batch
-
-
-def _release_memory() -> None:
-    """Collect garbage and hand freed heap pages back to the OS (glibc keeps them otherwise: a BM25 build
-    over 75k abstracts leaves several hundred MB of free but resident heap behind)."""
-    import ctypes
-    import gc
-
-    gc.collect()
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc
-        pass
 
 
 @dataclass
@@ -90,11 +77,9 @@ class Index:
         self._lexical: LexicalIndex | None = None
         self._lex_lock = threading.Lock()
         self._gen_checked = 0.0  # time.monotonic() of the last generation check
-        self._unembedded: tuple[str, frozenset[str]] | None = None  # (records generation, unembedded paper ids)
-        self._unemb_checked = 0.0
-        self._dense_opened: tuple[float, frozenset[str]] | None = None  # when Chroma was (re)opened, what was pending
         self._dense_gen = ""  # the vector store generation this process has seen (opened at, or wrote)
         self.embedding_here = False  # this process's embed job is writing (its writes are visible to it)
+        self.dense_view = DenseView(self)
 
     @property
     def store(self) -> ChromaStore:
@@ -197,7 +182,7 @@ class Index:
         if embed:
             with self._lex_lock:
                 self._lexical = None  # saved on disk; the embed phase does not need it in memory (reloaded on use)
-            _release_memory()  # the BM25 builds' garbage: the embed phase's RSS starts lower
+            release_memory()  # the BM25 builds' garbage: the embed phase's RSS starts lower
             self.embed_pending(summary, embed_progress)
         else:
             summary.repaired = 0
@@ -366,41 +351,12 @@ class Index:
             return self.lexical_generation()
 
     def unembedded(self) -> frozenset[str]:
-        """Paper ids searchable by BM25 whose vectors this process cannot see (empty at full coverage and in
-        server mode): the records pending now, plus those that were pending when this process opened
-        Chroma -- an embedded Chroma client does not see vectors another process wrote after it opened its
-        segments, so a reader reopens it (DENSE_RELOAD_S at most once) when the embed job has written more."""
-        if not self._lexical_from_records():
-            return frozenset()
-        with self._lex_lock:
-            now = time.monotonic()
-            if self._unembedded is not None and now - self._unemb_checked < GENERATION_CHECK_S:
-                return self._unembedded[1]
-            self._unemb_checked = now
-            gen = self.records_db.generation()
-            if self._unembedded is not None and self._unembedded[0] == gen:
-                return self._unembedded[1]
-            pending = self.records_db.pending_ids()
-            if self._store is None or self._dense_opened is None:
-                self._dense_opened = (now, pending)  # the client opens now (or on first use): it sees the rest
-            elif not self.embedding_here and now - self._dense_opened[0] >= DENSE_RELOAD_S \
-                    and self._store.generation() != self._dense_gen:
-                from .repair import forget_clients
-
-                forget_clients(self)  # another process wrote vectors: see them
-                self._dense_opened = (now, pending)
-            self._unembedded = (gen, pending | self._dense_opened[1])
-            return self._unembedded[1]
+        """Paper ids searchable by BM25 whose vectors this process cannot see yet (index/coverage.py)."""
+        return self.dense_view.unembedded()
 
     def coverage(self) -> dict:
         """Dense coverage: papers with vectors of all searchable papers."""
-        if self._lexical_from_records():
-            embedded, total = self.records_db.coverage()
-        else:  # server mode: the server's papers, plus this worker's records still waiting for vectors
-            embedded = self.store.count()[0]
-            total = embedded + (self.records_db.count(PENDING) if self.records_db is not None else 0)
-        return {"embedded": embedded, "papers": total, "complete": embedded >= total,
-                "percent": round(100.0 * embedded / total, 1) if total else 100.0}
+        return self.dense_view.coverage()
 
     def require_content(self) -> None:
         if self._lexical_from_records() and self.records_db.count():
