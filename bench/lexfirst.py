@@ -75,10 +75,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--embed-tail", type=int, metavar="N", help="On a finished --data-dir: make its last N papers "
                     "pending again (vectors deleted) and time a fresh `paperchat embed` of them, with its peak RSS "
                     "(= the end of a full run's embed phase: every other vector loaded). Adds `embed_tail` to --out.")
+    ap.add_argument("--resume", action="store_true", help="On a --data-dir whose ingest was stopped part-way: run "
+                    "`paperchat embed` to full coverage, with its coverage timeline and peak RSS (adds `resume` to --out).")
     args = ap.parse_args(argv)
     offline()
     if args.embed_tail:
         return embed_tail(args)
+    if args.resume:
+        return resume(args)
     n = min(args.n, ARXIV_TOTAL)
     out = args.out or RESULTS / f"lexfirst_{n // 1000}k.json"
     src = ARXIV if n == ARXIV_TOTAL else arxiv_slice(n)
@@ -150,6 +154,38 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps({k: v for k, v in res.items() if k not in ("timeline", "machine")}, indent=2))
     print(f"-> {out}; ingest log {log_path}")
     return 0 if res["complete"] else 1
+
+
+def resume(args) -> int:
+    out = args.out or RESULTS / "lexfirst_75k.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    t0 = time.monotonic()
+    start = _coverage(args.data_dir)
+    with open(args.data_dir.with_name(args.data_dir.name + ".resume.log"), "wb") as log:
+        proc = subprocess.Popen(_cli(args.data_dir, "embed"), stdout=log, stderr=log, cwd=ROOT, env=env)
+    peak, last, timeline = 0, -1e9, []
+    while proc.poll() is None:
+        peak = max(peak, _rss(proc.pid))
+        if time.monotonic() - last >= 15:
+            last = time.monotonic()
+            cov = _coverage(args.data_dir) or (0, 0)
+            timeline.append({"s": round(last - t0, 1), "embedded": cov[0], "rss_mb": round(_rss(proc.pid) / 2**20),
+                             "peak_rss_mb": round(peak / 2**20)})
+            res = json.loads(out.read_text()) if out.exists() else {}
+            res["resume"] = {"started_at_coverage": start, "timeline": timeline, "peak_rss_mb": round(peak / 2**20),
+                             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+            write_json(out, res)
+            print(json.dumps(timeline[-1]), flush=True)
+        time.sleep(0.5)
+    cov = _coverage(args.data_dir) or (0, 0)
+    res = json.loads(out.read_text()) if out.exists() else {}
+    res["resume"] = {"started_at_coverage": start, "timeline": timeline, "peak_rss_mb": round(peak / 2**20),
+                     "s": round(time.monotonic() - t0, 1), "final_coverage": cov, "exit_code": proc.returncode,
+                     "disk_mb": round(dir_size(args.data_dir) / 2**20, 1),
+                     "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    write_json(out, res)
+    print(json.dumps({k: v for k, v in res["resume"].items() if k != "timeline"}, indent=2))
+    return 0 if proc.returncode == 0 else 1
 
 
 def embed_tail(args) -> int:
