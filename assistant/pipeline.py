@@ -34,13 +34,15 @@ class IngestReport:
     chunks: int = 0
     multi_chunk_papers: int = 0
     other_shards: int = 0  # records left to the other workers (--shard)
+    vectors_done: bool = True  # False: printed before the embedding (which is where near-duplicates are found)
 
     def summary(self) -> str:
+        dups = (f"{len(self.near_duplicates)} near-duplicate versions marked" if self.vectors_done
+                else "near-duplicate versions are checked while embedding")
         return (
             f"{self.added} added, {self.updated} updated, {self.unchanged + self.duplicates} duplicate "
             f"({self.unchanged} already stored, {self.duplicates} repeated in input), {self.skipped} skipped, "
-            f"{self.truncated} truncated; "
-            f"{len(self.near_duplicates)} near-duplicate versions marked; "
+            f"{self.truncated} truncated; {dups}; "
             f"{self.chunks} chunks ({self.multi_chunk_papers} abstracts needed more than one)."
             + (f" {self.other_shards} records left to the other shards." if self.other_shards else "")
         )
@@ -79,9 +81,11 @@ def validate(paths: Sequence[Path], limits: IngestSettings | None = None) -> Ing
 
 def ingest_paths(
     index: Index, paths: Sequence[Path], progress: Callable[[int], None] | None = None, strict: bool = False,
-    shard: Shard | None = None,
+    shard: Shard | None = None, embed: bool = True, embed_progress: Callable[[int], None] | None = None,
 ) -> IngestReport:
-    """`shard` (i/N): only the records whose paper id falls in shard i, for N workers over the same input."""
+    """Read, store and index `paths`. Lexical first: every record is searchable by BM25 once `progress`
+    has counted it; with `embed` its vectors follow before this returns (else `Index.embed_pending`).
+    `shard` (i/N): only the records whose paper id falls in shard i, for N workers over the same input."""
     paths = list(paths) or [BUNDLED_CORPUS]
     for p in paths:
         if not p.exists():
@@ -95,7 +99,8 @@ def ingest_paths(
                 hint="Fix the records listed above, or run without --strict to ingest the good ones.",
             )
     report = IngestReport()
-    result = index.add(_records(paths, report, index.settings.ingest, shard), progress=progress)
+    result = index.add(_records(paths, report, index.settings.ingest, shard), progress=progress, embed=embed,
+                       embed_progress=embed_progress)
     report.added, report.updated, report.unchanged = result.added, result.updated, result.unchanged
     report.near_duplicates = result.near_duplicates
     report.chunks, report.multi_chunk_papers = result.chunks.chunks, result.chunks.multi_chunk_papers

@@ -168,6 +168,8 @@ class Answer:
     related: tuple[Hit, ...] = ()  # retrieved papers that are related but do not answer (never cited)
     # {"applied": {year_min, author, ...}, "from_question": [{kind, text, value}]}: the filters retrieval used
     filters: dict[str, Any] = field(default_factory=dict)
+    # {"embedded", "papers", "complete", "percent"}: how many papers dense retrieval covered (lexical-first ingest)
+    dense_coverage: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -198,4 +200,5 @@ class Answer:
             "model": self.model,
             "timings": self.timings,
             "filters": self.filters or {"applied": {}, "from_question": []},
+            "dense_coverage": self.dense_coverage or None,
         }

@@ -9,6 +9,7 @@ import pytest
 
 from assistant.errors import EmbeddingMismatchError, StoreLockedError
 from assistant.index.chunking import chunk_record
+from assistant.index.records import PENDING
 from assistant.index.indexer import Index
 from assistant.index.lock import WriteLock
 from assistant.index.sentences import split_sentences
@@ -160,17 +161,20 @@ def _many(n: int) -> list[Record]:
                    title=f"Title {i}") for i in range(n)]
 
 
-def test_failure_mid_ingest_keeps_committed_batches_and_progress_counts_only_them(settings):
+def test_failure_mid_embed_keeps_committed_batches_and_progress_counts_only_them(settings):
     s = settings.with_overrides({"store.add_batch": 2})
     base = Index(s)
     index = Index(s, embedder=_FailingEmbedder(base.embedder, fail_on=3))  # batches 1-2 embed, 3 fails
     seen: list[int] = []
+    embedded: list[int] = []
     with pytest.raises(RuntimeError, match="embedder died"):
-        index.add(_many(8), progress=seen.append)
-    assert sum(seen) == 4  # the two committed batches, each reported after its write
-    assert index.store.count()[0] == 4
-    again = Index(s).add(_many(8))  # resume: the committed papers are skipped by hash
-    assert (again.added, again.unchanged) == (4, 4)
+        index.add(_many(8), progress=seen.append, embed_progress=embedded.append)
+    assert sum(seen) == 8  # lexical first: every record stored (and searchable) before any vector
+    assert sum(embedded) == 4  # the two committed embed batches, each reported after its write
+    assert index.store.count()[0] == 4 and index.records_db.count(PENDING) == 4
+    again = Index(s).add(_many(8))  # resume: nothing to store again, the pending half is embedded
+    assert (again.added, again.unchanged, again.repaired, again.embedded) == (0, 8, 4, 4)
+    assert Index(s).store.count() == (8, 8)
 
 
 def test_near_duplicate_in_the_next_batch_is_found_while_writes_overlap(settings, papers):

@@ -31,7 +31,13 @@ class CorpusHandlers:
 
     def stats(self) -> str:
         s = self.assistant.corpus.stats()
-        return f"**{s.get('papers', 0):,}** abstracts indexed ({s.get('chunks', 0):,} chunks, embeddings: {render.md_escape(s.get('embedding_model', ''))})."
+        cov = s.get("dense_coverage") or {}
+        papers = cov.get("papers", s.get("papers", 0))
+        text = f"**{papers:,}** abstracts indexed ({s.get('chunks', 0):,} chunks, embeddings: {render.md_escape(s.get('embedding_model', ''))})."
+        if cov and not cov.get("complete", True):
+            text += (f" Dense retrieval covers **{cov['embedded']:,} of {cov['papers']:,}** papers so far "
+                     f"({cov['percent']}%); the rest are searchable by keywords while their embeddings are made.")
+        return text
 
     def search(self, query, k, year_min, year_max, author) -> list[list]:
         q = self.check_question(query, "search")

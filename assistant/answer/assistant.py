@@ -126,7 +126,8 @@ class Assistant:
         draft = yield from _write(prep, ctx)
         prep.timings.setdefault("first_token_s", time.perf_counter() - t0)
         prep.timings["total_s"] = time.perf_counter() - t0
-        answer = draft.to_answer(prep, chat.name if chat is not None else "extractive", question, id)
+        answer = with_coverage(draft.to_answer(prep, chat.name if chat is not None else "extractive", question, id),
+                               self.index.coverage())
         self._remember(conversation, prep, answer)
         yield Done(answer)
 
@@ -212,6 +213,17 @@ def _write(prep: Prepared, ctx: Context):
         return Draft("abstain", f"{ABSTAIN_SENTENCE} {prep.why}".strip(), related=list(prep.hits[:3]),
                      notes=[n for n in (prep.why, prep.reason) if n])
     return (yield from WRITERS[prep.question.kind].write(prep, ctx))
+
+
+def with_coverage(answer: Answer, coverage: dict) -> Answer:
+    """The answer with the dense coverage it was retrieved at; below 100% a note says so (lexical-first ingest)."""
+    import dataclasses
+
+    notes = answer.notes
+    if not coverage.get("complete", True):
+        notes = (*notes, f"Dense retrieval covers {coverage['embedded']:,} of {coverage['papers']:,} papers so far "
+                         "(the rest are found by keywords only until their embeddings are made).")
+    return dataclasses.replace(answer, dense_coverage=coverage, notes=notes)
 
 
 def _drain(gen):

@@ -37,7 +37,7 @@ __all__ = ["ABSTAIN_SENTENCE", "LIST_MAX", "LexiconCache", "Preparer"]
 
 
 class LexiconCache:
-    """The corpus lexicon, rebuilt when the store's generation changes."""
+    """The corpus lexicon, rebuilt when the records change (not when only vectors were added)."""
 
     def __init__(self, index) -> None:
         self.index = index
@@ -45,7 +45,7 @@ class LexiconCache:
         self._cached: tuple[str, Lexicon] | None = None
 
     def get(self) -> Lexicon:
-        gen = self.index.store.generation()
+        gen = self.index.searchable_generation()
         with self._lock:
             if self._cached is None or self._cached[0] != gen:
                 self._cached = (gen, Lexicon.build((r.paper_id, r.display, r.text, r.label_derived) for r in self.index.all_records()))

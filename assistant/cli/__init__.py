@@ -23,6 +23,7 @@ COMMAND_MODULES = ("index_cmds", "answer_cmds", "ui_cmd", "eval_cmds", "verify_c
 class Context:
     settings: Settings
     _index: object = field(default=None, repr=False)
+    command_line: bool = False  # the real `paperchat` process (main() without argv): it may replace itself (exec)
 
     def index(self):
         if self._index is None:
@@ -64,7 +65,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.handler(args, make_context(args)) or 0)
+        ctx = make_context(args)
+        ctx.command_line = argv is None
+        return int(args.handler(args, ctx) or 0)
     except AssistantError as e:
         print(f"error: {e.message}", file=sys.stderr)
         if e.hint:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -16,7 +17,14 @@ def register(sub) -> None:
     p.add_argument("--quiet", action="store_true", help="No progress bar.")
     p.add_argument("--shard", metavar="I/N", help="Ingest only shard I of N (a stable split by paper id): N workers "
                    "with --shard 1/N .. N/N over the same input, each with its own --data-dir, share a Chroma server.")
+    p.add_argument("--background", action="store_true", help="Return once the records are searchable (BM25); "
+                   "their vectors are made by a background `paperchat embed` job (log: DATA_DIR/embed.log).")
+    p.add_argument("--no-embed", action="store_true", help="Only the lexical phase; run `paperchat embed` later.")
     p.set_defaults(handler=cmd_ingest)
+
+    p = sub.add_parser("embed", help="Make the vectors of records that have none yet (resumable; progress and coverage).")
+    p.add_argument("--quiet", action="store_true", help="No progress bar.")
+    p.set_defaults(handler=cmd_embed)
 
     p = sub.add_parser("search", help="Hybrid search: k distinct papers with scores and matching sentences.")
     p.add_argument("query", nargs="?", help="The search text.")
@@ -102,9 +110,32 @@ def cmd_ingest(args, ctx) -> int:
         total = None  # unreadable or corrupt: the ingest itself reports it
     if total and shard:
         total = -(-total // shard.count)  # about one in N
-    desc = f"ingest {shard}" if shard else "ingest"
+    embed = not (args.background or args.no_embed)
+    desc = f"ingest {shard} (lexical)" if shard else "ingest (lexical)"
     with tqdm(total=total, unit="abstract", disable=args.quiet, file=sys.stderr, desc=desc) as bar:
-        report = ingest_paths(index, paths, progress=bar.update, strict=args.strict, shard=shard)
+        report = ingest_paths(index, paths, progress=bar.update, strict=args.strict, embed=False, shard=shard)
+    cov = index.coverage()
+    print(f"searchable now (BM25): {cov['papers']} papers; dense retrieval covers {cov['embedded']} of {cov['papers']}",
+          file=sys.stderr)
+    fresh = embed and ctx.command_line and not cov["complete"]
+    if embed and not fresh:
+        report.near_duplicates.extend(_embed(index, args.quiet))
+        cov = index.coverage()
+        print(f"dense retrieval covers {cov['embedded']} of {cov['papers']} papers", file=sys.stderr)
+    elif args.background and not cov["complete"]:
+        pid, log = _spawn_embed(args, ctx)
+        print(f"vectors follow in the background: `paperchat embed` PID {pid}, log {log}; "
+              "`paperchat stats` shows the coverage", file=sys.stderr)
+    report.vectors_done = cov["complete"] or (embed and not fresh)
+    _report(report)
+    if fresh:  # the same process goes on as `paperchat embed`, without the lexical phase's heap (~0.6 GB at 75k)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execv(sys.executable, [*_embed_command(args, ctx), "embed", *(["--quiet"] if args.quiet else [])])
+    return 0
+
+
+def _report(report) -> None:
     for issue in report.issues[:50]:
         print(f"warning: {issue}", file=sys.stderr)
     if len(report.issues) > 50:
@@ -112,6 +143,67 @@ def cmd_ingest(args, ctx) -> int:
     for pid, dup in report.near_duplicates:
         print(f"note: {pid} looks like another version of {dup}; it will not appear twice in results.", file=sys.stderr)
     print(report.summary())
+
+
+def _embed(index, quiet: bool) -> list[tuple[str, str]]:
+    """The dense phase with a progress bar (rate, ETA, coverage); returns the near-duplicates it found."""
+    from tqdm import tqdm
+
+    from ..errors import StoreLockedError
+
+    cov = index.coverage()
+    todo = index.records_db.count("pending") if index.records_db is not None else 0
+    if todo <= 0:
+        return []
+    with tqdm(total=todo, unit="paper", disable=quiet, file=sys.stderr, desc="embed") as bar:
+        done = [cov["embedded"]]
+
+        def tick(n: int) -> None:
+            done[0] += n
+            bar.update(n)
+            bar.set_postfix_str(f"{done[0]}/{cov['papers']} papers embedded", refresh=False)
+
+        try:
+            summary = index.embed_pending(progress=tick)
+        except StoreLockedError as e:
+            print(f"note: {e.message} -- it embeds these records too.", file=sys.stderr)
+            return []
+    return summary.near_duplicates
+
+
+def _embed_command(args, ctx) -> list[str]:
+    """`python -m assistant.cli` with this command's store options (for `embed`)."""
+    cmd = [sys.executable, "-m", "assistant.cli", "--data-dir", str(ctx.settings.store.data_dir)]
+    if args.chroma_url:
+        cmd += ["--chroma-url", args.chroma_url]
+    if args.preset:
+        cmd += ["--preset", args.preset]
+    for a in args.assign:
+        cmd += ["--set", a]
+    return cmd
+
+
+def _spawn_embed(args, ctx) -> tuple[int, Path]:
+    """Start `paperchat embed` detached, with this command's store options; (pid, log path)."""
+    import subprocess
+
+    log = ctx.settings.store.data_dir / "embed.log"
+    with open(log, "ab") as out:
+        proc = subprocess.Popen([*_embed_command(args, ctx), "embed"], stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                                start_new_session=True, env=os.environ.copy())
+    return proc.pid, log
+
+
+def cmd_embed(args, ctx) -> int:
+    index = ctx.index()
+    cov = index.coverage()
+    if cov["complete"]:
+        print(f"nothing to embed: dense retrieval covers all {cov['papers']} papers")
+        return 0
+    for pid, dup in _embed(index, args.quiet):
+        print(f"note: {pid} looks like another version of {dup}; it will not appear twice in results.", file=sys.stderr)
+    cov = index.coverage()
+    print(f"dense retrieval covers {cov['embedded']} of {cov['papers']} papers")
     return 0
 
 
@@ -194,6 +286,9 @@ def cmd_stats(args, ctx) -> int:
         print(json.dumps(stats, indent=2))
     else:
         for k, v in stats.items():
+            if k == "dense_coverage":
+                v = f"{v['embedded']} of {v['papers']} papers embedded ({v['percent']}%)" + (
+                    "" if v["complete"] else "; `paperchat embed` continues")
             print(f"{k:16} {v}")
         if not stats["papers"]:
             print(EmptyIndexError.hint)
@@ -227,11 +322,12 @@ def cmd_rebuild(args, ctx) -> int:
 
     index = Index(ctx.settings, new_vectors=args.dense)
     dense, lexical, pending = args.dense, args.lexical, False
-    if not (args.dense or args.lexical):  # rebuild what is damaged
-        findings = [f for f in diagnose(index) if not f.ok]
+    if not (args.dense or args.lexical):  # rebuild what is damaged (and embed what has no vectors yet)
+        every = diagnose(index)
+        findings = [f for f in every if not f.ok]
         dense = any("--dense" in f.fix for f in findings)
         lexical = any("--lexical" in f.fix for f in findings)
-        pending = any(f.check == "pending" for f in findings)
+        pending = any(f.check == "coverage" for f in every)
         if not (dense or lexical or pending):
             print("nothing to rebuild: every check passed (`paperchat doctor` lists them)")
             return 0
@@ -242,8 +338,8 @@ def cmd_rebuild(args, ctx) -> int:
         moved = f"; the old vector store was moved to {res['moved_aside']}" if res["moved_aside"] else ""
         print(f"vector index rebuilt from {res['records']} records{moved}")
     elif pending:
-        res = index.add([])
-        print(f"{res.repaired} records whose vectors were missing re-embedded")
+        res = index.embed_pending()
+        print(f"{res.embedded} records whose vectors were missing embedded")
     if lexical or not dense:
         print(f"lexical index rebuilt over {rebuild_lexical(index)} chunks")
     return 0

@@ -2,8 +2,8 @@
 
 Checks, cheapest first: the records store (SQLite quick_check), Chroma's SQLite file (present, not
 empty while vector segments exist, quick_check), both collections loadable and answering a query,
-counts agreeing across records / papers / chunks / BM25, no chunk without its record, no pending
-record, and a self-retrieval probe: a sample of stored records is chunked and embedded again and each
+counts agreeing across records / papers / chunks / BM25, no chunk without its record, the dense
+coverage (records still pending are normal after a lexical-first ingest: reported, not an error), and a self-retrieval probe: a sample of stored records is chunked and embedded again and each
 chunk must come back first from the vector index (zeroed or stale HNSW files fail it). Nothing is
 written; Chroma failures (exceptions or Rust panics) become findings.
 """
@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import AssistantError, StoreDamagedError
-from .records import PENDING
+from .records import INDEXED, PENDING
 
 DENSE_FIX = "paperchat rebuild-index --dense"
 LEXICAL_FIX = "paperchat rebuild-index --lexical"
@@ -67,16 +67,16 @@ def _records(index) -> list[Finding]:
         return [Finding("records", False, f"the records store {db.path} is damaged ({res[:200]})",
                         "restore records.sqlite3 from a backup, or re-ingest the source files")]
     out = [Finding("records", True, f"{db.count()} records, integrity ok")]
-    pending = db.count(PENDING)
-    if pending:
-        out.append(Finding("pending", False, f"{pending} records have no vectors yet (an interrupted write)",
-                           "paperchat rebuild-index"))
+    embedded, total = db.coverage()
+    if embedded < total:  # lexical-first ingest: normal while the embed job runs (or until `paperchat embed`)
+        out.append(Finding("coverage", True, f"dense retrieval covers {embedded} of {total} papers "
+                           f"({total - embedded} searchable by BM25 only)", "paperchat embed"))
     return out
 
 
 def _probe(index, n: int = PROBE) -> Finding:
     db = index.records_db
-    ids = sorted(db.ids()) if db is not None else []
+    ids = sorted(db.ids(INDEXED)) if db is not None else []  # pending records have no vectors to find
     if not ids:
         return Finding("self-retrieval", True, "nothing to probe")
     step = max(1, len(ids) // n)
@@ -93,6 +93,19 @@ def _probe(index, n: int = PROBE) -> Finding:
                    "" if ok else DENSE_FIX)
 
 
+def _bm25(index, vector_chunks: int) -> Finding:
+    try:
+        lex = index.refresh_lexical()
+        if index._lexical_from_records():  # lexical-first: BM25 covers every stored chunk, vectors or not
+            want, where = index.records_db.count_chunks(), "in the records store"
+        else:
+            want, where = vector_chunks, "in the vector store"
+        ok = len(lex.ids) == want
+        return Finding("bm25", ok, f"{len(lex.ids)} chunks in BM25, {want} {where}", "" if ok else LEXICAL_FIX)
+    except Exception as e:  # noqa: BLE001
+        return Finding("bm25", False, f"the lexical index cannot be loaded ({e})", LEXICAL_FIX)
+
+
 def diagnose(index, probe: bool = True) -> list[Finding]:
     out = _records(index)
     problem = chroma_file_problem(index.data_dir) if not index.settings.store.chroma_url else ""
@@ -102,8 +115,11 @@ def diagnose(index, probe: bool = True) -> list[Finding]:
     try:
         papers, chunks = index.store.count()
         if not index.store.exists:
-            if index.records_db is not None and index.records_db.count():
+            db = index.records_db
+            if db is not None and db.count() - db.count(PENDING):
                 out.append(Finding("collections", False, f"the vector collections of {index.name} are missing", DENSE_FIX))
+            elif db is not None and db.count():  # lexical-first: nothing embedded yet, BM25 serves every record
+                out.append(_bm25(index, 0))
             return out
         index.store.query_chunks(index.embedder.embed_query("probe"), 1, metadata=False)  # loads the HNSW files
         out.append(Finding("collections", True, f"{papers} papers, {chunks} chunks, loadable"))
@@ -120,13 +136,7 @@ def diagnose(index, probe: bool = True) -> list[Finding]:
         orphans = {m.get("paper_id") for _, _, m in index.store.all_chunks()} - db.ids()
         if orphans:
             out.append(Finding("orphans", False, f"{len(orphans)} papers have chunks but no record", DENSE_FIX))
-    try:
-        lex = index.refresh_lexical()
-        ok = len(lex.ids) == chunks
-        out.append(Finding("bm25", ok, f"{len(lex.ids)} chunks in BM25, {chunks} in the vector store",
-                           "" if ok else LEXICAL_FIX))
-    except Exception as e:  # noqa: BLE001
-        out.append(Finding("bm25", False, f"the lexical index cannot be loaded ({e})", LEXICAL_FIX))
+    out.append(_bm25(index, chunks))
     if probe:
         try:
             out.append(_probe(index))

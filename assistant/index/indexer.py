@@ -4,48 +4,40 @@ Writes are idempotent and resumable: each record's content hash is stored, so re
 unchanged records, an edited record replaces all its old chunks, and a killed ingest re-run redoes
 only the batches that never committed. Each committed batch bumps the store generation; readers
 (another process, a UI worker) compare generations and reload the lexical index when it is stale.
-Near-duplicates (a second version of a paper) are detected against the store and the batch: cosine
-of the paper vectors >= 0.9 and word-trigram Jaccard >= 0.3 (ingest.dedupe: the seed's two GCNet
-versions share only 0.375 of their trigrams, unrelated abstracts < 0.04); the later one gets `duplicate_of`.
+Lexical first (issue 12): `add` stores records with their chunks in the records store and builds BM25
+from there, so they are searchable within seconds; the vectors follow (`embed_pending`, index/embedjob.py,
+in the same call or a later/background `paperchat embed`). Near-duplicates (a second version of a paper)
+are detected by the embed job against the store and the batch: cosine of the paper vectors >= 0.9 and
+word-trigram Jaccard >= 0.3 (ingest.dedupe: the seed's two GCNet versions share only 0.375 of their
+trigrams, unrelated abstracts < 0.04).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import itertools
 import json
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from ..errors import EmptyIndexError, StoreError
 from ..settings import Settings
 from ..types import Chunk, Record
 from .chunking import ChunkStats, chunk_record
+from .coverage import DenseView, release_memory
 from .embedder import Embedder, get_embedder
 from .guards import check_free_space, explain_write_failure, settings_mismatch, vector_settings
 from .lexical import LexicalIndex
 from .lock import WriteLock
-from .records import INDEXED, RecordStore
+from .records import PENDING, RecordStore
 from .store import ChromaStore, normalise_metadata
 
-NEAR_DUP_COSINE = 0.9
 GENERATION_CHECK_S = 1.0  # readers look for other processes' writes at most this often
+LEXICAL_REFRESH_S = 20.0  # a long lexical phase rebuilds BM25 this often, so early records are searchable early
 
 
-@dataclass
-class _Prepared:
-    records: list[Record]
-    chunks: list[list[Chunk]]
-    vecs: np.ndarray  # one per chunk, in record order
-    paper_vecs: np.ndarray  # one per record: the normalised mean of its chunks
-    stored: set[str]  # ids of these records already in the store (their old chunks are replaced)
-
-
-def _batches(records: Iterable[Record], size: int) -> Iterable[list[Record] | None]:
+def _batches(records: Iterable[Record], size: int) -> Iterable[list[Record]]:
     batch: list[Record] = []
     for r in records:
         batch.append(r)
@@ -62,8 +54,9 @@ class IndexSummary:
     updated: int = 0
     unchanged: int = 0
     near_duplicates: list[tuple[str, str]] = field(default_factory=list)  # (paper_id, duplicate_of)
-    repaired: int = 0  # records left pending by an earlier, interrupted write, redone first
+    repaired: int = 0  # records left pending by an earlier, interrupted write (embedded by this call)
     chunks: ChunkStats = field(default_factory=ChunkStats)
+    embedded: int = 0  # records whose vectors this call wrote (0 with embed=False: `paperchat embed` follows)
 
 
 class Index:
@@ -84,6 +77,9 @@ class Index:
         self._lexical: LexicalIndex | None = None
         self._lex_lock = threading.Lock()
         self._gen_checked = 0.0  # time.monotonic() of the last generation check
+        self._dense_gen = ""  # the vector store generation this process has seen (opened at, or wrote)
+        self.embedding_here = False  # this process's embed job is writing (its writes are visible to it)
+        self.dense_view = DenseView(self)
 
     @property
     def store(self) -> ChromaStore:
@@ -93,6 +89,7 @@ class Index:
             self._store = ChromaStore(s.data_dir, s.chroma_url, self.name, self.embedder.name, self.embedder.dim, create=False)
             if not self._store.exists:
                 self._check_other_collections(self._store)
+            self._dense_gen = self._store.generation()
         return self._store
 
     def check_vector_settings(self) -> None:
@@ -115,17 +112,28 @@ class Index:
         return self.records_db
 
     def _open_for_writing(self) -> RecordStore:
-        """Records store writable, vector settings recorded, collections created, older stores migrated."""
+        """Records store writable, vector settings recorded, older stores migrated (no Chroma write here)."""
         db = self.writable_records()
         self.check_free_space()
-        self.store.ensure()
         if not db.vectors():
-            if db.count() == 0 and not self.settings.store.chroma_url:  # a store from before the records store
+            if db.count() == 0 and not self.settings.store.chroma_url and self.store.exists:  # a store from before the records store
                 batch = [r for r, _ in self.store.get_papers()]
                 if batch:
                     db.finish_batch(db.begin_batch(batch), [r.paper_id for r in batch])
             db.set_meta("vectors", json.dumps(vector_settings(self.settings)))
+        if not db.has_chunks():
+            self.backfill_chunks(db)
         return db
+
+    def backfill_chunks(self, db: RecordStore) -> None:
+        """Fill the chunks table from the records (a store made before lexical-first ingest), states untouched."""
+        rows: list = []
+        for r in db.iter_records():
+            rows.extend((cid, r.paper_id, i, text, embed, meta) for cid, i, text, embed, meta in self.chunk_rows(r))
+            if len(rows) >= 5000:
+                db.put_chunks(rows)
+                rows = []
+        db.put_chunks(rows, complete=True)
 
     def check_free_space(self) -> None:
         check_free_space(self.data_dir, self.settings.ingest.min_free_mb)
@@ -139,52 +147,34 @@ class Index:
         (records store, BM25 cache): N workers share the server, each with its own --data-dir."""
         return WriteLock(self.settings.store.data_dir, server=self.settings.store.chroma_url)
 
-    def add(self, records: Iterable[Record], progress: Callable[[int], None] | None = None) -> IndexSummary:
-        """Upsert records in batches; `progress(n)` after each batch commits, with the records it handled.
-
-        Records whose vectors never landed (`pending` in the records store: a killed ingest, a rebuild)
-        go first. Two stages overlap: while batch i is written (near-duplicate check, records store,
-        Chroma upserts: one writer thread, batches committed in order), batch i+1 is chunked and
-        embedded. A failure in either stops the ingest; every batch committed before it stays.
-        """
-        from concurrent.futures import Future, ThreadPoolExecutor
-
+    def add(self, records: Iterable[Record], progress: Callable[[int], None] | None = None, *, embed: bool = True,
+            embed_progress: Callable[[int], None] | None = None) -> IndexSummary:
+        """Lexical-first upsert. Phase 1 (under the write lock): each batch of new or changed records is
+        chunked and stored with its chunks in the records store (pending, one transaction per batch;
+        `progress(n)` after each), and BM25 is rebuilt from the records store -- the records are searchable
+        and answerable from then on. Phase 2 (`embed=True`): their vectors follow (index/embedjob.py;
+        `embed_progress(n)` per batch). A failure in either keeps everything committed before it; a
+        killed run leaves pending records that the next run (or `paperchat embed`) embeds."""
         summary = IndexSummary()
         lock = self.write_lock()
         if lock:
             lock.acquire()
-        pending: tuple[Future, int] | None = None
-
-        def settle() -> None:
-            nonlocal pending
-            if pending is not None:
-                fut, n = pending
-                pending = None
-                fut.result()  # re-raises a write error here, in the caller's thread
-                if progress:
-                    progress(n)
-
         try:
             db = self._open_for_writing()
-            redo = db.pending()
-            summary.repaired = len(redo)
-            with ThreadPoolExecutor(1, thread_name_prefix="index-writer") as writer:
-                try:
-                    size = self.settings.store.add_batch
-                    for batch in itertools.chain(_batches(redo, size), [None], _batches(records, size)):
-                        if batch is None:  # the repairs land before any input batch is looked up
-                            settle()
-                            continue
-                        prepared = self._prepare(batch, summary)  # overlaps the previous batch's write
-                        settle()
-                        pending = (writer.submit(self._commit, prepared, summary), len(batch))
-                    settle()
-                finally:
-                    if pending is not None:  # an error while preparing: the write in flight still lands
-                        fut, n = pending
-                        if fut.exception() is None and progress:
-                            progress(n)
-            self.refresh_lexical(force=summary.added + summary.updated > 0)
+            summary.repaired = db.count(PENDING)
+            changed, built, cost = 0, time.monotonic(), 0.0
+            for batch in _batches(records, self.settings.store.add_batch):
+                changed += self._put_lexical(db, batch, summary)
+                if progress:
+                    progress(len(batch))
+                # a long lexical phase makes what is stored so far searchable every LEXICAL_REFRESH_S, but
+                # spends at most a quarter of its time on these rebuilds (each is O(all chunks))
+                if changed and time.monotonic() - built > max(LEXICAL_REFRESH_S, 3 * cost) and self._lexical_from_records():
+                    t = time.monotonic()
+                    self.refresh_lexical(force=True)
+                    built, changed, cost = time.monotonic(), 0, time.monotonic() - t
+            if changed and self._lexical_from_records():  # (server mode: BM25 follows the server's chunks)
+                self.refresh_lexical(force=True)
         except StoreError:
             raise
         except Exception as e:
@@ -192,18 +182,43 @@ class Index:
         finally:
             if lock:
                 lock.release()
+        if embed:
+            with self._lex_lock:
+                self._lexical = None  # saved on disk; the embed phase does not need it in memory (reloaded on use)
+            release_memory()  # the BM25 builds' garbage: the embed phase's RSS starts lower
+            self.embed_pending(summary, embed_progress)
+        else:
+            summary.repaired = 0
         return summary
 
-    def _prepare(self, batch: list[Record], summary: IndexSummary) -> "_Prepared | None":
-        """Skip unchanged records; chunk and embed the rest (reads only: safe beside a write)."""
-        stored = self.writable_records().hashes([r.paper_id for r in batch])
+    def embed_pending(self, summary: IndexSummary | None = None, progress: Callable[[int], None] | None = None,
+                      stop: Callable[[], bool] | None = None, limit: int | None = None) -> IndexSummary:
+        """Phase 2 alone: vectors for every pending record (`paperchat embed`); `limit`: at most that many."""
+        from .embedjob import embed_pending
+
+        summary = summary or IndexSummary(repaired=self.records_db.count(PENDING) if self.records_db else 0)
+        try:
+            done = embed_pending(self, progress, stop, limit)
+        except StoreError:
+            raise
+        except Exception as e:
+            raise self.explain_write_failure(e) from e
+        summary.embedded += done.embedded
+        summary.near_duplicates.extend(done.near_duplicates)
+        if done.near_duplicates or (done.embedded and not self._lexical_from_records()):
+            self.refresh_lexical(force=True)  # the chunk groups changed / server mode: new chunks on the server
+        return summary
+
+    def _put_lexical(self, db: RecordStore, batch: list[Record], summary: IndexSummary) -> int:
+        """Store the batch's new and changed records (pending) with their chunks; how many were stored."""
+        stored = db.hashes([r.paper_id for r in batch])
         if self.settings.store.chroma_url:  # other workers write to the server too: its hashes count
             stored = self._server_hashes([r.paper_id for r in batch if r.paper_id not in stored]) | stored
         todo: list[Record] = []
         seen: set[str] = set()
         for r in batch:
-            if stored.get(r.paper_id) == (r.hash, INDEXED) or r.paper_id in seen:
-                summary.unchanged += 1
+            if (r.paper_id in stored and stored[r.paper_id][0] == r.hash) or r.paper_id in seen:
+                summary.unchanged += 1  # pending with the same content counts too: its vectors are coming
                 continue
             seen.add(r.paper_id)
             todo.append(r)
@@ -211,36 +226,18 @@ class Index:
                 summary.updated += 1
             else:
                 summary.added += 1
-        if not todo:
-            return None
-        chunks_per = [self.chunk(r, summary.chunks) for r in todo]
-        texts = [self._embed_text(r, c) for r, cs in zip(todo, chunks_per) for c in cs]
-        vecs = self.embedder.embed_documents(texts)
-        paper_vecs, pos = np.zeros((len(todo), self.embedder.dim), np.float32), 0
-        for i, cs in enumerate(chunks_per):
-            v = vecs[pos : pos + len(cs)].mean(axis=0)
-            paper_vecs[i] = v / (np.linalg.norm(v) or 1.0)
-            pos += len(cs)
-        return _Prepared(todo, chunks_per, vecs, paper_vecs, set(stored))
+        if todo:
+            db.put_lexical(todo, [self.chunk_rows(r, summary.chunks) for r in todo])
+        return len(todo)
 
-    def _commit(self, p: "_Prepared | None", summary: IndexSummary) -> None:
-        """Write one prepared batch: records (pending) first, then old chunks out, new chunks and papers in,
-        then the records become indexed. A crash in between leaves pending records, redone next time."""
-        if p is None:
-            return
-        todo = self._mark_near_duplicates(p.records, p.paper_vecs, p.stored, summary)
-        db = self.writable_records()
-        batch = db.begin_batch(todo)
-        updated = [r.paper_id for r in todo if r.paper_id in p.stored]
-        if updated:
-            self.store.delete_chunks_of(updated)
-        flat = [(r, c) for r, cs in zip(todo, p.chunks) for c in cs]
-        self.store.upsert_chunks(
-            [c.chunk_id for _, c in flat], p.vecs, [c.text for _, c in flat], [self._chunk_meta(r, c) for r, c in flat]
-        )
-        self.store.upsert_papers(todo, p.paper_vecs)
-        self.store.bump_generation()
-        db.finish_batch(batch, [r.paper_id for r in todo])
+    def chunk_rows(self, r: Record, stats: ChunkStats | None = None) -> list[tuple[str, int, str, str, dict]]:
+        """(chunk_id, index, text, text to embed, metadata) of each chunk of `r`, as the records store keeps them."""
+        return [(c.chunk_id, c.index, c.text, self._embed_text(r, c), self._chunk_meta(r, c)) for c in self.chunk(r, stats)]
+
+    def open_vectors(self) -> None:
+        """The vector collections, created if missing (the embed job's first step)."""
+        self.check_free_space()
+        self.store.ensure()
 
     def _server_hashes(self, paper_ids: list[str]) -> dict[str, tuple[str, str]]:
         """paper_id -> (hash, indexed) of the papers another worker already wrote to the Chroma server."""
@@ -266,63 +263,31 @@ class Index:
     @staticmethod
     def _chunk_meta(r: Record, c: Chunk) -> dict:
         return normalise_metadata({
-            "paper_id": r.paper_id, "group": r.duplicate_of or r.paper_id, "chunk": c.index,
+            "paper_id": r.paper_id, "group": r.paper_id, "chunk": c.index,  # a near-duplicate's group: set by the embed job
             "sent_start": c.sent_start, "sent_end": c.sent_end, "char_start": c.char_start, "char_end": c.char_end,
             "year": r.year, "source": r.source,
         })
-
-    def _mark_near_duplicates(
-        self, todo: list[Record], vecs: np.ndarray, stored: set[str], summary: IndexSummary
-    ) -> list[Record]:
-        from ..ingest.dedupe import NEAR_DUP_THRESHOLD, jaccard
-
-        out: list[Record] = []
-        neighbours = self.store.nearest_papers(vecs, n=2)
-        within = vecs @ vecs.T  # cosines between the records of this batch (unit vectors)
-        for i, r in enumerate(todo):
-            if r.duplicate_of:  # a claim from the input: kept only if the project's own test agrees
-                claim, r = r.duplicate_of, dataclasses.replace(r, duplicate_of="")
-                target = next((p.text for p in out if p.paper_id == claim), None)
-                if target is None and claim != r.paper_id:
-                    target = next((rec.text for rec, _ in self.store.get_papers([claim])), None)
-                if target is not None and jaccard(r.text, target) >= NEAR_DUP_THRESHOLD:
-                    summary.near_duplicates.append((r.paper_id, claim))
-                    out.append(dataclasses.replace(r, duplicate_of=claim))
-                    continue
-            cands = [(pid, cos) for pid, cos in neighbours[i] if pid != r.paper_id and cos >= NEAR_DUP_COSINE]
-            # earlier records of this batch
-            for j in np.flatnonzero(within[i, :i] >= NEAR_DUP_COSINE):
-                if out[j].paper_id != r.paper_id:
-                    cands.append((out[j].paper_id, float(within[i, j])))
-            dup = ""
-            if cands:
-                texts = {p.paper_id: p.text for p in out}
-                missing = [pid for pid, _ in cands if pid not in texts]
-                texts.update({rec.paper_id: rec.text for rec, _ in self.store.get_papers(missing)} if missing else {})
-                for pid, _ in sorted(cands, key=lambda x: -x[1]):
-                    if pid in texts and jaccard(r.text, texts[pid]) >= NEAR_DUP_THRESHOLD:
-                        dup = pid
-                        break
-            if dup:
-                summary.near_duplicates.append((r.paper_id, dup))
-                r = dataclasses.replace(r, duplicate_of=dup)
-            out.append(r)
-        return out
 
     def delete(self, paper_ids: list[str], purge: bool = False) -> list[str]:
         """Delete papers (all their chunks); returns the ids that were not found.
 
         `purge` then compacts the stores so the deleted text no longer sits anywhere on disk (see README)."""
+        from .embedjob import embed_lock
+
         lock = self.write_lock()
+        dense = embed_lock(self) if lock else None  # the embed job writes Chroma too: not while it runs
         if lock:
             lock.acquire()
         try:
+            if dense:
+                dense.acquire()
             db = self.writable_records()
             found = set(db.get(paper_ids)) | {r.paper_id for r, _ in self.store.get_papers(paper_ids)}
             if found:
-                self.store.delete_papers(sorted(found))
+                if self.store.exists:  # (a pending record may have no vectors anywhere yet)
+                    self.store.delete_papers(sorted(found))
+                    self.store.bump_generation()
                 db.delete(sorted(found))
-                self.store.bump_generation()
                 db.bump_generation()
                 self.refresh_lexical(force=True)
             if purge:
@@ -331,6 +296,8 @@ class Index:
                 purge_deleted(self)
             return [p for p in paper_ids if p not in found]
         finally:
+            if dense:
+                dense.release()
             if lock:
                 lock.release()
 
@@ -341,14 +308,24 @@ class Index:
             now = time.monotonic()
             if not force and self._lexical is not None and now - self._gen_checked < GENERATION_CHECK_S:
                 return self._lexical  # this process's writes force a refresh; others' show within 1 s
-            gen = self.store.generation()
+            gen = self.lexical_generation()
             self._gen_checked = now
             if not force and self._lexical is not None and self._lexical.generation == gen:
                 return self._lexical
-            lex = None if force else LexicalIndex.load(self.lexical_dir)
+            lex = None
+            if not force:
+                saved = LexicalIndex.saved_generation(self.lexical_dir)
+                busy = saved is not None and self._writer_busy()  # it saves a fresh build every few seconds
+                if busy and self._lexical is not None and self._lexical.generation == saved:
+                    return self._lexical  # the writer's latest build is the one loaded
+                lex = LexicalIndex.load(self.lexical_dir) if saved is not None else None
+                if lex is not None and busy and lex.generation != gen:
+                    self._lexical = lex  # stale by at most the writer's rebuild interval; not rebuilt here
+                    return lex
             if lex is None or lex.generation != gen or (lex.spans is None and lex.ids):  # stale, or saved before spans
                 ids, texts, metas = [], [], []
-                for cid, text, meta in self.store.all_chunks():
+                source = self.records_db.iter_chunks() if self._lexical_from_records() else self.store.all_chunks()
+                for cid, text, meta in source:
                     ids.append(cid)
                     texts.append(text)
                     metas.append(meta or {})
@@ -357,7 +334,44 @@ class Index:
             self._lexical = lex
             return lex
 
+    def _writer_busy(self) -> bool:
+        """Another process is storing records or vectors here (lexical-first mode): it rebuilds BM25 itself."""
+        if not self._lexical_from_records():
+            return False
+        from .embedjob import EMBED_LOCK
+
+        return any(WriteLock(self.data_dir, name).holder() not in (None, os.getpid()) for name in ("write.lock", EMBED_LOCK))
+
+    def _lexical_from_records(self) -> bool:
+        """Embedded mode with a complete chunks table: BM25 comes from the records store (lexical-first),
+        so records are searchable before their vectors. Server mode: from the server's chunks (readers
+        there read papers from Chroma, and another worker's records store is not on this machine)."""
+        return self._local_records() and self.records_db.has_chunks()
+
+    def lexical_generation(self) -> str:
+        """What the BM25 index and the filter catalog are built for: moves only when records/chunks change."""
+        return self.records_db.lexical_generation() if self._lexical_from_records() else self.store.generation()
+
+    def searchable_generation(self) -> str:
+        """The generation of the records searchable now (the loaded BM25 index's): what derived per-corpus
+        caches (filter catalog, lexicon) follow, so that during a long ingest they are rebuilt only when
+        the writer publishes a BM25 build, not on every batch it stores."""
+        try:
+            return self.refresh_lexical().generation
+        except StoreError:
+            return self.lexical_generation()
+
+    def unembedded(self) -> frozenset[str]:
+        """Paper ids searchable by BM25 whose vectors this process cannot see yet (index/coverage.py)."""
+        return self.dense_view.unembedded()
+
+    def coverage(self) -> dict:
+        """Dense coverage: papers with vectors of all searchable papers."""
+        return self.dense_view.coverage()
+
     def require_content(self) -> None:
+        if self._lexical_from_records() and self.records_db.count():
+            return
         papers, _ = self.store.count()
         if papers == 0:
             raise EmptyIndexError(f"The index in {self.settings.store.data_dir} is empty.")
@@ -389,5 +403,5 @@ class Index:
             "records": db.count() if db and not self.settings.store.chroma_url else papers,  # server: all workers
             "pending": db.count("pending") if db else 0, "index": self.name, "embedding_model": self.embedder.name,
             "embedding_dim": self.embedder.dim, "store": self.settings.store.chroma_url or str(self.settings.store.data_dir),
-            "generation": self.store.generation(),
+            "generation": self.store.generation(), "dense_coverage": self.coverage(),
         }

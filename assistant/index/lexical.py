@@ -171,6 +171,14 @@ class LexicalIndex:
             raise StoreError(f"Cannot write the lexical index at {directory}: {e.strerror or e}",
                              hint="Check free disk space and permissions of the data directory.") from e
 
+    @staticmethod
+    def saved_generation(directory: Path) -> str | None:
+        """The generation of the saved index (None when there is none), without loading it."""
+        try:
+            return str(json.loads((directory / "meta.json").read_text(encoding="utf-8")).get("generation", ""))
+        except (OSError, ValueError):
+            return None
+
     @classmethod
     def load(cls, directory: Path) -> "LexicalIndex | None":
         """The saved index, or None if there is none (the caller rebuilds it)."""

@@ -1,4 +1,5 @@
-"""One writer per embedded store: an exclusive, non-blocking `flock` on DATA_DIR/write.lock.
+"""One writer per embedded store: an exclusive, non-blocking `flock` on DATA_DIR/write.lock (and one
+embed job: DATA_DIR/embed.lock, see index/embedjob.py).
 
 The holder writes its PID and command line into the file so a second writer fails at once with a
 message naming it. The kernel drops the lock when the holder dies (even on SIGKILL), so a stale file
@@ -16,8 +17,8 @@ from ..errors import StoreError, StoreLockedError
 
 
 class WriteLock:
-    def __init__(self, data_dir: Path, server: str = "") -> None:
-        self.path = data_dir / "write.lock"
+    def __init__(self, data_dir: Path, name: str = "write.lock", server: str = "") -> None:
+        self.path = Path(data_dir) / name
         self.server = server  # the Chroma server URL when the directory is one worker's local part
         self._fd: int | None = None
 
@@ -49,6 +50,23 @@ class WriteLock:
             pass
         self._fd = fd
         return self
+
+    def holder(self) -> int | None:
+        """PID of a live process holding this lock (from its note; a killed holder's stale note is ignored)."""
+        try:
+            note = self.path.read_text(encoding="utf-8", errors="replace")
+            pid = int(note.split()[1]) if note.startswith("PID ") else 0
+        except (OSError, ValueError, IndexError):
+            return None
+        if pid <= 0:
+            return None
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:
+            pass
+        return pid
 
     def release(self) -> None:
         if self._fd is not None:

@@ -12,6 +12,8 @@ A record is therefore stored before any of its chunks is searchable (retrieval r
 and a crash between the steps leaves `pending` records that the next writer re-embeds (`pending()`).
 Another stage can write records first and let vectors follow later: `pending` is exactly "records
 whose vectors are not there yet". `meta` keeps the settings the vectors were made with (`vectors`).
+
+Lexical-first ingest (issue 12) keeps each record's chunks here too: see `chunktable.py` (ChunkTable).
 """
 
 from __future__ import annotations
@@ -26,9 +28,9 @@ from pathlib import Path
 
 from ..errors import StoreError
 from ..types import Record
+from .chunktable import INDEXED, LEXICAL, PENDING, ChunkTable, _dump, _load
 
 FILE = "records.sqlite3"
-PENDING, INDEXED = "pending", "indexed"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS batches (
@@ -38,18 +40,16 @@ CREATE TABLE IF NOT EXISTS records (
     paper_id TEXT PRIMARY KEY, hash TEXT NOT NULL, data TEXT NOT NULL, state TEXT NOT NULL,
     batch INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS records_state ON records(state);
+CREATE INDEX IF NOT EXISTS records_state_id ON records(state, paper_id);
+CREATE TABLE IF NOT EXISTS chunks (
+    chunk_id TEXT PRIMARY KEY, paper_id TEXT NOT NULL, idx INTEGER NOT NULL, text TEXT NOT NULL, embed TEXT NOT NULL,
+    meta TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS chunks_paper ON chunks(paper_id);
 """
 
 
-def _dump(r: Record) -> str:
-    return json.dumps(r.to_dict(), ensure_ascii=False)
 
-
-def _load(data: str) -> Record:
-    return Record.from_dict(json.loads(data))
-
-
-class RecordStore:
+class RecordStore(ChunkTable):
     """Records by paper_id, their content hash and state; settings of the vectors; a generation."""
 
     def __init__(self, data_dir: Path, readonly: bool = False) -> None:
@@ -211,13 +211,18 @@ class RecordStore:
                 return int(self._db.execute("SELECT count(*) FROM records WHERE state=?", (state,)).fetchone()[0])
             return int(self._db.execute("SELECT count(*) FROM records").fetchone()[0])
 
-    def ids(self) -> set[str]:
+    def ids(self, state: str | None = None) -> set[str]:
         with self._lock:
+            if state:
+                return {r[0] for r in self._db.execute("SELECT paper_id FROM records WHERE state=?", (state,))}
             return {r[0] for r in self._db.execute("SELECT paper_id FROM records")}
 
     def delete(self, paper_ids: Sequence[str]) -> None:
+        gen = f"{time.time_ns()}"
         with self._lock:
             self._db.executemany("DELETE FROM records WHERE paper_id=?", [(p,) for p in paper_ids])
+            self._db.executemany("DELETE FROM chunks WHERE paper_id=?", [(p,) for p in paper_ids])
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (LEXICAL, gen))
 
     def integrity(self) -> str:
         """'ok', or what SQLite's quick_check found."""

@@ -69,11 +69,14 @@ def rebuild_dense(index, progress: Callable[[int], None] | None = None) -> dict:
         index._store = None
         db.mark_all_pending()
         db.set_meta("vectors", json.dumps(vector_settings(index.settings)))
+        db.clear_chunks()  # chunking settings may have changed: chunk again
+        index.backfill_chunks(db)
+        index.refresh_lexical(force=True)
     finally:
         if lock:
             lock.release()
-    summary = index.add([], progress=progress)  # the pending records: all of them
-    return {"records": total, "embedded": summary.repaired, "moved_aside": str(moved) if moved else ""}
+    summary = index.embed_pending(progress=progress)  # the pending records: all of them
+    return {"records": total, "embedded": summary.embedded, "moved_aside": str(moved) if moved else ""}
 
 
 def rebuild_lexical(index) -> int:
@@ -91,7 +94,7 @@ def rebuild_lexical(index) -> int:
             texts.append(c.text)
             metas.append({"paper_id": r.paper_id, "group": r.duplicate_of or r.paper_id,
                           "sent_start": c.sent_start, "sent_end": c.sent_end})
-    lex = LexicalIndex.build(ids, texts, index.records_db.generation(), metas)
+    lex = LexicalIndex.build(ids, texts, index.lexical_generation(), metas)
     lex.save(index.lexical_dir)
     with index._lex_lock:
         index._lexical = lex

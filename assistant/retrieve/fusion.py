@@ -20,26 +20,53 @@ set (nDCG@10 0.920 vs 0.903). RRF stays available (`retrieval.fusion=rrf`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+
+Unscorable = Mapping[str, Callable[[str], bool]]  # retriever -> "this item could not have been scored by it"
+
+
+def _renormalise(total: dict[str, float], weights: Mapping[str, float], unscorable: Unscorable | None) -> None:
+    """Partial coverage (lexical-first ingest): an item a retriever could not score (no vector yet) is
+    fused over the retrievers that could, with their weights scaled up to the full weight, instead of
+    getting 0 from the one that could not. Items every retriever could score are untouched."""
+    if not unscorable:
+        return
+    full = sum(weights.values())
+    for item in total:
+        missing = sum(weights[name] for name, cannot in unscorable.items() if name in weights and cannot(item))
+        if missing and full > missing:
+            total[item] *= full / (full - missing)
 
 
 def reciprocal_rank_fusion(
-    rankings: Mapping[str, Sequence[str]], k: int = 60, weights: Mapping[str, float] | None = None
+    rankings: Mapping[str, Sequence[str]], k: int = 60, weights: Mapping[str, float] | None = None,
+    unscorable: Unscorable | None = None,
 ) -> list[tuple[str, float]]:
-    """Fuse best-first id lists. Ties keep the order of first appearance. Duplicates count once."""
+    """Fuse best-first id lists. Ties keep the order of first appearance. Duplicates count once.
+    `unscorable`: see `_renormalise` (partial dense coverage)."""
     scores: dict[str, float] = {}
+    used = {name: 1.0 if weights is None else weights.get(name, 1.0) for name in rankings}
     for name, ids in rankings.items():
-        w = 1.0 if weights is None else weights.get(name, 1.0)
+        w = used[name]
         for rank, item in enumerate(dict.fromkeys(ids), start=1):  # a repeat neither counts nor takes a rank
             scores[item] = scores.get(item, 0.0) + w / (k + rank)
+    _renormalise(scores, used, unscorable)
     return sorted(scores.items(), key=lambda kv: -kv[1])
 
 
 def normalised_score_fusion(
-    scored: Mapping[str, Sequence[tuple[str, float]]], weights: Mapping[str, float] | None = None
+    scored: Mapping[str, Sequence[tuple[str, float]]], weights: Mapping[str, float] | None = None,
+    unscorable: Unscorable | None = None,
 ) -> list[tuple[str, float]]:
-    """Fuse (id, score) lists by summing min-max normalised scores. Ties keep first appearance."""
+    """Fuse (id, score) lists by summing min-max normalised scores. Ties keep first appearance.
+    `unscorable`: see `_renormalise` (partial dense coverage).
+
+    >>> normalised_score_fusion({"dense": [("a", 0.9), ("b", 0.5)], "bm25": [("c", 12.0), ("a", 3.0)]},
+    ...                         unscorable={"dense": lambda i: i == "c"})
+    [('c', 2.0), ('a', 1.0), ('b', 0.0)]
+    """
     total: dict[str, float] = {}
+    used = {name: 1.0 if weights is None else weights.get(name, 1.0) for name in scored}
     for name, items in scored.items():
         if not items:
             continue
@@ -49,6 +76,7 @@ def normalised_score_fusion(
         for item, s in items:
             norm = (s - lo) / (hi - lo) if hi > lo else 1.0
             total[item] = total.get(item, 0.0) + w * norm
+    _renormalise(total, used, unscorable)
     return sorted(total.items(), key=lambda kv: -kv[1])
 
 

@@ -83,6 +83,7 @@ class HybridRetriever:
         self.index, self.settings = index, settings
         self._catalog: Catalog | None = None  # the papers of the current generation, for filters
         self._lock = threading.Lock()
+        self.renormalise = True  # partial coverage fusion (False: a missing vector scores 0, for the benchmark)
 
     def search(self, query: str, k: int | None = None, filters: Filters | None = None, mode: str | None = None) -> list[Hit]:
         s = self.settings
@@ -100,17 +101,21 @@ class HybridRetriever:
                 raise
             lex = None  # dense-only search still works; metadata then comes from Chroma
         dense: list[tuple[str, float]] = []
+        unembedded = self.index.unembedded() if mode != "bm25" else frozenset()
         if mode in ("hybrid", "dense"):
-            dense = self._dense(self.index.embedder.embed_query(query), n, allowed, lex)
+            dense = self._dense(self.index.embedder.embed_query(query), n, allowed, lex, unembedded)
         lexical: list[tuple[str, float]] = []
         if mode in ("hybrid", "bm25"):
             lexical = lex.search(query, n, papers=allowed)
         rankings = {"dense": dense, "bm25": lexical}
         weights = {"dense": s.dense_weight, "bm25": s.lexical_weight}
+        # partial dense coverage: a chunk of a paper without vectors is fused over BM25 alone (weights
+        # renormalised) rather than losing the dense share (bench/lexfirst_quality.py measured both)
+        cannot = {"dense": lambda cid: cid.rsplit("::", 1)[0] in unembedded} if unembedded and self.renormalise else None
         if s.fusion == "rrf":
-            fused = reciprocal_rank_fusion({kname: [c for c, _ in v] for kname, v in rankings.items()}, s.rrf_k, weights)
+            fused = reciprocal_rank_fusion({kname: [c for c, _ in v] for kname, v in rankings.items()}, s.rrf_k, weights, cannot)
         else:
-            fused = normalised_score_fusion(rankings, weights)
+            fused = normalised_score_fusion(rankings, weights, cannot)
         # chunk metadata (group, sentence span) of the chunks near the top only, from the lexical index's
         # copy; a Chroma `get` only for chunks it does not know yet (written within the last second)
         head = [cid for cid, _ in fused[: max(k * 10, 50)]]
@@ -143,7 +148,8 @@ class HybridRetriever:
             hits.append(Hit(pid, records[pid], score, scores, ranks, tuple(members), sents))
         return hits
 
-    def _dense(self, vector, n: int, allowed: frozenset[str] | None, lex: LexicalIndex | None) -> list[tuple[str, float]]:
+    def _dense(self, vector, n: int, allowed: frozenset[str] | None, lex: LexicalIndex | None,
+               unembedded: frozenset[str] = frozenset()) -> list[tuple[str, float]]:
         """Top-n chunks by vector among the allowed papers' chunks. A filter passing a good share of the
         chunks over-fetches unfiltered and keeps the allowed (exactly the filtered top n when n survive;
         a broad filter grows the fetch until they do); a narrower one asks Chroma for those chunk ids.
@@ -153,6 +159,8 @@ class HybridRetriever:
         if allowed is None:
             return [(c, s) for c, s, _ in store.query_chunks(vector, n, None, metadata=False)]
         chunk_ids = lex.restrict(allowed)[1] if lex is not None and lex.ids else None
+        if chunk_ids is not None and unembedded:  # only chunks that have vectors can be asked of Chroma
+            chunk_ids = [c for c in chunk_ids if c.rsplit("::", 1)[0] not in unembedded]
         if chunk_ids is not None and not chunk_ids:
             return []
         if chunk_ids is not None and lex is not None:
@@ -190,7 +198,7 @@ class HybridRetriever:
 
     def catalog(self) -> Catalog:
         """The papers of the store's current generation (rebuilt when it changes)."""
-        gen = self.index.store.generation()
+        gen = self.index.searchable_generation()
         with self._lock:
             if self._catalog is None or self._catalog.generation != gen:
                 self._catalog = Catalog(gen, list(self.index.all_records()))
