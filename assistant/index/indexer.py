@@ -30,7 +30,7 @@ from .embedder import Embedder, get_embedder
 from .guards import check_free_space, explain_write_failure, settings_mismatch, vector_settings
 from .lexical import LexicalIndex
 from .lock import WriteLock
-from .records import PENDING, RecordStore
+from .records import INDEXED, PENDING, RecordStore
 from .store import ChromaStore, normalise_metadata
 
 GENERATION_CHECK_S = 1.0  # readers look for other processes' writes at most this often
