@@ -353,3 +353,20 @@ def test_a_question_naming_no_paper_is_declined_when_dense_and_bm25_agree_on_non
     a, _ = make(**{"answer.model": "extractive"})
     a._model = None
     assert not a.ask("Which method gives every client its own weighted blend of the server's global models?").abstained
+
+
+def test_dense_declines_wait_for_full_dense_coverage(settings, papers):
+    """Lexical-first ingest: while some papers have no vectors yet, a low dense score says nothing about
+    them, so neither the dense floor nor the agreement floor declines a question."""
+    s = settings.with_overrides({"answer.model": "extractive", "answer.dense_floor": 0.99, "answer.agreement_floor": 0.99})
+    index = Index(s)
+    index.add(list(papers), embed=False)
+    index.embed_pending(limit=1)
+    a = Assistant(s, index=index, chat_model=None)
+    a._model = None
+    ans = a.ask("Which method gives every client its own weighted blend of the server's global models?")
+    assert not any("no chunk is close" in n or "agree on no paper" in n for n in ans.notes)
+    assert ans.dense_coverage and not ans.dense_coverage["complete"]
+    index.embed_pending()
+    ans = a.ask("Which method gives every client its own weighted blend of the server's global models?")
+    assert ans.abstained  # full coverage: the (absurd) floors apply again

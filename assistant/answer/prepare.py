@@ -143,7 +143,10 @@ class Preparer:
                 return p
             p.gaps = [why for _, why in lacks]  # a further part is not there: answer the rest, say which
         hits = p.hits
-        dense = [h.scores["dense"] for h in hits if "dense" in h.scores]
+        # dense-based declines only where every searchable paper has its vectors (lexical-first ingest)
+        coverage = getattr(self.retriever.index, "coverage", None)
+        complete = coverage is None or coverage().get("complete", True)
+        dense = [h.scores["dense"] for h in hits if "dense" in h.scores] if complete else []
         if not q.topic and dense and max(dense) < self.settings.dense_floor:
             p.abstain, p.reason = True, f"Abstained: no chunk is close to the question (cosine {max(dense):.2f} < {self.settings.dense_floor:.2f})."
             return p
