@@ -30,6 +30,22 @@ def make(settings, papers):
     return _make
 
 
+@pytest.fixture
+def make_minilm(tmp_path, papers):
+    """Like `make`, with the real MiniLM embeddings: the dense-score rules are calibrated on them only."""
+    from conftest import make_settings
+
+    def _make(extra=(), **overrides):
+        s = make_settings(tmp_path, preset="extractive", **overrides)
+        index = Index(s)
+        index.add(list(papers) + list(extra))
+        a = Assistant(s, index=index, chat_model=None)
+        a._model = None
+        return a, s
+
+    return _make
+
+
 def test_exact_prompt_sources_delimiters_and_history(make):
     a, model = make(["Prune&Comp reduces perplexity by 24.72% on LLaMA-3-8B [1].",
                      "Prune&Comp compensates the magnitude gap of removed layers [1]."])
@@ -300,9 +316,8 @@ def test_composed_answers_name_the_paper_and_comparisons_open_with_each_sides_an
         assert any(s.rstrip(".") in ans.answer for s in c.sentences)
 
 
-def test_a_question_from_another_field_is_declined_by_the_dense_floor(make):
-    a, _ = make(**{"answer.model": "extractive", "answer.abstain_threshold": 0.0})
-    a._model = None
+def test_a_question_from_another_field_is_declined_by_the_dense_floor(make_minilm):
+    a, _ = make_minilm(**{"answer.abstain_threshold": 0.0, "answer.agreement_floor": 0.0})
     ans = a.ask("What is the recommended dose of vitamin D for infants?")
     assert ans.abstained and not ans.citations
     assert any("no chunk is close to the question" in n for n in ans.notes)
@@ -310,13 +325,11 @@ def test_a_question_from_another_field_is_declined_by_the_dense_floor(make):
     assert not ans.abstained  # the floor does not touch an on-topic paraphrase
 
 
-def test_a_paraphrase_close_in_meaning_meets_the_evidence_bar_without_shared_words(make):
+def test_a_paraphrase_close_in_meaning_meets_the_evidence_bar_without_shared_words(make_minilm):
     question = "Which method gives every client its own weighted blend of the server's global models?"
-    a, _ = make(**{"answer.model": "extractive", "answer.abstain_threshold": 0.95})
-    a._model = None
+    a, _ = make_minilm(**{"answer.abstain_threshold": 0.95})
     assert not a.ask(question).abstained  # the cosine rule, not word overlap, carries it
-    a, _ = make(**{"answer.model": "extractive", "answer.abstain_threshold": 0.95, "answer.paraphrase_cosine": 1.0})
-    a._model = None
+    a, _ = make_minilm(**{"answer.abstain_threshold": 0.95, "answer.paraphrase_cosine": 1.0})
     assert a.ask(question).abstained
     assert a.ask("Does FedMerge give every client its own blend of global models?").abstained  # a named paper: no such rule
 
@@ -340,25 +353,25 @@ def test_which_of_two_puts_the_side_that_answers_first(make):
     assert ans.citations[0].paper_id == "p-fedmerge"
 
 
-def test_a_question_naming_no_paper_is_declined_when_dense_and_bm25_agree_on_none(make):
-    question = "What is the recommended dose of vitamin D for infants?"
-    off = {"answer.model": "extractive", "answer.abstain_threshold": 0.0, "answer.dense_floor": 0.0}
-    a, _ = make(**off)
-    a._model = None
+def test_a_question_naming_no_paper_is_declined_when_dense_and_bm25_agree_on_none(make_minilm):
+    question = "How do coral reefs respond to ocean warming?"
+    off = {"answer.abstain_threshold": 0.0, "answer.dense_floor": 0.0}
+    a, _ = make_minilm(**off)
     ans = a.ask(question)
     assert ans.abstained and any("agree on no paper" in n for n in ans.notes)
-    a, _ = make(**off, **{"answer.agreement_floor": 0.0})
-    a._model = None
+    a, _ = make_minilm(**off, **{"answer.agreement_floor": 0.0})
     assert not a.ask(question).abstained  # only that rule declined it
-    a, _ = make(**{"answer.model": "extractive"})
-    a._model = None
+    a, _ = make_minilm()
     assert not a.ask("Which method gives every client its own weighted blend of the server's global models?").abstained
 
 
-def test_dense_declines_wait_for_full_dense_coverage(settings, papers):
+
+def test_dense_declines_wait_for_full_dense_coverage(tmp_path, papers):
     """Lexical-first ingest: while some papers have no vectors yet, a low dense score says nothing about
     them, so neither the dense floor nor the agreement floor declines a question."""
-    s = settings.with_overrides({"answer.model": "extractive", "answer.dense_floor": 0.99, "answer.agreement_floor": 0.99})
+    from conftest import make_settings
+
+    s = make_settings(tmp_path, preset="extractive", **{"answer.dense_floor": 0.99, "answer.agreement_floor": 0.99})
     index = Index(s)
     index.add(list(papers), embed=False)
     index.embed_pending(limit=1)
@@ -370,3 +383,10 @@ def test_dense_declines_wait_for_full_dense_coverage(settings, papers):
     index.embed_pending()
     ans = a.ask("Which method gives every client its own weighted blend of the server's global models?")
     assert ans.abstained  # full coverage: the (absurd) floors apply again
+
+
+def test_dense_score_rules_are_not_applied_to_embeddings_they_were_not_calibrated_on(make):
+    a, _ = make(**{"answer.model": "extractive", "answer.abstain_threshold": 0.0})  # hash embeddings (debug preset)
+    a._model = None
+    notes = a.ask("How do coral reefs respond to ocean warming?").notes
+    assert not any("agree on no paper" in n or "no chunk is close" in n for n in notes)

@@ -32,6 +32,7 @@ from .state import Prepared
 from .support import SupportScorer
 
 LIST_MAX = 30
+CALIBRATED_EMBEDDER = "all-MiniLM-L6-v2"  # the embeddings the dense-score settings were calibrated on
 _CHOICE = re.compile(r"^(?:which|who)\b", re.I)
 __all__ = ["ABSTAIN_SENTENCE", "LIST_MAX", "LexiconCache", "Preparer"]
 
@@ -144,9 +145,7 @@ class Preparer:
             p.gaps = [why for _, why in lacks]  # a further part is not there: answer the rest, say which
         hits = p.hits
         # dense-based declines only where every searchable paper has its vectors (lexical-first ingest)
-        coverage = getattr(self.retriever.index, "coverage", None)
-        complete = coverage is None or coverage().get("complete", True)
-        dense = [h.scores["dense"] for h in hits if "dense" in h.scores] if complete else []
+        dense = [h.scores["dense"] for h in hits if "dense" in h.scores] if self._dense_calibrated() else []
         if not q.topic and dense and max(dense) < self.settings.dense_floor:
             p.abstain, p.reason = True, f"Abstained: no chunk is close to the question (cosine {max(dense):.2f} < {self.settings.dense_floor:.2f})."
             return p
@@ -162,6 +161,15 @@ class Preparer:
         p.abstain, why = decide(ev, th, names=False)
         p.reason = f"Abstained: {why}." if p.abstain else ""
         return p
+
+    def _dense_calibrated(self) -> bool:
+        """The dense-score rules (dense floor, agreement floor, close-match relief) were calibrated on the
+        MiniLM embeddings (any backend serving them); they apply to those only, and only at full dense
+        coverage (lexical-first ingest: a missing vector says nothing about a paper)."""
+        index = self.retriever.index
+        embedder = getattr(getattr(index, "embedder", None), "name", "")
+        coverage = getattr(index, "coverage", None)
+        return CALIBRATED_EMBEDDER in embedder and (coverage is None or coverage().get("complete", True))
 
     def _agreement(self, hit: Hit) -> float:
         """The hit's fused score as a share of the most it can be (1.0: dense and BM25 both rank it first);
