@@ -204,8 +204,8 @@ class Index:
         summary.near_duplicates.extend(done.near_duplicates)
         if done.embedded and not self._lexical_from_records():
             self.refresh_lexical(force=True)  # server mode: new chunks on the server
-        # near-duplicates found: their chunk groups changed and the lexical generation moved, so BM25 is
-        # rebuilt by the next search (not here: beside the encoder and the HNSW index that took 2.2 GB at 75k)
+        if done.near_duplicates:  # their chunk groups changed and the lexical generation moved: BM25 is rebuilt
+            self._gen_checked = 0.0  # by the next search (not here, beside the encoder and HNSW: 2.2 GB at 75k)
         return summary
 
     def _put_lexical(self, db: RecordStore, batch: list[Record], summary: IndexSummary) -> int:
