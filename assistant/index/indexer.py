@@ -205,8 +205,10 @@ class Index:
             raise self.explain_write_failure(e) from e
         summary.embedded += done.embedded
         summary.near_duplicates.extend(done.near_duplicates)
-        if done.near_duplicates or (done.embedded and not self._lexical_from_records()):
-            self.refresh_lexical(force=True)  # the chunk groups changed / server mode: new chunks on the server
+        if done.embedded and not self._lexical_from_records():
+            self.refresh_lexical(force=True)  # server mode: new chunks on the server
+        if done.near_duplicates:  # their chunk groups changed and the lexical generation moved: BM25 is rebuilt
+            self._gen_checked = 0.0  # by the next search (not here, beside the encoder and HNSW: 2.2 GB at 75k)
         return summary
 
     def _put_lexical(self, db: RecordStore, batch: list[Record], summary: IndexSummary) -> int:
