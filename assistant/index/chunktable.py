@@ -33,72 +33,54 @@ def _load(data: str) -> Record:
 
 class ChunkTable:
     """Chunks of the stored records and the pending/indexed bookkeeping of the embed job. Needs `_db`,
-    `_lock` and `_rollback` from `RecordStore`."""
+    `_lock` and `_transaction` from `RecordStore`."""
 
     def put_lexical(self, records: Sequence[Record], chunks: Sequence[Sequence[tuple[str, int, str, str, dict]]]) -> str:
         """Records as pending and their chunks (id, index, text, text to embed, metadata), one transaction;
         an updated record's old chunks go. Returns the new lexical generation."""
         gen = f"{time.time_ns()}"
-        with self._lock:
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
-                cur = self._db.execute("INSERT INTO batches (started, size, status) VALUES (?, ?, 'lexical')",
-                                       (time.time(), len(records)))
-                batch = int(cur.lastrowid or 0)
-                self._db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?)",
-                                     [(r.paper_id, r.hash, _dump(r), PENDING, batch) for r in records])
-                self._db.executemany("DELETE FROM chunks WHERE paper_id=?", [(r.paper_id,) for r in records])
-                self._db.executemany("INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?, ?, ?)", [
-                    (cid, r.paper_id, i, text, embed, json.dumps(meta, ensure_ascii=False))
-                    for r, cs in zip(records, chunks) for cid, i, text, embed, meta in cs])
-                for key in (LEXICAL, "generation"):
-                    self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, gen))
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._rollback()
-                raise
+        with self._transaction():
+            cur = self._db.execute("INSERT INTO batches (started, size, status) VALUES (?, ?, 'lexical')",
+                                   (time.time(), len(records)))
+            batch = int(cur.lastrowid or 0)
+            self._db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?)",
+                                 [(r.paper_id, r.hash, _dump(r), PENDING, batch) for r in records])
+            self._db.executemany("DELETE FROM chunks WHERE paper_id=?", [(r.paper_id,) for r in records])
+            self._db.executemany("INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?, ?, ?)", [
+                (cid, r.paper_id, i, text, embed, json.dumps(meta, ensure_ascii=False))
+                for r, cs in zip(records, chunks) for cid, i, text, embed, meta in cs])
+            for key in (LEXICAL, "generation"):
+                self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, gen))
         return gen
 
     def mark_indexed(self, records: Sequence[Record], regroup: bool = False) -> str:
         """The records' vectors are written: indexed (if still the same version), in one transaction.
         `regroup`: some were found to be near-duplicates; their stored record and chunk groups follow."""
         gen = f"{time.time_ns()}"
-        with self._lock:
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
-                self._db.executemany("UPDATE records SET state=?, data=? WHERE paper_id=? AND hash=?",
-                                     [(INDEXED, _dump(r), r.paper_id, r.hash) for r in records])
-                if regroup:
-                    for r in records:
-                        rows = self._db.execute("SELECT chunk_id, meta FROM chunks WHERE paper_id=?", (r.paper_id,)).fetchall()
-                        for cid, meta in rows:
-                            m = json.loads(meta)
-                            m["group"] = r.duplicate_of or r.paper_id
-                            self._db.execute("UPDATE chunks SET meta=? WHERE chunk_id=?", (json.dumps(m), cid))
-                    self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (LEXICAL, gen))
-                self._db.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (gen,))
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._rollback()
-                raise
+        with self._transaction():
+            self._db.executemany("UPDATE records SET state=?, data=? WHERE paper_id=? AND hash=?",
+                                 [(INDEXED, _dump(r), r.paper_id, r.hash) for r in records])
+            if regroup:
+                for r in records:
+                    rows = self._db.execute("SELECT chunk_id, meta FROM chunks WHERE paper_id=?", (r.paper_id,)).fetchall()
+                    for cid, meta in rows:
+                        m = json.loads(meta)
+                        m["group"] = r.duplicate_of or r.paper_id
+                        self._db.execute("UPDATE chunks SET meta=? WHERE chunk_id=?", (json.dumps(m), cid))
+                self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (LEXICAL, gen))
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (gen,))
         return gen
 
     def put_chunks(self, chunks: Sequence[tuple[str, str, int, str, str, dict]], complete: bool = False) -> None:
         """Chunks (id, paper_id, index, text, text to embed, metadata) of stored records, states untouched
         (filling the table for a store made before it existed); `complete` marks the table whole."""
         gen = f"{time.time_ns()}"
-        with self._lock:
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
-                self._db.executemany("INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?, ?, ?)",
-                                     [(c, p, i, t, e, json.dumps(m, ensure_ascii=False)) for c, p, i, t, e, m in chunks])
-                if complete:
-                    self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, '1')", (CHUNKS,))
-                    self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (LEXICAL, gen))
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._rollback()
-                raise
+        with self._transaction():
+            self._db.executemany("INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?, ?, ?)",
+                                 [(c, p, i, t, e, json.dumps(m, ensure_ascii=False)) for c, p, i, t, e, m in chunks])
+            if complete:
+                self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, '1')", (CHUNKS,))
+                self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (LEXICAL, gen))
 
     def lexical_generation(self) -> str:
         return self.get_meta(LEXICAL) or "0"

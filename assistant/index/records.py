@@ -24,6 +24,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import StoreError
@@ -123,36 +124,36 @@ class RecordStore(ChunkTable):
     # -- batches --------------------------------------------------------------------------------
     def begin_batch(self, records: Sequence[Record]) -> int:
         """Store `records` as pending in one transaction; the batch id for `finish_batch`."""
-        with self._lock:
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
-                cur = self._db.execute("INSERT INTO batches (started, size, status) VALUES (?, ?, ?)",
-                                       (time.time(), len(records), PENDING))
-                batch = int(cur.lastrowid or 0)
-                self._db.executemany(
-                    "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?)",
-                    [(r.paper_id, r.hash, _dump(r), PENDING, batch) for r in records],
-                )
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._rollback()
-                raise
+        with self._transaction():
+            cur = self._db.execute("INSERT INTO batches (started, size, status) VALUES (?, ?, ?)",
+                                   (time.time(), len(records), PENDING))
+            batch = int(cur.lastrowid or 0)
+            self._db.executemany(
+                "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?)",
+                [(r.paper_id, r.hash, _dump(r), PENDING, batch) for r in records],
+            )
             return batch
 
     def finish_batch(self, batch: int, paper_ids: Sequence[str]) -> str:
         """Mark the batch's records indexed and the batch committed; returns the new generation."""
         gen = f"{time.time_ns()}"
+        with self._transaction():
+            self._db.executemany("UPDATE records SET state=? WHERE paper_id=?", [(INDEXED, p) for p in paper_ids])
+            self._db.execute("UPDATE batches SET status='committed', finished=? WHERE id=?", (time.time(), batch))
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (gen,))
+        return gen
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (BEGIN IMMEDIATE ... COMMIT) under the lock, rolled back on any error."""
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
-                self._db.executemany("UPDATE records SET state=? WHERE paper_id=?", [(INDEXED, p) for p in paper_ids])
-                self._db.execute("UPDATE batches SET status='committed', finished=? WHERE id=?", (time.time(), batch))
-                self._db.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (gen,))
+                yield self._db
                 self._db.execute("COMMIT")
             except BaseException:
                 self._rollback()
                 raise
-        return gen
 
     def _rollback(self) -> None:
         try:
