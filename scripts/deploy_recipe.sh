@@ -13,6 +13,7 @@ cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
 EMBED_VENV=${EMBED_VENV:-.venv-embed-server}
 RUN=${RUN:-$(mktemp -d /tmp/paperchat-recipe.XXXXXX)}
+mkdir -p "$RUN"  # a RUN directory that does not exist yet is made
 CHROMA_PORT=${CHROMA_PORT:-8000}
 EMBED_PORT=${EMBED_PORT:-7997}
 UI_PORT=${UI_PORT:-7861}
