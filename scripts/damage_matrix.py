@@ -95,12 +95,21 @@ def run_case(store: Path) -> dict:
 
 def build(store: Path, n: int) -> None:
     src = store.parent / "corpus.jsonl"
-    with (gzip.open(ARXIV, "rt", encoding="utf-8") if ARXIV.exists() else BUNDLED.open(encoding="utf-8")) as fh, \
-            src.open("w", encoding="utf-8") as out:
-        for i, line in enumerate(fh):
-            if i >= n:
-                break
-            out.write(line)
+    with src.open("w", encoding="utf-8") as out:
+        if ARXIV.exists():
+            with gzip.open(ARXIV, "rt", encoding="utf-8") as fh:
+                for i, line in enumerate(fh):
+                    if i >= n:
+                        break
+                    out.write(line)
+        else:  # no ../shared/data (a clone elsewhere): the bundled abstracts, repeated as distinct records up to n
+            lines = [line for line in BUNDLED.read_text(encoding="utf-8").splitlines() if line.strip()]
+            for i in range(n):
+                rec = json.loads(lines[i % len(lines)])
+                if i >= len(lines):
+                    rec["paper_id"] = f"{rec['paper_id']}-r{i}"
+                    rec["text"] = f"{rec['text']} (Replica {i} of this abstract, for the damage matrix.)"
+                out.write(json.dumps(rec, ensure_ascii=False) + "\n")
     p = subprocess.run([sys.executable, "-m", "assistant.cli", "--preset", "debug", "--data-dir", str(store), "ingest",
                         "--quiet", str(src)], capture_output=True, text=True, cwd=ROOT, env=_env())
     if p.returncode:
