@@ -108,7 +108,8 @@ def build(store: Path, n: int) -> None:
                 rec = json.loads(lines[i % len(lines)])
                 if i >= len(lines):
                     rec["paper_id"] = f"{rec['paper_id']}-r{i}"
-                    rec["text"] = f"{rec['text']} (Replica {i} of this abstract, for the damage matrix.)"
+                    # words up front, so no chunk repeats another's text (a tie would let a probe "find itself")
+                    rec["text"] = f"Replica {i} restates an abstract for the damage matrix. {rec['text']}"
                 out.write(json.dumps(rec, ensure_ascii=False) + "\n")
     p = subprocess.run([sys.executable, "-m", "assistant.cli", "--preset", "debug", "--data-dir", str(store), "ingest",
                         "--quiet", str(src)], capture_output=True, text=True, cwd=ROOT, env=_env())
