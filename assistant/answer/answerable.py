@@ -159,7 +159,6 @@ class Missing:
 
 
 _KIND_OF = re.compile(r"\b(?:kinds?|types?|sorts?|forms?) of\b", re.I)
-_DESCRIPTIVE = re.compile(r"[A-Z][a-z]*(?:-[a-z]+)+|[A-Z]{2,}-[a-z]{3,}")  # "Brain-inspired", "GPS-labelled"
 SOFT_MATCH = 0.66  # phrase-to-span cosine at which an asked noun phrase counts as present in other words
 NAMED_KINDS = {  # "which <kind>" asks for a named instance: the abstract must name one
     "dataset": ("dataset", "benchmark", "corpus", "corpora", "data"),
@@ -209,8 +208,8 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
     checked, a value's phrase only loosely. `similar` lets an asked noun phrase be present in other words
     (cosine >= SOFT_MATCH to a span of the abstract); without it the check is lexical."""
     who = f"The {topic_names[0]} abstract" if topic_names else "The best-matching abstract"
-    if heads_only:  # a paraphrase's own descriptive compounds ("GPS-labelled photos") are not names to find
-        details = tuple(t for t in details if not _DESCRIPTIVE.fullmatch(t))
+    if heads_only and common:  # a paraphrase's own descriptive compounds ("GPS-labelled photos") are not names to find
+        details = tuple(t for t in details if not common(t))
     for t in details:
         if not _has_term(t, text):
             return Missing(f"{who} reports no {t}.", True)
@@ -227,19 +226,20 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
     stems = {stem(w) for w in _WORD.findall(text)}
     sents = [s.text for s in split_sentences(text)]
 
-    def present(words: list[str], where: str) -> bool:
-        return _phrase_present(words, where) or bool(similar and similar(" ".join(words), where) >= SOFT_MATCH)
+    def close(words: list[str], where: str) -> bool:  # the part in other words
+        return bool(similar and similar(" ".join(words), where) >= SOFT_MATCH)
 
-    if heads_only and (numeric or changes or _FRACTION_ASK.search(asked)) and not parts:
-        return None  # "How much faster was it?": the quantity is the asker's wording; a figure may be words
-    if heads_only and (numeric or changes or _FRACTION_ASK.search(asked)):
+    value_asked = bool(numeric or changes or _FRACTION_ASK.search(asked))
+    if heads_only and value_asked:
+        if not parts:
+            return None  # "How much faster was it?": the quantity is the asker's wording; a figure may be words
         # a value asked for in the asker's words: some sentence sharing a word of the phrase gives a figure
         words = {stem(w) for p in parts for w in p}
-        near = [s for s in sents if words & {stem(w) for w in _WORD.findall(s)}] if words else sents
+        near = [s for s in sents if words & {stem(w) for w in _WORD.findall(s)}]
         if not any(_NUMBER.search(s) or _NUMBER_WORDS.search(s) for s in near):
             return Missing(f"{who} reports no figure for {phrase or 'this'}.", True)
         return None
-    if numeric or changes or _FRACTION_ASK.search(asked):
+    if value_asked:
         # a value is asked for: some sentence must name the asked quantity (the phrase, in order) and give a figure
         pattern = _FRACTION if _FRACTION_ASK.search(asked) else None
         has_figure = (lambda s: pattern.search(s)) if pattern else (lambda s: _NUMBER.search(s) or _NUMBER_WORDS.search(s))
@@ -247,7 +247,7 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
         if parts:
             relevant = [s for s in sents if all(_phrase_present(p, s) for p in parts)]
             if not relevant and similar:
-                relevant, soft = [s for s in sents if all(present(p, s) for p in parts)], True
+                relevant, soft = [s for s in sents if all(_phrase_present(p, s) or close(p, s) for p in parts)], True
         else:  # "what score does X reach on Cityscapes": the sentence that names the setting
             relevant = [s for s in sents if all(_has_term(t, s) for t in details)] or sents
         if not any(has_figure(s) for s in relevant):
@@ -268,7 +268,7 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
             # a thing is asked for ("which techniques", "what kinds of preference pairs"): the askers' words
             # vary, so the head noun of each part must occur anywhere in the abstract, or the part in other words
             for words in parts:
-                if not (_has_word(words[-1], low, stems, text) or (similar and similar(" ".join(words), text) >= SOFT_MATCH)):
+                if not (_has_word(words[-1], low, stems, text) or close(words, text)):
                     return Missing(f"{who} reports no {phrase}.", False)
     for c in changes:
         if not any(re.search(rf"(?<![a-z]){re.escape(v)}", low) for v in CHANGE[c]):

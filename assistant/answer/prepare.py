@@ -101,8 +101,8 @@ class Preparer:
     def weigh(self, p: Prepared) -> Prepared:
         th = self.settings.abstain_threshold
         q = p.question
-        display = self.lexicon.get().display
-        p.names = {h.paper_id: display[h.paper_id] for h in p.hits if h.paper_id in display}
+        lexicon = self.lexicon.get()
+        p.names = {h.paper_id: lexicon.display[h.paper_id] for h in p.hits if h.paper_id in lexicon.display}
         if q.kind is Kind.COMPARE:
             chosen: list[Hit] = []
             named_first = sorted(range(len(p.sides)), key=lambda i: not q.sides[i].paper_ids)
@@ -131,7 +131,7 @@ class Preparer:
         p.main = 0 if n_topic else self._main(ev)
         if p.hits:
             text = p.hits[p.main].text
-            similar, common = self.scorer.phrase_similarity, self.lexicon.get().is_common
+            similar, common = self.scorer.phrase_similarity, lexicon.is_common
             names = q.topic_names[:1] if n_topic else ()  # no paper named: a paraphrase, its wording checked loosely
             lacks: list[tuple[int, str]] = []
             for i, ask in enumerate((Ask(q.asked, q.numeric), *q.more)):
