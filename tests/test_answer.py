@@ -3,6 +3,8 @@ comparisons, lists, conversation, injection."""
 
 from __future__ import annotations
 
+import re
+
 import threading
 
 import pytest
@@ -227,7 +229,9 @@ def test_extractive_model_cites_every_sentence(make):
     ans = a.ask("How much does Prune&Comp reduce perplexity?")
     assert not ans.abstained and ans.citations
     assert ans.citations[0].paper_id == "p-prune"
-    assert ans.answer.count("[") == len(ans.citations)
+    sentences = [x for x in re.split(r"(?<=\])\.\s+", ans.answer.strip()) if x]
+    assert sentences and all(re.search(r"\[\d+\]\.?$", x) for x in sentences), ans.answer
+    assert {int(m) for m in re.findall(r"\[(\d+)\]", ans.answer)} == {c.marker for c in ans.citations}
 
 
 def test_a_label_cannot_break_the_source_delimiter(make):
@@ -306,7 +310,8 @@ def test_composed_answers_name_the_paper_and_comparisons_open_with_each_sides_an
     # a question that describes the paper instead of naming it: the answer says which paper it is
     ans = a.ask("Which method gives every client its own weighted blend of the server's global models?")
     assert not ans.abstained and ans.citations[0].paper_id == "p-fedmerge"
-    assert ans.answer.startswith("**FedMerge**: ")
+    first = ans.answer.split("[1]")[0]
+    assert ans.answer.startswith("**FedMerge**: ") or "FedMerge" in first, ans.answer  # named before the first citation
     # a comparison: one line per side answering the question itself, then the table
     ans = a.ask("How does FedMerge differ from Prune&Comp?")
     lines = ans.answer.splitlines()

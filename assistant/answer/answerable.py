@@ -85,6 +85,11 @@ VARIANTS = {
 }
 _NUMBER = re.compile(r"\d")
 GAP = 2
+
+
+def _has_figure(sentence: str) -> bool:
+    """A digit or a number word ("five datasets", "twice"), but not a bare "one" ("One global model serves many clients")."""
+    return bool(_NUMBER.search(sentence)) or any(m.group(0).lower() != "one" for m in _NUMBER_WORDS.finditer(sentence))
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*")
 
 
@@ -184,19 +189,40 @@ def _kind_asked(asked: str) -> str:
     return next((k for k in (last, stem(last), last[:-1] if last.endswith("s") else "") if k in NAMED_KINDS), "")
 
 
+NEAR = 8  # words between a named instance and the word for its kind ("a general LLM judge": no name near)
+_DEFINES = re.compile(r"((?:[\w\-]+\s+){1,6})\(([A-Z][A-Za-z0-9\-]{1,12})\)")
+
+
+def _concepts(text: str) -> set[str]:
+    """Acronyms the abstract defines for lower-case phrases ("Incomplete multi-view clustering (IMVC)"): a
+    task or concept, not a named dataset or model."""
+    out = set()
+    for m in _DEFINES.finditer(text):
+        words = m.group(1).split()[-len(m.group(2)):]
+        start = m.start(1) + len(m.group(1)) - len(" ".join(words)) - 1
+        sentence_start = start <= 0 or text[:start].rstrip().endswith((".", ":", ";"))
+        if all(w[:1].islower() or (i == 0 and sentence_start) for i, w in enumerate(words)):
+            out.add(norm(m.group(2)))
+    return out
+
+
 def _names_instance(kind: str, sents: list[str], exclude: tuple[str, ...], common: Common | None = None) -> bool:
     """Some sentence that speaks of the kind ("experiments on", "dataset", "built upon") names one (a name:
     not a word the corpus also writes in lower case, such as "Large Language Models", when `common` knows)."""
-    skip = {norm(n) for n in exclude}
+    skip = {norm(n) for n in exclude} | _concepts(" ".join(sents))
     for sent in sents:
         low = sent.lower()
-        if not (any(v in low for v in NAMED_KINDS[kind]) or (kind in ("dataset", "benchmark", "corpus", "corpora")
-                                                             and _EVALUATED_ON.search(sent))):
+        cues = [m.start() for v in NAMED_KINDS[kind] for m in re.finditer(re.escape(v), low)]
+        if kind in ("dataset", "benchmark", "corpus", "corpora"):
+            cues += [m.end() for m in _EVALUATED_ON.finditer(sent)]
+        if not cues:
             continue
         names = [t for t in named_terms(sent, capitalised=True) if norm(t) not in skip and norm(t) not in GENERIC
                  and not any(norm(t) in k or k in norm(t) for k in skip if k) and not (common and common(t))]
-        if names:
-            return True
+        for t in names:  # a name within NEAR words of where the sentence speaks of the kind
+            at = [m.start() for m in re.finditer(re.escape(t), sent)]
+            if any(len(sent[min(c, a):max(c, a)].split()) <= NEAR for c in cues for a in at):
+                return True
     return False
 
 
@@ -236,13 +262,13 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
         # a value asked for in the asker's words: some sentence sharing a word of the phrase gives a figure
         words = {stem(w) for p in parts for w in p}
         near = [s for s in sents if words & {stem(w) for w in _WORD.findall(s)}]
-        if not any(_NUMBER.search(s) or _NUMBER_WORDS.search(s) for s in near):
+        if not any(_has_figure(s) for s in near):
             return Missing(f"{who} reports no figure for {phrase or 'this'}.", True)
         return None
     if value_asked:
         # a value is asked for: some sentence must name the asked quantity (the phrase, in order) and give a figure
         pattern = _FRACTION if _FRACTION_ASK.search(asked) else None
-        has_figure = (lambda s: pattern.search(s)) if pattern else (lambda s: _NUMBER.search(s) or _NUMBER_WORDS.search(s))
+        has_figure = (lambda s: pattern.search(s)) if pattern else _has_figure
         soft = False
         if parts:
             relevant = [s for s in sents if all(_phrase_present(p, s) for p in parts)]

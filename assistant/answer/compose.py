@@ -77,6 +77,8 @@ def extractive_answer(
     """
     chosen: list[tuple[int, int]] = []
     per_hit: dict[int, int] = {}
+    if limit <= 0:
+        return chosen
     ordered = [b for b in best if b[0] == main] + [b for b in best if b[0] != main]
     for hi, si, score in ordered:
         if score < threshold and not (hi == main and not per_hit):

@@ -113,7 +113,9 @@ def _described(name: str, words) -> bool:
     """'LLM-based', 'GPS-labelled', 'Transformer-like': a descriptive compound (its last part an adjective-like
     word the corpus writes in lower case), not a name ('Q-networks' is one)."""
     last = name.rsplit("-", 1)[-1] if "-" in name else ""
-    return bool(last) and last.islower() and last.isalpha() and last in words and bool(_DESCRIBING.search(last))
+    if not (last and last.islower() and last.isalpha() and _DESCRIBING.search(last)):
+        return False
+    return last in words or bool(_DESCRIBING.fullmatch(last)) or (last.endswith("ed") and len(last) > 4)  # "U-shaped"
 
 
 def label_head(label: str) -> str:
@@ -179,6 +181,14 @@ class Lexicon:
                 t = m.group(0)
                 if (counts.get(norm(t), 0) >= 2 or t in label) and not _described(t, lower_df):
                     names.setdefault(t, 1)
+            if head or coined:  # a paper with its own name does not own an acronym it defines for others' work and
+                # mentions at most twice:
+                mine = {norm(n) for n in [head, *coined]}  # "similar to Squeeze-Excitation Network (SENet)" in GC's
+                for m in _DEFINED.finditer(text):
+                    a = m.group(1)
+                    if counts.get(norm(a), 0) <= 2 and norm(a) not in mine and a not in label \
+                            and not any(norm(a) in k or k in norm(a) for k in mine if k):  # (discussed at length: kept)
+                        names.pop(a, None)
             own = {norm(n) for n in names}
             for m in _NAMED.finditer(text):  # "MIGA-Conv" in the MIGA abstract: a variant of its own name
                 t = m.group(0)

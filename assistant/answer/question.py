@@ -99,7 +99,13 @@ _LIST = re.compile(
     # "are there papers ...", "is there any research on ...": a list; "is there work / a paper that ...": one paper
     r"|^(?:are there (?:any |some )?(?:papers?|abstracts?|works?|studies|study|research|articles?)"
     r"|is there (?:any |some )(?:papers?|abstracts?|works?|studies|study|research|articles?)"
-    r"|is there (?:papers|abstracts|works|studies|articles))\b(?P<c3>.*?)\??$",
+    r"|is there (?:papers|abstracts|works|studies|articles))\b(?P<c3>.*?)\??$"
+    # terse asks: "papers building on X?", "any paper on X?", "which ones are X papers?", "anything on X?"
+    r"|^(?:any |all |other )?(?:papers?|abstracts?|works|studies|articles)\s+(?=(?:on|about|that|which|who|using|"
+    r"building|proposing|introducing|applying|with|where|for|in)\b)(?P<c4>.*?)\??$"
+    r"|^(?:which|what) ones (?:are|were|is)\s+(?P<c5>.*?)(?:\s+(?:papers|works|studies|abstracts))?\??$"
+    r"|^(?:is there |do you have )?anything (?:on|about|regarding|related to)\s+(?P<c6>.*?)\??$"
+    r"|^what does the (?:corpus|collection|index) (?:say|have|contain|hold) (?:about|on)\s+(?P<c7>.*?)\??$",
     re.I,
 )
 _AUX = r"(?:does|do|did|is|are|was|were|has|have|had|can|could|would|should|will)"
@@ -111,7 +117,8 @@ _TOPIC_AT = [
     re.compile(r"\((?P<t>[A-Z][\w\-^&]+)\)"),  # "super token attention (STA)"
     re.compile(r"^(?:please\s+)?(?:explain|describe|summari[sz]e|tell me about|what about|give me an overview of)\s+"
                r"(?:the\s+)?(?P<t>[^\s,?]+(?:\s+[^\s,?]+){0,2})", re.I),
-    re.compile(r"\b(?:of|behind|in|by|for|about)\s+(?:the\s+)?(?P<t>[^\s,?]+)\s*[?.!]*\s*$", re.I),  # "... the idea behind X?"
+    # "... the idea behind X?", "the key idea of Swin Transformer?": a name of up to three words ends the question
+    re.compile(r"\b(?:of|behind|in|by|for|about)\s+(?:the\s+)?(?P<t>[^\s,?]+(?:\s+(?-i:[A-Z0-9])[^\s,?]*){0,2})\s*[?.!]*\s*$", re.I),
 ]
 _PREP = r"(?:under|in|on|at|for|with|by|from|to|over|across|against)"
 _ASKED = re.compile(
@@ -126,11 +133,11 @@ _CLAUSE = re.compile(  # "Which X ..., and over how many Y?": a second thing ask
     re.I,
 )
 _ASKED_TAIL = re.compile(  # a clause that ends on what it asks for: "over how many evaluation suites", "with which network"
-    rf"^(?:{_PREP}\s+)?(?:what|which|how many|how much)\s+(?P<d>(?:[\w\-^@.]+\s+){{0,4}}?[\w\-^@.]+)$", re.I)
+    rf"^(?:{_PREP}\s+)?(?:what|which|how many|how much|#)\s*(?P<d>(?:[\w\-^@.]+\s+){{0,4}}?[\w\-^@.]+)$", re.I)
 _NUMERIC = re.compile(
     r"\bhow (?:much|many|fast|large|small|big|long|often|far|well)\b|\bwhat (?:fraction|percentage|percent|share|"
     r"proportion|ratio|number|amount|speed-?up|gain|improvement)\b|\bby how\b|\bby what (?:margin|factor|amount)\b|"
-    r"\bhow (?:much|many)\b",
+    r"\bhow (?:much|many)\b|(?:^|\s)#\s?[a-z]",
     re.I,
 )
 
@@ -138,6 +145,20 @@ _MEASURED = re.compile(  # "what X does Y achieve": a value is asked for
     r"\b(?:achieve|achieves|achieved|reach|reaches|reached|obtain|obtains|obtained|attain|attains|score|scores|get|gets|"
     r"yield|yields)\b|^what (?:is|are|was|were) .{0,40}\b(?:accuracy|error|rate|score|fid|bleu|f1|perplexity|latency|"
     r"throughput|auc|map|miou|psnr|speed|size)\b",
+    re.I,
+)
+
+
+_LEAD = re.compile(  # "<what it is about> - <what is asked>?": terse questions put the description first
+    r"^(?P<lead>.{12,}?)(?:\s+[-\u2013\u2014]+\s+|:\s+)(?P<ask>(?:(?:and|so|then|but)\s+)?(?:(?:what|which|how|who|where|when|"
+    r"why|whose|is|are|does|do|did|can|could|was|were)\b|#).*)$",
+    re.I,
+)
+_NOT_NOUN = re.compile(  # where an asked noun phrase ends: "which method says a plain ViT can ..." asks for a method
+    r"\s+(?:a|an|the|that|this|these|those|which|who|whose|to|it|they|says|uses|gives|shows|makes|lets|allows|enables|"
+    r"combines|replaces|adds|keeps|takes|runs|claims|argues|finds|predicts|generates|relies|learns|trains|proposes|"
+    r"introduces|achieves|reaches|improves|reduces|outperforms|beats|handles|supports|needs|requires|treats|turns|"
+    r"swaps|works|helps|avoids|builds|models|maps|matches|picks|selects|decides|computes)\b.*$",
     re.I,
 )
 
@@ -162,8 +183,10 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
                     and not any(norm(t) in norm(n) or norm(n) in norm(t) for n in topic_names)
                     and t not in {u for u, _ in unlinked})
     parts = tuple(t for t in named_terms(criterion) if lexicon.status(t) != "common") if kind is Kind.LIST else ()
-    clauses = [c for c in _CLAUSE.split(standalone) if c and c.strip(" ,?")] or [standalone]
-    first, *more = [_ask(c, topic_names, fragment=i > 0) for i, c in enumerate(clauses)]
+    lead = _LEAD.match(standalone)
+    asking = lead.group("ask") if lead else standalone  # "... - which corpus?": the asked part is after the dash
+    clauses = [c for c in _CLAUSE.split(asking) if c and c.strip(" ,?")] or [asking]
+    first, *more = [_ask(c, topic_names, fragment=i > 0 or bool(lead)) for i, c in enumerate(clauses)]
     return Question(
         text=q, standalone=standalone, kind=kind, sides=sides, criterion=criterion, parts=parts,
         topic=topic_ids if kind is Kind.SINGLE else (), topic_names=topic_names, unlinked=unlinked,
@@ -178,7 +201,7 @@ def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False) -> A
     fragment: "..., and over how many benchmarks?")."""
     c = clause.strip().rstrip("?").strip()
     m = _ASKED.match(c) or (_ASKED_TAIL.match(c) if fragment else None)
-    asked = next((g for g in (m.groups() if m else ()) if g), "").strip()
+    asked = _NOT_NOUN.sub("", next((g for g in (m.groups() if m else ()) if g), "")).strip()
     if asked and norm(asked) in {norm(n) for n in topic_names}:
         asked = ""
     return Ask(asked, bool(_NUMERIC.search(c) or (asked and _MEASURED.search(c))))

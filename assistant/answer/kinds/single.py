@@ -15,6 +15,8 @@ from ..compose import extractive_answer, trim
 from ..events import Event, Status
 from ..evidence import ABSTAIN_SENTENCE, coverage_note, effective_threshold
 from ..prompts import load_prompt
+from ..sentrank import default_ranker
+from ..support import injected_sentences
 from ..state import Draft, Prepared, cite, shown_name
 from .base import Context, check, generate
 
@@ -71,7 +73,13 @@ def compose(prep: Prepared, ctx: Context, draft: Draft) -> None:
         best = [b for b in best if hits[b[0]].paper_id in q.topic]
     main_best = max((b[2] for b in best if b[0] == prep.main), default=0.0)
     best = [b for b in best if b[0] == prep.main or b[2] >= main_best]
-    picks = extractive_answer(best, hits, effective_threshold(ev, ctx.settings.abstain_threshold), main=prep.main)
+    threshold = effective_threshold(ev, ctx.settings.abstain_threshold)
+    ranked = _ranked_main(prep, ctx, topic) if any(b[0] == prep.main for b in best) else None
+    if ranked is None:
+        picks = extractive_answer(best, hits, threshold, main=prep.main)
+    else:  # the main paper's sentences as the ranker orders them; other papers' as before, in the room left
+        others = extractive_answer([b for b in best if b[0] != prep.main], hits, threshold, limit=3 - len(ranked), main=-1)
+        picks = [(prep.main, si) for si in sorted(ranked)] + others
     markers: dict[int, int] = {}
     chosen: dict[int, list[int]] = {}
     parts = []
@@ -87,6 +95,17 @@ def compose(prep: Prepared, ctx: Context, draft: Draft) -> None:
     draft.citations = [cite(n, hits[hi], chosen[hi]) for hi, n in markers.items()]
     if not parts:
         draft.kind = "abstain"
+
+
+def _ranked_main(prep: Prepared, ctx: Context, topic: tuple[str, ...]) -> list[int] | None:
+    """The main paper's sentences to show, chosen by the learned sentence ranker (None without one)."""
+    ranker = default_ranker()
+    if ranker is None:
+        return None
+    hit = prep.hits[prep.main]
+    texts = [s.text for s in split_sentences(hit.text)]
+    return ranker.pick(prep.question, texts, ctx.scorer, name=shown_name(prep.names, hit), topic=topic,
+                       skip=frozenset(injected_sentences(texts))) or None
 
 
 def build_prompt(prep: Prepared, ctx: Context, turns, template: str = "answer"):

@@ -1,0 +1,156 @@
+"""Which sentences of the paper an answer rests on answer the question: a learned ranking.
+
+    ranker = SentenceRanker.load()                 # weights fitted by scripts/fit_sentence_ranker.py
+    order = ranker.rank(question, sentences, scorer, name="Click-Gaussian")   # best first, with scores
+
+The evidence score (content-word recall + MiniLM cosine, `support.py`) finds the sentences that share a
+question's words; an abstract's opening sentences restate the topic and win that way, while the sentence
+that *answers* ("runs in 10 ms per click", "we propose Global Feature-guided Learning") shares few words.
+A conditional-logit model over each abstract's sentences weighs the evidence score together with what an
+answering sentence looks like for this kind of question: a figure when a value is asked for, the
+contribution sentence ("we propose X", "we refer to them as X") when a method or a paper is asked for,
+the asked thing stated, named terms the question does not already contain, the position in the abstract,
+and a problem statement ("However, ... remains challenging") as the usual non-answer.
+
+The weights are fitted on the project's own question files (eval/questions*.jsonl; never on
+questions-dev.jsonl) by `scripts/fit_sentence_ranker.py`, which writes `sentrank.json` beside this file
+with the features, the weights and its own held-out figures.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from .answerable import states_asked
+from .question import Question
+from .support import _NAMED, recall
+
+WEIGHTS = Path(__file__).with_name("sentrank.json")
+
+_PROPOSE = re.compile(
+    r"\b(?:we|this (?:paper|work|study|article)|our (?:work|paper|method|approach)) (?:\w+ )?(?:propose|introduce|present|"
+    r"develop|design|devise|refer to|call|name|term|coin|formulate|put forward)\w*\b|\b(?:called|dubbed|named|termed)\b|"
+    r"\bwe (?:then |also |further )?(?:use|employ|leverage|adopt|apply|exploit|construct|build|learn|train)\w*\b",
+    re.I,
+)
+_PROBLEM = re.compile(r"\b(?:however|challeng\w*|remains?|suffer\w*|limitation\w*|struggl\w*|costly|difficult\w*|"
+                      r"problem\w*|issues?|bottleneck\w*|lack\w*|fail\w*|hinder\w*)\b", re.I)
+_RESULT = re.compile(r"\b(?:outperform\w*|achiev\w*|surpass\w*|state-of-the-art|improv\w*|experiments?|results?|"
+                     r"demonstrat\w*|show\w*|gains?|reduc\w*|faster|speed-?ups?)\b", re.I)
+_FIGURE = re.compile(r"\d")
+_ENUM = re.compile(r"^\s*(?:\(?(?:\d|i{1,3}|iv|v|[a-d])\)|first(?:ly)?,|second(?:ly)?,|third(?:ly)?,|finally,)", re.I)
+_HOW = re.compile(r"^(?:and\s+)?how\s+(?:does|do|did|is|are|can|could|would)\b|\bwhat\s+(?:mechanism|technique|trick|"
+                  r"strategy|component|module|idea|method|approach)\w*\b|\bwhat\s+does\s+.+?\s+(?:use|do|rely on|replace)\b",
+                  re.I)
+_WHICH_WORK = re.compile(r"\b(?:which|what)\s+(?:work|paper|study|method|approach|framework|model|system|algorithm)\b|"
+                         r"\bis there\b|\bi (?:remember|recall)\b|\bthere(?:'s| is| was) (?:a|an|one)\b", re.I)
+
+FEATURES = (
+    "evidence", "cosine", "first", "last", "position", "figure", "figure_asked",
+    "propose", "propose_how", "propose_which", "problem", "result", "asked", "named_new", "short",
+    "has_name", "enumeration",
+)
+
+
+def features(question: Question, sentences: Sequence[str], evidence: Sequence[float], cosines: Sequence[float],
+             name: str = "", topic: tuple[str, ...] = ()) -> np.ndarray:
+    """One row per sentence of one abstract (columns: FEATURES). `evidence`/`cosines`: each sentence's
+    support score and MiniLM cosine to the question."""
+    q = question.standalone or question.text
+    numeric = question.numeric or any(a.numeric for a in question.more)
+    asks = [a.asked for a in (question, *question.more) if a.asked]
+    how, which = bool(_HOW.search(q)), bool(_WHICH_WORK.search(q))
+    q_low = q.lower()
+    n = len(sentences)
+    ev, cos = np.asarray(evidence, np.float32), np.asarray(cosines, np.float32)
+    rows = []
+    for i, s in enumerate(sentences):
+        new = [t for t in _NAMED.findall(s) if t.lower() not in q_low]
+        fig = bool(_FIGURE.search(re.sub(r"\[\d+\]", "", s)))
+        prop = bool(_PROPOSE.search(s))
+        words = len(s.split())
+        rows.append([
+            ev[i], cos[i], i == 0, i == n - 1, i / max(n - 1, 1), fig,
+            fig and numeric, prop, prop and how, prop and which, bool(_PROBLEM.search(s)),
+            bool(_RESULT.search(s)), any(states_asked(a, s, topic) for a in asks), min(len(set(new)), 3) / 3,
+            words < 12, bool(name) and name.lower() in s.lower(), bool(_ENUM.search(s)),
+        ])
+    return np.asarray(rows, dtype=np.float32).reshape(n, len(FEATURES))
+
+
+MIN_SHARE = 0.05  # a further sentence of the main paper (up to three) is shown when the ranker gives it this share
+
+
+@dataclass(frozen=True)
+class SentenceRanker:
+    weights: tuple[float, ...]
+
+    @classmethod
+    def load(cls, path: Path = WEIGHTS) -> SentenceRanker | None:
+        """The fitted ranker, or None when no weights file is present (then evidence order is used)."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if tuple(data.get("features", ())) != FEATURES:
+            return None  # fitted for another feature set: refit with scripts/fit_sentence_ranker.py
+        return cls(tuple(float(w) for w in data["weights"]))
+
+    def pick(self, question: Question, sentences: Sequence[str], scorer, name: str = "", topic: tuple[str, ...] = (),
+             skip: frozenset[int] = frozenset(), limit: int = 3) -> list[int]:
+        """Indices of the sentences to show, best first: the most probable one, then up to `limit` - 1
+        more that get at least MIN_SHARE of the probability; `skip`: sentences never shown (injected)."""
+        q = question.standalone or question.text
+        p = self.scores(features(question, sentences, scorer.matrix([q], sentences)[0], scorer.cosines(q, sentences),
+                                 name=name, topic=topic))
+        order = [int(i) for i in np.argsort(-p, kind="stable") if int(i) not in skip]
+        return order[:1] + [i for i in order[1:limit] if p[i] >= MIN_SHARE]
+
+    def scores(self, x: np.ndarray) -> np.ndarray:
+        """Probability of each sentence being the answering one (softmax over the abstract)."""
+        z = x @ np.asarray(self.weights, np.float32)
+        z = np.exp(z - z.max())
+        return z / z.sum()
+
+
+@lru_cache(maxsize=1)
+def default_ranker() -> SentenceRanker | None:
+    return SentenceRanker.load()
+
+
+def fit(groups: list[tuple[np.ndarray, np.ndarray]], l2: float = 0.01, steps: int = 600, lr: float = 0.3) -> np.ndarray:
+    """Conditional-logit weights: maximise log P(gold sentences) under a softmax over each abstract's
+    sentences (`groups`: (features, 0/1 gold mask) per question and abstract). Full-batch gradient
+    descent with momentum; deterministic."""
+    dim = groups[0][0].shape[1]
+    w, v = np.zeros(dim), np.zeros(dim)
+    for _ in range(steps):
+        grad = l2 * w
+        for x, y in groups:
+            z = x @ w
+            p = np.exp(z - z.max())
+            p /= p.sum()
+            gold = p * y
+            q = gold / max(gold.sum(), 1e-12)  # posterior over the gold sentences
+            grad -= (q - p) @ x / len(groups)
+        v = 0.9 * v - lr * grad
+        w = w + v
+    return w
+
+
+def log_likelihood(groups: list[tuple[np.ndarray, np.ndarray]], w: np.ndarray) -> float:
+    total = 0.0
+    for x, y in groups:
+        z = x @ w
+        p = np.exp(z - z.max())
+        p /= p.sum()
+        total += math.log(max(float((p * y).sum()), 1e-12))
+    return total / max(len(groups), 1)

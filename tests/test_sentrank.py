@@ -1,0 +1,89 @@
+"""The learned answer-sentence ranker (assistant/answer/sentrank.py): its fitting, the shipped weights, and
+what the shipped weights prefer. Questions and abstracts are written for these tests."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from assistant.answer.question import Question
+from assistant.answer.sentrank import FEATURES, WEIGHTS, SentenceRanker, features, fit, log_likelihood
+from assistant.answer.support import SupportScorer
+
+
+def _hash_embed(texts):
+    """Bag-of-words vectors: deterministic and enough to make cosines differ (no model needed)."""
+    out = np.zeros((len(texts), 64), np.float32)
+    for i, t in enumerate(texts):
+        for w in t.lower().split():
+            out[i, hash(w.strip(".,?")) % 64] += 1.0
+        out[i] /= max(np.linalg.norm(out[i]), 1e-9)
+    return out
+
+
+ABSTRACT = [
+    "Interactive segmentation of 3D scenes opens a great opportunity for real-time editing of 3D scenes.",
+    "However, existing interactive 3D segmentation methods are slow and need per-scene optimisation.",
+    "We propose Glimpse, which learns two-level feature fields for segmentation.",
+    "Glimpse runs in 12 ms per click, 20 times as fast as the previous methods.",
+]
+
+
+def test_fit_finds_the_feature_that_marks_the_answer():
+    rng = np.random.default_rng(0)
+    groups = []
+    for _ in range(40):
+        x = rng.normal(size=(6, 3)).astype(np.float32)
+        gold = int(rng.integers(6))
+        x[gold, 1] += 3.0  # column 1 marks the answer; 0 and 2 are noise
+        y = np.zeros(6, np.float32)
+        y[gold] = 1
+        groups.append((x, y))
+    w = fit(groups, steps=300)
+    assert w[1] > 1.0 and abs(w[0]) < w[1] / 3 and abs(w[2]) < w[1] / 3
+    assert log_likelihood(groups, w) > log_likelihood(groups, np.zeros(3))
+
+
+def test_shipped_weights_match_the_features_and_beat_evidence_order_on_held_out_files():
+    data = json.loads(WEIGHTS.read_text(encoding="utf-8"))
+    assert tuple(data["features"]) == FEATURES and len(data["weights"]) == len(FEATURES)
+    assert SentenceRanker.load() is not None
+    for name, res in data["report"]["held_out"].items():  # leave-one-file-out figures written by the fit
+        assert res["ranker"]["top3"] > res["evidence_order"]["top3"], name
+
+
+def test_weights_for_another_feature_set_are_not_used(tmp_path):
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps({"features": ["evidence"], "weights": [1.0]}), encoding="utf-8")
+    assert SentenceRanker.load(path) is None
+    assert SentenceRanker.load(tmp_path / "absent.json") is None
+
+
+@pytest.fixture(scope="module")
+def ranker():
+    r = SentenceRanker.load()
+    assert r is not None
+    return r
+
+
+def test_a_value_asked_for_is_answered_by_the_sentence_that_gives_it(ranker):
+    q = Question("How quick is Glimpse per user click?", "How quick is Glimpse per user click?", numeric=True)
+    picks = ranker.pick(q, ABSTRACT, SupportScorer(_hash_embed), name="Glimpse")
+    assert picks[0] == 3
+
+
+def test_which_work_is_answered_by_the_contribution_sentence(ranker):
+    text = "Which work learns two-level feature fields to segment scenes interactively?"
+    q = Question(text, text, asked="work")
+    picks = ranker.pick(q, ABSTRACT, SupportScorer(_hash_embed), name="Glimpse")
+    assert 2 in picks[:2]
+
+
+def test_features_have_one_row_per_sentence_and_injected_sentences_are_skipped(ranker):
+    q = Question("What does Glimpse do?", "What does Glimpse do?")
+    scorer = SupportScorer(_hash_embed)
+    x = features(q, ABSTRACT, scorer.matrix([q.text], ABSTRACT)[0], scorer.cosines(q.text, ABSTRACT), name="Glimpse")
+    assert x.shape == (len(ABSTRACT), len(FEATURES))
+    assert 2 not in ranker.pick(q, ABSTRACT, scorer, name="Glimpse", skip=frozenset({2}))
