@@ -3,7 +3,7 @@
     .venv/bin/python scripts/fit_sentence_ranker.py --data-dir /tmp/fit-data [--write]
 
 For every answerable single-paper question (factoid, paraphrase, follow-up) and every side of a
-comparison or list in eval/questions.jsonl, eval/questions-blind.jsonl and eval/questions-blind2.jsonl
+comparison or list in eval/questions.jsonl and eval/questions-blind{,2,3}.jsonl
 (written from the corpus by the project; the outside reader's questions-dev.jsonl is never read here),
 the abstract holding each gold passage is one group: its sentences are the candidates, the ones
 containing a gold passage are the answers. The question is analysed by the assistant (follow-ups after
@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-FILES = ("eval/questions.jsonl", "eval/questions-blind.jsonl", "eval/questions-blind2.jsonl")
+FILES = ("eval/questions.jsonl", "eval/questions-blind.jsonl", "eval/questions-blind2.jsonl", "eval/questions-blind3.jsonl")
 KINDS = ("factoid", "paraphrase", "followup", "compare", "multi")
 
 

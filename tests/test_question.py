@@ -206,3 +206,58 @@ def test_is_there_a_paper_asks_for_one_and_are_there_papers_for_a_list(lex):
     assert analyze("Are there papers on federated distillation?", None, lex).kind is Kind.LIST
     assert analyze("Is there any research on sparse routing?", None, lex).kind is Kind.LIST
     assert analyze("Which LLM serves as the judge in Kite?", None, lex).asked == "LLM"
+
+
+@pytest.mark.parametrize("question, asked, numeric", [
+    # terse questions put the description first and ask after a dash or colon
+    ("sparse routing for speech recognition with fewer FLOPs - which corpus was it evaluated on?", "corpus", False),
+    ("server-ensemble distillation into clients: # datasets and # baselines?", "datasets", True),
+    ("token pruning in every layer - how many x speed-up on DeiT?", "x speed-up on DeiT", True),
+    # an asked noun phrase ends where its verb starts
+    ("Which method says a sparse router can replace dense attention?", "method", False),
+])
+def test_terse_questions_ask_what_follows_the_dash(lex, question, asked, numeric):
+    q = analyze(question, None, lex)
+    assert (q.asked, q.numeric) == (asked, numeric)
+
+
+@pytest.mark.parametrize("question", [
+    "papers on federated distillation?", "any paper on token pruning?", "which ones are speech recognition papers?",
+    "anything on protein folding?", "what does the corpus say about robot grasping?",
+])
+def test_terse_list_questions_are_lists(lex, question):
+    assert analyze(question, None, lex).kind is Kind.LIST
+
+
+def test_names_joined_by_or_in_a_list_criterion_are_alternatives(lex):
+    q = analyze("Which papers evaluate on CIFAR-100 or LibriSpeech?", None, lex)
+    assert q.kind is Kind.LIST and q.parts == ()
+    q = analyze("Which papers evaluate on CIFAR-100?", None, lex)
+    assert q.parts == ("CIFAR-100",)
+
+
+def test_a_named_instance_must_stand_near_its_kind_and_not_be_the_papers_own_name():
+    text = ("Modern LLMs are usually improved at test time by picking one sample out of many, known as Best-of-N (BoN). "
+            "We propose Fuse, which uses a general LLM judge to merge samples.")
+    assert missing_detail(("Fuse",), (), "LLM", False, text).why == "The Fuse abstract names no LLM."
+    text = "Incomplete multi-view clustering (IMVC) is hard. We test Gavi on five benchmark IMVC datasets."
+    assert missing_detail(("Gavi",), (), "datasets", False, text) is not None  # IMVC names the task, not a dataset
+    assert missing_detail(("Gavi",), (), "datasets", False, "Experiments on the Kiritan dataset show gains.") is None
+
+
+def test_a_bare_one_is_not_a_figure():
+    text = "One global model cannot serve many clients. Mergo merges models per client and beats baselines."
+    assert missing_detail(("Mergo",), (), "clients", True, text) is not None
+    assert missing_detail(("Mergo",), (), "clients", True, "Mergo serves five clients.") is None
+
+
+def test_an_acronym_a_named_paper_defines_for_another_work_is_not_its_name():
+    lex = Lexicon.build([
+        ("p-gc", "GC: global context blocks", "The global context block shares structure with the Squeeze-Excitation "
+         "Network (SENet). We propose GC, which unifies SENet with non-local blocks.", False),
+        ("p-other", "Channel attention study", "Channel attention such as SENet is widely used.", True),
+    ])
+    assert lex.papers_about("GC") == ("p-gc",)
+    assert lex.papers_about("SENet") == ()
+    q = analyze("How does SENet recalibrate channels?", None, lex)
+    assert q.unlinked and q.unlinked[0][0] == "SENet"

@@ -243,7 +243,7 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
     for t in named:
         if not _has_term(t, text):
             return Missing(f"{who} reports no {asked.strip()}.", True)
-    kind = _kind_asked(asked)  # before the names go: "base LLM" asks for a named LLM
+    kind, written = _kind_asked(asked), asked.strip()  # before the names go: "base LLM" asks for a named LLM
     for t in named:
         asked = asked.replace(t, " ")
     phrase = " ".join(asked.split())
@@ -261,7 +261,7 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
             return None  # "How much faster was it?": the quantity is the asker's wording; a figure may be words
         # a value asked for in the asker's words: some sentence sharing a word of the phrase gives a figure
         words = {stem(w) for p in parts for w in p}
-        near = [s for s in sents if words & {stem(w) for w in _WORD.findall(s)}]
+        near = [s for s in sents if words & {stem(w) for w in _WORD.findall(s)}] or sents  # none in the asker's words: any
         if not any(_has_figure(s) for s in near):
             return Missing(f"{who} reports no figure for {phrase or 'this'}.", True)
         return None
@@ -289,7 +289,7 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
         if kind:
             # "which datasets", "which base LLM": a named one, not the word ("a variety of datasets")
             if not _names_instance(kind, sents, topic_names, common):
-                return Missing(f"{who} names no {phrase or kind}.", True)
+                return Missing(f"{who} names no {phrase or written or kind}.", True)
         else:
             # a thing is asked for ("which techniques", "what kinds of preference pairs"): the askers' words
             # vary, so the head noun of each part must occur anywhere in the abstract, or the part in other words

@@ -31,6 +31,9 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
+
+from .support import stem
 
 COMMON = 3  # a name that is the subject of more papers than this is a common term
 MAX_NGRAM = 6
@@ -43,11 +46,13 @@ _NAMED = re.compile(
     r"|[A-Za-z]+\d+[A-Za-z0-9]*)\+?(?![\w^&-])"
 )
 _DEFINED = re.compile(r"\(([A-Z][A-Za-z0-9\-&^]{1,20}\+?)\)")  # "... Byte Pair Encoding (BPE)"
+_OURS = re.compile(r"\b(?:we|this (?:paper|work|study))\s+(?:(?:\w+ly|then|also|further|first|next|hence|thus)\s+)?"
+                   r"(?:propose|introduce|present|develop|design|call|name|term|dub|coin)\w*\b", re.I)
 _ACRONYM_AFTER = re.compile(r"(?:\s+[A-Z][\w\-]*){0,5}\s*\(([A-Z][A-Za-z0-9\-&^]{1,20})\)")
 _CALLED = re.compile(r"\b(?:termed|called|named|dubbed|coined)\s+([A-Z][\w\-&^]+\+?)"
                      r"|\b(?:coin|term|call|name|dub|refer to)\w*\s+(?:(?:it|them|this|the|our|\w+)\s+){0,3}?as\s+(?:the\s+)?([A-Z][\w\-&^]+\+?)")
 _PROPOSE = re.compile(
-    r"\b(?:[Ww]e (?:propose|introduce|present|develop|design)|[Tt]his (?:paper|work) (?:proposes|introduces|presents))\s+"
+    r"\b(?:[Ww]e (?:(?:then|also|further|first|next|hence|therefore|thus) )?(?:propose|introduce|present|develop|design)|[Tt]his (?:paper|work) (?:proposes|introduces|presents))\s+"
     r"(?:a |an |the )?(?:(?:new|novel|simple|general|unified|lightweight|efficient)\s+)*(?:[a-z\-]+\s+){0,4}?([A-Z][\w\-&^]+\+?)"
     r"|\b[Oo]ur (?:\w+ ){0,2}?(?:method|model|approach|framework|algorithm|system|architecture|network),? ([A-Z][\w\-&^]+\+?)"
     r"|\b(?:[Tt]he|[Oo]ur) proposed [`'\"“‘]{1,2}([A-Z][\w\-&^]+\+?)"
@@ -141,6 +146,11 @@ class Lexicon:
     display: dict[str, str] = field(default_factory=dict)  # paper_id -> its best short name
     words: set[str] = field(default_factory=set)  # words the corpus writes in lower case
 
+    @cached_property
+    def stems(self) -> frozenset[str]:
+        """The corpus's lower-case words, stemmed ("recordings" and "recorded" share "record")."""
+        return frozenset(stem(w) for w in self.words)
+
     @classmethod
     def build(cls, papers: Iterable[tuple[str, str, str, bool]]) -> "Lexicon":
         """From (paper_id, label or title, abstract, label_derived) tuples. A derived label (a phrase cut
@@ -186,6 +196,9 @@ class Lexicon:
                 mine = {norm(n) for n in [head, *coined]}  # "similar to Squeeze-Excitation Network (SENet)" in GC's
                 for m in _DEFINED.finditer(text):
                     a = m.group(1)
+                    said = text[text.rfind(".", 0, m.start()) + 1: m.start()]
+                    if _OURS.search(said):
+                        continue  # "We then introduce the Agentic ... Feedback (ENF) framework": its own
                     if counts.get(norm(a), 0) <= 2 and norm(a) not in mine and a not in label \
                             and not any(norm(a) in k or k in norm(a) for k in mine if k):  # (discussed at length: kept)
                         names.pop(a, None)

@@ -24,12 +24,12 @@ from ..retrieve.hybrid import Filters, HybridRetriever
 from ..retrieve.langchain import PaperRetriever
 from ..settings import AnswerSettings
 from ..types import Hit
-from .answerable import missing_detail
+from .answerable import SOFT_MATCH, missing_detail
 from .evidence import ABSTAIN_SENTENCE, decide, gather_evidence
 from .linker import Lexicon
 from .question import Ask, Kind, Question, analyze
 from .state import Prepared
-from .support import SupportScorer
+from .support import STOP, SupportScorer, stem
 
 LIST_MAX = 30
 CALIBRATED_EMBEDDER = "all-MiniLM-L6-v2"  # the embeddings the dense-score settings were calibrated on
@@ -119,6 +119,9 @@ class Preparer:
             p.reason = "Abstained: no side of the comparison is described by an indexed abstract." if p.abstain else ""
             return p
         if q.kind is Kind.LIST:
+            unused = self._unused_words(q.criterion, p.hits)
+            if unused:  # "anything on protein structure prediction?": a criterion word no abstract uses
+                p.question = replace(q, parts=q.parts + unused)
             return p
         if q.unlinked and not q.topic_placed and not q.topic_strong:
             term, status = q.unlinked[0]
@@ -137,7 +140,8 @@ class Preparer:
             for i, ask in enumerate((Ask(q.asked, q.numeric), *q.more)):
                 missing = missing_detail(names, q.details if i == 0 else (), ask.asked, ask.numeric, text,
                                          heads_only=not n_topic, similar=similar, common=common)
-                if missing and (missing.firm or ev.score < self.settings.detail_override):
+                # a paraphrase names no paper: its asked words are the asker's own, so only a firm miss counts
+                if missing and (missing.firm or (n_topic and ev.score < self.settings.detail_override)):
                     lacks.append((i, missing.why))
             if lacks and lacks[0][0] == 0:  # the main thing asked is not there
                 p.abstain, p.why = True, lacks[0][1]
@@ -161,6 +165,18 @@ class Preparer:
         p.abstain, why = decide(ev, th, names=False)
         p.reason = f"Abstained: {why}." if p.abstain else ""
         return p
+
+    def _unused_words(self, criterion: str, hits: list[Hit]) -> tuple[str, ...]:
+        """Lower-case words of a list's criterion that no abstract of the corpus uses (any form) and that no
+        retrieved abstract says in other words (a 1-3 word span within SOFT_MATCH): the part nothing matches."""
+        stems = self.lexicon.get().stems
+        out = []
+        for w in dict.fromkeys(re.findall(r"\b[a-z]{4,}\b", criterion)):
+            if w in STOP or stem(w) in stems:
+                continue
+            if not any(self.scorer.phrase_similarity(w, h.text) >= SOFT_MATCH for h in hits[:5]):
+                out.append(w)
+        return tuple(out)
 
     def _dense_calibrated(self) -> bool:
         """The dense-score rules (dense floor, agreement floor, close-match relief) were calibrated on the

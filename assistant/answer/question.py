@@ -129,7 +129,7 @@ _ASKED = re.compile(
     re.I,
 )
 _CLAUSE = re.compile(  # "Which X ..., and over how many Y?": a second thing asked
-    rf",?\s+and\s+(?=(?:{_PREP}\s+)?(?:what|which|how|where|when|who|whose|does|did|do|is|are|was|were|can)\b)|;\s*",
+    rf",?\s+and\s+(?=(?:{_PREP}\s+)?(?:what|which|how|where|when|who|whose|does|did|do|is|are|was|were|can)\b|#)|;\s*",
     re.I,
 )
 _ASKED_TAIL = re.compile(  # a clause that ends on what it asks for: "over how many evaluation suites", "with which network"
@@ -182,7 +182,9 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
                     if norm(t) not in {norm(n) for n in topic_names} and lexicon.status(t) != "common"
                     and not any(norm(t) in norm(n) or norm(n) in norm(t) for n in topic_names)
                     and t not in {u for u, _ in unlinked})
-    parts = tuple(t for t in named_terms(criterion) if lexicon.status(t) != "common") if kind is Kind.LIST else ()
+    parts = tuple(t for t in named_terms(criterion) if lexicon.status(t) != "common"  # "in LLMs or VLMs": either will do
+                  and not re.search(rf"(?:\bor\s+{re.escape(t)}\b|\b{re.escape(t)}\s+or\b|/\s*{re.escape(t)}|{re.escape(t)}\s*/)",
+                                    criterion)) if kind is Kind.LIST else ()
     lead = _LEAD.match(standalone)
     asking = lead.group("ask") if lead else standalone  # "... - which corpus?": the asked part is after the dash
     clauses = [c for c in _CLAUSE.split(asking) if c and c.strip(" ,?")] or [asking]
@@ -202,6 +204,7 @@ def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False) -> A
     c = clause.strip().rstrip("?").strip()
     m = _ASKED.match(c) or (_ASKED_TAIL.match(c) if fragment else None)
     asked = _NOT_NOUN.sub("", next((g for g in (m.groups() if m else ()) if g), "")).strip()
+    asked = re.sub(r"^(\S+(?:\s+\S+)*?)\s+[a-z]+(?<!e)ed(?=\s|$).*$", r"\1", asked)  # "what real data backed the tests": "real data"
     if asked and norm(asked) in {norm(n) for n in topic_names}:
         asked = ""
     return Ask(asked, bool(_NUMERIC.search(c) or (asked and _MEASURED.search(c))))

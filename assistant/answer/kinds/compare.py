@@ -16,10 +16,14 @@ from ..compose import comparison_table
 from ..events import Event, Status
 from ..evidence import decide
 from ..prompts import load_prompt
+from ..sentrank import default_ranker
 from ..state import Draft, Prepared, cite, shown_name
 from ..support import injected_sentences
 from .base import Context, check, generate
 from .single import ASKED_BONUS, source_block
+
+
+SIDE_SENTENCES = 2  # sentences per side in the overview above the table
 
 
 class CompareWriter:
@@ -66,12 +70,16 @@ def _answer_lines(prep: Prepared, ctx: Context, rows: list[Hit], used: dict[int,
         keep = [i for i in range(len(sents)) if i not in bad]
         if not keep:
             continue
-        scores = ctx.scorer.matrix([q.standalone], [sents[i] for i in keep])[0]
-        bonus = [ASKED_BONUS if q.asked and states_asked(q.asked, sents[i]) else 0.0 for i in keep]
-        best = keep[max(range(len(keep)), key=lambda j: scores[j] + bonus[j])]
         name = shown_name(prep.names, h) or h.title
-        lines.append(f"- **{name}** [{n}]: {sents[best].rstrip('.')}.")
-        used.setdefault(n, []).append(best)
+        ranker = default_ranker()
+        if ranker is not None:  # the learned ranker: up to two sentences that answer the question for this side
+            picks = sorted(ranker.pick(q, sents, ctx.scorer, name=name, skip=frozenset(bad), limit=SIDE_SENTENCES))
+        else:
+            scores = ctx.scorer.matrix([q.standalone], [sents[i] for i in keep])[0]
+            bonus = [ASKED_BONUS if q.asked and states_asked(q.asked, sents[i]) else 0.0 for i in keep]
+            picks = [keep[max(range(len(keep)), key=lambda j: scores[j] + bonus[j])]]
+        lines.append(f"- **{name}** [{n}]: " + " ".join(f"{sents[i].rstrip('.')}." for i in picks))
+        used.setdefault(n, []).extend(picks)
     return "\n".join(lines)
 
 
