@@ -4,7 +4,6 @@ comparisons, lists, conversation, injection."""
 from __future__ import annotations
 
 import re
-
 import threading
 
 import pytest
@@ -395,3 +394,13 @@ def test_dense_score_rules_are_not_applied_to_embeddings_they_were_not_calibrate
     a._model = None
     notes = a.ask("How do coral reefs respond to ocean warming?").notes
     assert not any("agree on no paper" in n or "no chunk is close" in n for n in notes)
+
+
+def test_a_list_whose_topic_word_no_abstract_uses_declines_and_names_it(make):
+    a, _ = make(**{"answer.model": "extractive"})
+    a._model = None
+    ans = a.ask("anything on protein folding?")
+    assert ans.abstained and not ans.citations
+    assert "protein" in ans.answer  # the part nothing matches is named
+    ans = a.ask("papers on layer pruning?")  # a terse list the corpus does answer
+    assert ans.kind == "list" and not ans.abstained and ans.citations[0].paper_id == "p-prune"

@@ -261,3 +261,14 @@ def test_an_acronym_a_named_paper_defines_for_another_work_is_not_its_name():
     assert lex.papers_about("SENet") == ()
     q = analyze("How does SENet recalibrate channels?", None, lex)
     assert q.unlinked and q.unlinked[0][0] == "SENet"
+
+
+def test_an_acronym_defined_for_cited_work_is_not_the_papers_name_but_one_it_introduces_is():
+    lex = Lexicon.build([
+        ("p-vol", "Volatility forecasting with graphs", "Traditional models like Generalized Autoregressive Conditional "
+         "Heteroskedasticity (GARCH) capture volatility clustering. We model stocks as a graph of GARCH residuals.", True),
+        ("p-enf", "When recommendations fail", "Users skip videos. We then introduce the Agentic Explainable Negative "
+         "Feedback (ENF) framework. ENF explains dislikes.", False),
+    ])
+    assert lex.papers_about("GARCH") == ()
+    assert lex.papers_about("ENF") == ("p-enf",)

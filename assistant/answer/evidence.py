@@ -44,7 +44,10 @@ def named_terms(question: str) -> list[str]:
     return list(dict.fromkeys(terms))
 
 
-def gather_evidence(question: str, hits: list[Hit], scorer: SupportScorer, top: int = 5) -> Evidence:
+def gather_evidence(question: str, hits: list[Hit], scorer: SupportScorer, top: int = 5, restrict: bool = True) -> Evidence:
+    """`restrict`: only abstracts about a named term of the question give evidence ("Which dataset evaluates
+    SUSing?"); off for a question that names no paper ("which method says a plain supervised ViT ...": ViT is
+    the asker's description, and the paper that answers need not repeat it)."""
     ev = Evidence(0.0, named=named_terms(question))
     about: list[int] = []  # hits that are about a named subject of the question
     for term in ev.named:
@@ -60,7 +63,7 @@ def gather_evidence(question: str, hits: list[Hit], scorer: SupportScorer, top: 
     sents: list[str] = []
     where: list[tuple[int, int]] = []
     for hi, h in enumerate(hits[:top]):
-        if about and hi not in about:
+        if restrict and about and hi not in about:
             continue  # "Which dataset evaluates SUSing?" is answered by the SUSing abstract only
         texts = [s.text for s in split_sentences(h.text)]
         bad = injected_sentences(texts)

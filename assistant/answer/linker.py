@@ -48,6 +48,8 @@ _NAMED = re.compile(
 _DEFINED = re.compile(r"\(([A-Z][A-Za-z0-9\-&^]{1,20}\+?)\)")  # "... Byte Pair Encoding (BPE)"
 _OURS = re.compile(r"\b(?:we|this (?:paper|work|study))\s+(?:(?:\w+ly|then|also|further|first|next|hence|thus)\s+)?"
                    r"(?:propose|introduce|present|develop|design|call|name|term|dub|coin)\w*\b", re.I)
+_CITES = re.compile(r"\b(?:like|such as|e\.g\.|including|compared (?:with|to)|than|unlike|traditional|existing|prior|"
+                    r"previous|conventional|classic(?:al)?|popular|standard|widely used|well-known)\b", re.I)
 _ACRONYM_AFTER = re.compile(r"(?:\s+[A-Z][\w\-]*){0,5}\s*\(([A-Z][A-Za-z0-9\-&^]{1,20})\)")
 _CALLED = re.compile(r"\b(?:termed|called|named|dubbed|coined)\s+([A-Z][\w\-&^]+\+?)"
                      r"|\b(?:coin|term|call|name|dub|refer to)\w*\s+(?:(?:it|them|this|the|our|\w+)\s+){0,3}?as\s+(?:the\s+)?([A-Z][\w\-&^]+\+?)")
@@ -191,17 +193,18 @@ class Lexicon:
                 t = m.group(0)
                 if (counts.get(norm(t), 0) >= 2 or t in label) and not _described(t, lower_df):
                     names.setdefault(t, 1)
-            if head or coined:  # a paper with its own name does not own an acronym it defines for others' work and
-                # mentions at most twice:
-                mine = {norm(n) for n in [head, *coined]}  # "similar to Squeeze-Excitation Network (SENet)" in GC's
-                for m in _DEFINED.finditer(text):
-                    a = m.group(1)
-                    said = text[text.rfind(".", 0, m.start()) + 1: m.start()]
-                    if _OURS.search(said):
-                        continue  # "We then introduce the Agentic ... Feedback (ENF) framework": its own
-                    if counts.get(norm(a), 0) <= 2 and norm(a) not in mine and a not in label \
-                            and not any(norm(a) in k or k in norm(a) for k in mine if k):  # (discussed at length: kept)
-                        names.pop(a, None)
+            # An acronym the abstract defines for another's work and mentions at most twice is not this paper's
+            # name: when the paper has its own ("similar to Squeeze-Excitation Network (SENet)" in GC's), or when
+            # the definition cites it ("Traditional models like ... (GARCH)"). Discussed at length: kept.
+            mine = {norm(n) for n in [head, *coined] if n}
+            for m in _DEFINED.finditer(text):
+                a = m.group(1)
+                said = text[text.rfind(".", 0, m.start()) + 1: m.start()]
+                if _OURS.search(said) or counts.get(norm(a), 0) > 2 or a in label or norm(a) in mine \
+                        or any(norm(a) in k or k in norm(a) for k in mine if k):
+                    continue  # "We then introduce the Agentic ... Feedback (ENF) framework": its own
+                if mine or _CITES.search(said):
+                    names.pop(a, None)
             own = {norm(n) for n in names}
             for m in _NAMED.finditer(text):  # "MIGA-Conv" in the MIGA abstract: a variant of its own name
                 t = m.group(0)

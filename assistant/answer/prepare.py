@@ -130,7 +130,7 @@ class Preparer:
                      else f"No indexed abstract mentions {term}.")
             return p
         n_topic = len([h for h in p.hits if h.paper_id in q.topic])
-        p.evidence = ev = gather_evidence(q.standalone, p.hits, self.scorer, top=n_topic or 5)
+        p.evidence = ev = gather_evidence(q.standalone, p.hits, self.scorer, top=n_topic or 5, restrict=bool(n_topic))
         p.main = 0 if n_topic else self._main(ev)
         if p.hits:
             text = p.hits[p.main].text
@@ -171,8 +171,9 @@ class Preparer:
         retrieved abstract says in other words (a 1-3 word span within SOFT_MATCH): the part nothing matches."""
         stems = self.lexicon.get().stems
         out = []
+        verbs = set(re.findall(r"\b(?:that|which|who|to|not|can|will|does|do)\s+([a-z]+)", criterion))  # "that stands in for"
         for w in dict.fromkeys(re.findall(r"\b[a-z]{4,}\b", criterion)):
-            if w in STOP or stem(w) in stems:
+            if w in STOP or w in verbs or w.endswith("ly") or stem(w) in stems:  # not "fairly"
                 continue
             if not any(self.scorer.phrase_similarity(w, h.text) >= SOFT_MATCH for h in hits[:5]):
                 out.append(w)

@@ -41,7 +41,7 @@ class CompareWriter:
         prep.hits = rows + [h for h in prep.hits if h not in rows]
         table, used = comparison_table([(h, n) for n, h in enumerate(rows, start=1)])
         overview = ""
-        if ctx.chat is None and len(rows) > 1:
+        if ctx.chat is None and rows:  # one side found ("SPP-net vs R-CNN?" without R-CNN): still its answer first
             overview = _answer_lines(prep, ctx, rows, used)
         draft.citations = [cite(n, h, used.get(n, [])) for n, h in enumerate(rows, start=1)]
         if ctx.chat is not None and len(rows) > 1:
