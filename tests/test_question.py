@@ -272,3 +272,16 @@ def test_an_acronym_defined_for_cited_work_is_not_the_papers_name_but_one_it_int
     ])
     assert lex.papers_about("GARCH") == ()
     assert lex.papers_about("ENF") == ("p-enf",)
+
+
+def test_a_name_written_right_after_another_is_its_property_not_a_second_topic():
+    lex = Lexicon.build([
+        ("p-mix", "Mixa: mixture of diffusion experts", "We propose Mixa, a mixture of experts for diffusion models "
+         "that scales on ImageNet.", False),
+        ("p-flex", "Flexo: token density for diffusion", "We propose Flexo. Flexo keeps FID within 0.1 while FID "
+         "of the baseline drifts.", False),
+    ])
+    q = analyze("Mixa FID on ImageNet?", None, lex)
+    assert q.topic == ("p-mix",) and "FID" in q.details
+    assert missing_detail(q.topic_names, q.details, q.asked, q.numeric, "We propose Mixa, a mixture of experts for "
+                          "diffusion models that scales on ImageNet.").why == "The Mixa abstract reports no FID."

@@ -37,7 +37,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..index.sentences import split_sentences
-from .linker import GENERIC, named_terms, norm
+from .linker import named_terms, norm
+from .instances import EVALUATED_ON, Common, kind_asked, names_instance
 from .support import STOP, stem
 
 GENERIC_ASKED = frozenset(
@@ -90,6 +91,8 @@ GAP = 2
 def _has_figure(sentence: str) -> bool:
     """A digit or a number word ("five datasets", "twice"), but not a bare "one" ("One global model serves many clients")."""
     return bool(_NUMBER.search(sentence)) or any(m.group(0).lower() != "one" for m in _NUMBER_WORDS.finditer(sentence))
+
+
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*")
 
 
@@ -97,14 +100,11 @@ def _words(phrase: str) -> list[str]:
     return [w for w in _WORD.findall(phrase) if w.lower() not in STOP and w.lower() not in GENERIC_ASKED and len(w) > 1]
 
 
-_EVALUATED_ON = re.compile(
-    r"(?i:\b(?:experiments?|evaluat\w+|tested|tests|results|trained|validated)\s+(?:\w+\s+){0,3}?(?:on|with|using|use)\s+(?:the\s+)?)[A-Z]"
-)
 
 
 def _has_word(word: str, text_low: str, stems: set[str], text: str = "") -> bool:
     s = stem(word)
-    if s in ("dataset", "benchmark", "data") and _EVALUATED_ON.search(text):
+    if s in ("dataset", "benchmark", "data") and EVALUATED_ON.search(text):
         return True  # "Experiments on CIFAR-10 ..." names its datasets
     for v in VARIANTS.get(s, (s,)):
         if v in stems or (len(v) >= 4 and re.search(rf"(?<![a-z]){re.escape(v)}", text_low)):
@@ -165,65 +165,7 @@ class Missing:
 
 _KIND_OF = re.compile(r"\b(?:kinds?|types?|sorts?|forms?) of\b", re.I)
 SOFT_MATCH = 0.66  # phrase-to-span cosine at which an asked noun phrase counts as present in other words
-NAMED_KINDS = {  # "which <kind>" asks for a named instance: the abstract must name one
-    "dataset": ("dataset", "benchmark", "corpus", "corpora", "data"),
-    "benchmark": ("benchmark", "dataset", "corpus", "suite", "task"),
-    "suite": ("suite", "benchmark", "dataset", "task", "arena"),
-    "corpus": ("corpus", "corpora", "dataset", "benchmark", "data"),
-    "corpora": ("corpus", "corpora", "dataset", "benchmark", "data"),
-    "model": ("model", "llm", "network", "backbone", "architecture", "transformer", "encoder", "built"),
-    "llm": ("llm", "model", "language model", "backbone"),
-    "backbone": ("backbone", "model", "network", "architecture", "encoder"),
-    "baseline": ("baseline", "compar", "outperform", "against", "over"),
-}
 Similarity = Callable[[str, str], float]  # (phrase, text) -> best cosine of the phrase to a span of the text
-Common = Callable[[str], bool]  # is this capitalised term a common word or term of the corpus (not a name)?
-
-
-def _kind_asked(asked: str) -> str:
-    """'specific datasets' -> 'dataset', 'base LLM' -> 'llm': the kind of named thing asked for, or ''."""
-    words = _WORD.findall(asked)
-    if not words:
-        return ""
-    last = words[-1].lower()
-    return next((k for k in (last, stem(last), last[:-1] if last.endswith("s") else "") if k in NAMED_KINDS), "")
-
-
-NEAR = 8  # words between a named instance and the word for its kind ("a general LLM judge": no name near)
-_DEFINES = re.compile(r"((?:[\w\-]+\s+){1,6})\(([A-Z][A-Za-z0-9\-]{1,12})\)")
-
-
-def _concepts(text: str) -> set[str]:
-    """Acronyms the abstract defines for lower-case phrases ("Incomplete multi-view clustering (IMVC)"): a
-    task or concept, not a named dataset or model."""
-    out = set()
-    for m in _DEFINES.finditer(text):
-        words = m.group(1).split()[-len(m.group(2)):]
-        start = m.start(1) + len(m.group(1)) - len(" ".join(words)) - 1
-        sentence_start = start <= 0 or text[:start].rstrip().endswith((".", ":", ";"))
-        if all(w[:1].islower() or (i == 0 and sentence_start) for i, w in enumerate(words)):
-            out.add(norm(m.group(2)))
-    return out
-
-
-def _names_instance(kind: str, sents: list[str], exclude: tuple[str, ...], common: Common | None = None) -> bool:
-    """Some sentence that speaks of the kind ("experiments on", "dataset", "built upon") names one (a name:
-    not a word the corpus also writes in lower case, such as "Large Language Models", when `common` knows)."""
-    skip = {norm(n) for n in exclude} | _concepts(" ".join(sents))
-    for sent in sents:
-        low = sent.lower()
-        cues = [m.start() for v in NAMED_KINDS[kind] for m in re.finditer(re.escape(v), low)]
-        if kind in ("dataset", "benchmark", "corpus", "corpora"):
-            cues += [m.end() for m in _EVALUATED_ON.finditer(sent)]
-        if not cues:
-            continue
-        names = [t for t in named_terms(sent, capitalised=True) if norm(t) not in skip and norm(t) not in GENERIC
-                 and not any(norm(t) in k or k in norm(t) for k in skip if k) and not (common and common(t))]
-        for t in names:  # a name within NEAR words of where the sentence speaks of the kind
-            at = [m.start() for m in re.finditer(re.escape(t), sent)]
-            if any(len(sent[min(c, a):max(c, a)].split()) <= NEAR for c in cues for a in at):
-                return True
-    return False
 
 
 def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked: str, numeric: bool, text: str,
@@ -243,7 +185,7 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
     for t in named:
         if not _has_term(t, text):
             return Missing(f"{who} reports no {asked.strip()}.", True)
-    kind, written = _kind_asked(asked), asked.strip()  # before the names go: "base LLM" asks for a named LLM
+    kind, written = kind_asked(asked), asked.strip()  # before the names go: "base LLM" asks for a named LLM
     for t in named:
         asked = asked.replace(t, " ")
     phrase = " ".join(asked.split())
@@ -288,7 +230,7 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
     else:
         if kind:
             # "which datasets", "which base LLM": a named one, not the word ("a variety of datasets")
-            if not _names_instance(kind, sents, topic_names, common):
+            if not names_instance(kind, sents, topic_names, common):
                 return Missing(f"{who} names no {phrase or written or kind}.", True)
         else:
             # a thing is asked for ("which techniques", "what kinds of preference pairs"): the askers' words
@@ -313,8 +255,8 @@ def states_asked(asked: str, sentence: str, exclude: tuple[str, ...] = (), commo
     >>> states_asked("batch size", "We train for 100 epochs.")
     False
     """
-    kind = _kind_asked(asked)
+    kind = kind_asked(asked)
     if kind:
-        return _names_instance(kind, [sentence], exclude, common)
+        return names_instance(kind, [sentence], exclude, common)
     parts, _ = _asked_parts(asked)
     return bool(parts) and all(_phrase_present(p, sentence) for p in parts)

@@ -58,7 +58,7 @@ _NOUN = r"(?:one|ones|paper|papers|method|methods|approach|approaches|work|works
 _FIRST_N = re.compile(rf"\bthe (first|top|last) (two|three|four|2|3|4)(?: {_NOUN})?\b", re.I)
 _NTH = re.compile(rf"\bthe (first|second|third|fourth|last) {_NOUN}\b|\bthe (former|latter)(?: {_NOUN})?\b", re.I)
 _ALL = re.compile(rf"\b(?:both(?: of them| {_NOUN})?|each of them|each {_NOUN}|the two(?: {_NOUN})?|all of them|these {_NOUN}|those {_NOUN})\b", re.I)
-_SINGULAR = re.compile(rf"\b(?:this|that|the) (?:paper|method|approach|work|model|framework|study|system|technique)\b", re.I)
+_SINGULAR = re.compile(r"\b(?:this|that|the) (?:paper|method|approach|work|model|framework|study|system|technique)\b", re.I)
 _PRONOUN = re.compile(r"\b(they|them|their|theirs|it|its|these|those)\b|\b(there)(?=\s*\?*\s*$)", re.I)
 _DEFINITE = re.compile(
     r"\bthe (?:\w+ )?(?:version|model|method|approach|framework|system|technique|algorithm|architecture|"

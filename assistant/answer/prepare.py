@@ -27,7 +27,7 @@ from ..types import Hit
 from .answerable import SOFT_MATCH, missing_detail
 from .evidence import ABSTAIN_SENTENCE, decide, gather_evidence
 from .linker import Lexicon
-from .question import Ask, Kind, Question, analyze
+from .question import Ask, Kind, analyze
 from .state import Prepared
 from .support import STOP, SupportScorer, stem
 

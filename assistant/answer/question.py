@@ -29,6 +29,9 @@ from enum import Enum
 
 from .conversation import Conversation
 from .linker import Lexicon, Link, named_terms, norm
+from .phrasing import (
+    ASKED, ASKED_TAIL, CLAUSE, COMPARE_RX, CUE, LEAD, LIST, MEASURED, NOT_NOUN, NUMERIC, TOPIC_AT, WEAK_CUE,
+)
 
 
 class Kind(str, Enum):
@@ -72,97 +75,6 @@ class Question:
     links: tuple[Link, ...] = field(default=(), repr=False)
 
 
-_COMPARE_RX = [
-    re.compile(r"^(?:how|in what ways?) (?:does|do|is|are) (?P<a>.+?) (?:differ|different) (?:from|to|than) (?P<b>.+?)\??$", re.I),
-    re.compile(r"^(?:how|in what ways?) (?:does|do) (?P<a>.+?) (?:and|vs\.?|versus) (?P<b>.+?) (?:differ|compare)\b.*$", re.I),
-    re.compile(r"^how (?:does|do) (?P<a>.+?) compare (?:to|with|against) (?P<b>.+?)\??$", re.I),
-    re.compile(r"^(?:what (?:is|are) )?the differences? between (?P<a>.+?) and (?P<b>.+?)\??$", re.I),
-    re.compile(r"^compare (?P<a>.+?) (?:and|with|to|vs\.?|versus) (?P<b>.+?)\??$", re.I),
-    re.compile(r"^what (?:separates|distinguishes|differentiates|sets) (?P<a>.+?) (?:apart )?from (?P<b>.+?)"
-               r"(?:\s+(?:in|on|when|for|regarding|with respect to)\b.*)?\??$", re.I),
-    re.compile(r"^(?:do|does|did|are|is|were) (?P<a>.+?) and (?P<b>.+?) (?:\w+\s+){1,2}?(?:(?:in )?the same way|alike|"
-               r"similarly|the same)\b.*$", re.I),
-    # "A vs B: ...", not "How many prompts were collected in the study of global versus local harms?"
-    re.compile(r"^(?!(?:how|what|which|why|when|where|who|whose|is|are|does|do|did|can|in|on)\b)(?P<a>[^:]+?) "
-               r"(?:vs\.?|versus) (?P<b>[^:]+?)(?::.*)?\??$", re.I),
-]
-_CUE = re.compile(
-    r"\b(?:differ\w*|difference\w*|compar\w+|contrast\w*|versus|vs\.?|in common|on top of|add\w* (?:to|over)|than|"
-    r"separates?|distinguish\w*|the same way|alike|"
-    r"better|worse|faster|slower|similarit\w+|similar to|unlike|relative to|whereas|which of)\b",
-    re.I,
-)
-_WEAK_CUE = re.compile(r"\b(?:both|each|share|shared)\b", re.I)
-_LIST = re.compile(
-    r"^(?:which|what) (?:papers|abstracts|works|studies|articles|methods|approaches|frameworks|models)\b(?P<c>.*?)\??$"
-    r"|^(?:list|find|show|name)(?: me)?(?: all)? (?:the )?(?:papers|abstracts|works|studies|methods)\b(?P<c2>.*?)\??$"
-    # "are there papers ...", "is there any research on ...": a list; "is there work / a paper that ...": one paper
-    r"|^(?:are there (?:any |some )?(?:papers?|abstracts?|works?|studies|study|research|articles?)"
-    r"|is there (?:any |some )(?:papers?|abstracts?|works?|studies|study|research|articles?)"
-    r"|is there (?:papers|abstracts|works|studies|articles))\b(?P<c3>.*?)\??$"
-    # terse asks: "papers building on X?", "any paper on X?", "which ones are X papers?", "anything on X?"
-    r"|^(?:any |all |other )?(?:papers?|abstracts?|works|studies|articles)\s+(?=(?:on|about|that|which|who|using|"
-    r"building|proposing|introducing|applying|with|where|for|in)\b)(?P<c4>.*?)\??$"
-    r"|^(?:which|what) ones (?:are|were|is)\s+(?P<c5>.*?)(?:\s+(?:papers|works|studies|abstracts))?\??$"
-    r"|^(?:is there |do you have )?anything (?:on|about|regarding|related to)\s+(?P<c6>.*?)\??$"
-    r"|^what does the (?:corpus|collection|index) (?:say|have|contain|hold) (?:about|on)\s+(?P<c7>.*?)\??$",
-    re.I,
-)
-_AUX = r"(?:does|do|did|is|are|was|were|has|have|had|can|could|would|should|will)"
-_TOPIC_AT = [
-    re.compile(rf"\b{_AUX}\s+(?:the\s+|an?\s+)?(?P<t>[^\s,?]+(?:\s+[^\s,?]+){{0,2}})", re.I),
-    re.compile(r"\baccording to (?:the\s+)?(?P<t>[^\s,?]+)", re.I),
-    re.compile(r"\bin the (?P<t>(?:\S+\s+){0,3}?\S+?) (?:paper|abstract|work)\b", re.I),
-    re.compile(rf"^(?!(?:how|what|which|why|when|where|who|whose|is|are|does|do|did|can|in|on)\b)(?P<t>\S+?)(?:'s|’s)?\s+{_AUX}\b", re.I),
-    re.compile(r"\((?P<t>[A-Z][\w\-^&]+)\)"),  # "super token attention (STA)"
-    re.compile(r"^(?:please\s+)?(?:explain|describe|summari[sz]e|tell me about|what about|give me an overview of)\s+"
-               r"(?:the\s+)?(?P<t>[^\s,?]+(?:\s+[^\s,?]+){0,2})", re.I),
-    # "... the idea behind X?", "the key idea of Swin Transformer?": a name of up to three words ends the question
-    re.compile(r"\b(?:of|behind|in|by|for|about)\s+(?:the\s+)?(?P<t>[^\s,?]+(?:\s+(?-i:[A-Z0-9])[^\s,?]*){0,2})\s*[?.!]*\s*$", re.I),
-]
-_PREP = r"(?:under|in|on|at|for|with|by|from|to|over|across|against)"
-_ASKED = re.compile(
-    rf"^(?:{_PREP}\s+)?(?:what|which)\s+(?P<a>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)\s+{_AUX}\b"
-    rf"|^what\s+(?:is|are|was|were)\s+(?:the\s+)?(?:\S+?(?:'s|’s)\s+)(?P<b>[\w\-\s]+?)(?:\s+(?:on|in|for|of|with|at)\b.*)?\??$"
-    rf"|^(?:{_PREP}\s+)?which\s+(?P<e>[\w\-^@.]+(?:\s+[\w\-^@.]+)??)\s+(?!{_AUX}\b)[a-z]+(?:s|ed)\b"  # "Which LLM serves ..."
-    rf"|^(?:{_PREP}\s+)?how\s+(?:many|much)\s+(?P<c>(?:[\w\-^]+\s+){{0,3}}?[\w\-^]+)\s+{_AUX}\b",
-    re.I,
-)
-_CLAUSE = re.compile(  # "Which X ..., and over how many Y?": a second thing asked
-    rf",?\s+and\s+(?=(?:{_PREP}\s+)?(?:what|which|how|where|when|who|whose|does|did|do|is|are|was|were|can)\b|#)|;\s*",
-    re.I,
-)
-_ASKED_TAIL = re.compile(  # a clause that ends on what it asks for: "over how many evaluation suites", "with which network"
-    rf"^(?:{_PREP}\s+)?(?:what|which|how many|how much|#)\s*(?P<d>(?:[\w\-^@.]+\s+){{0,4}}?[\w\-^@.]+)$", re.I)
-_NUMERIC = re.compile(
-    r"\bhow (?:much|many|fast|large|small|big|long|often|far|well)\b|\bwhat (?:fraction|percentage|percent|share|"
-    r"proportion|ratio|number|amount|speed-?up|gain|improvement)\b|\bby how\b|\bby what (?:margin|factor|amount)\b|"
-    r"\bhow (?:much|many)\b|(?:^|\s)#\s?[a-z]",
-    re.I,
-)
-
-_MEASURED = re.compile(  # "what X does Y achieve": a value is asked for
-    r"\b(?:achieve|achieves|achieved|reach|reaches|reached|obtain|obtains|obtained|attain|attains|score|scores|get|gets|"
-    r"yield|yields)\b|^what (?:is|are|was|were) .{0,40}\b(?:accuracy|error|rate|score|fid|bleu|f1|perplexity|latency|"
-    r"throughput|auc|map|miou|psnr|speed|size)\b",
-    re.I,
-)
-
-
-_LEAD = re.compile(  # "<what it is about> - <what is asked>?": terse questions put the description first
-    r"^(?P<lead>.{12,}?)(?:\s+[-\u2013\u2014]+\s+|:\s+)(?P<ask>(?:(?:and|so|then|but)\s+)?(?:(?:what|which|how|who|where|when|"
-    r"why|whose|is|are|does|do|did|can|could|was|were)\b|#).*)$",
-    re.I,
-)
-_NOT_NOUN = re.compile(  # where an asked noun phrase ends: "which method says a plain ViT can ..." asks for a method
-    r"\s+(?:a|an|the|that|this|these|those|which|who|whose|to|it|they|says|uses|gives|shows|makes|lets|allows|enables|"
-    r"combines|replaces|adds|keeps|takes|runs|claims|argues|finds|predicts|generates|relies|learns|trains|proposes|"
-    r"introduces|achieves|reaches|improves|reduces|outperforms|beats|handles|supports|needs|requires|treats|turns|"
-    r"swaps|works|helps|avoids|builds|models|maps|matches|picks|selects|decides|computes)\b.*$",
-    re.I,
-)
-
-
 def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Question:
     q = text.strip()
     own_links = lexicon.link(q)
@@ -172,6 +84,9 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
     links = _drop_aliases(standalone, lexicon.link(standalone) if followup else own_links)
     referents = tuple(resolved.referents) if followup else ()
     placed, topic_links, unlinked = _topic(standalone, links, lexicon)
+    # "DiffMoE FID on ImageNet?": a name written right after another is a property of it, not a second topic
+    topic_links = [b for i, b in enumerate(topic_links)
+                   if not (i and re.fullmatch(r"\s*(?:'s|’s)?\s*", standalone[topic_links[i - 1].start + len(topic_links[i - 1].name): b.start]))]
     pairs = {link.paper_ids[0]: link.name for link in reversed(topic_links)}
     pairs = {p: pairs[p] for p in dict.fromkeys(link.paper_ids[0] for link in topic_links)}
     topic_ids = referents or tuple(pairs)
@@ -185,9 +100,9 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
     parts = tuple(t for t in named_terms(criterion) if lexicon.status(t) != "common"  # "in LLMs or VLMs": either will do
                   and not re.search(rf"(?:\bor\s+{re.escape(t)}\b|\b{re.escape(t)}\s+or\b|/\s*{re.escape(t)}|{re.escape(t)}\s*/)",
                                     criterion)) if kind is Kind.LIST else ()
-    lead = _LEAD.match(standalone)
+    lead = LEAD.match(standalone)
     asking = lead.group("ask") if lead else standalone  # "... - which corpus?": the asked part is after the dash
-    clauses = [c for c in _CLAUSE.split(asking) if c and c.strip(" ,?")] or [asking]
+    clauses = [c for c in CLAUSE.split(asking) if c and c.strip(" ,?")] or [asking]
     first, *more = [_ask(c, topic_names, fragment=i > 0 or bool(lead)) for i, c in enumerate(clauses)]
     return Question(
         text=q, standalone=standalone, kind=kind, sides=sides, criterion=criterion, parts=parts,
@@ -202,12 +117,12 @@ def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False) -> A
     """What one clause asks for: its noun phrase and whether a value is asked (a later clause may be a
     fragment: "..., and over how many benchmarks?")."""
     c = clause.strip().rstrip("?").strip()
-    m = _ASKED.match(c) or (_ASKED_TAIL.match(c) if fragment else None)
-    asked = _NOT_NOUN.sub("", next((g for g in (m.groups() if m else ()) if g), "")).strip()
+    m = ASKED.match(c) or (ASKED_TAIL.match(c) if fragment else None)
+    asked = NOT_NOUN.sub("", next((g for g in (m.groups() if m else ()) if g), "")).strip()
     asked = re.sub(r"^(\S+(?:\s+\S+)*?)\s+[a-z]+(?<!e)ed(?=\s|$).*$", r"\1", asked)  # "what real data backed the tests": "real data"
     if asked and norm(asked) in {norm(n) for n in topic_names}:
         asked = ""
-    return Ask(asked, bool(_NUMERIC.search(c) or (asked and _MEASURED.search(c))))
+    return Ask(asked, bool(NUMERIC.search(c) or (asked and MEASURED.search(c))))
 
 
 def _drop_aliases(q: str, links: list[Link]) -> list[Link]:
@@ -226,7 +141,7 @@ def _drop_aliases(q: str, links: list[Link]) -> list[Link]:
 def _topic(q: str, links: list[Link], lexicon: Lexicon) -> tuple[list[Link], list[Link], tuple[tuple[str, str], ...]]:
     """The links in the question's subject position (all links when none is), and the subject-position
     names that no paper is about."""
-    at: list[str] = [m.group("t") for rx in _TOPIC_AT for m in rx.finditer(q)]
+    at: list[str] = [m.group("t") for rx in TOPIC_AT for m in rx.finditer(q)]
     spans = set()
     for phrase in at:
         toks = re.findall(r"[^\s,?]+", phrase)
@@ -243,7 +158,7 @@ def _topic(q: str, links: list[Link], lexicon: Lexicon) -> tuple[list[Link], lis
 
 
 def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation, original: str = "") -> tuple[Kind, tuple[Side, ...], str]:
-    m = _LIST.match(q)
+    m = LIST.match(q)
     if m:
         crit = next((g for g in m.groups() if g), "").strip()
         crit = re.sub(r"^(?:in the corpus |here )?(?:that |which |who |to |about |on |in |of )?", "", crit).strip(" ,?")
@@ -254,12 +169,12 @@ def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation, o
             distinct.append(link)
     choice = re.match(r"^(?:which|who)\b", q, re.I) and _coordinated(q, distinct, ("or",)) if len(distinct) >= 2 else False
     listed = 2 <= len(distinct) <= 4 and _listed(q, distinct)  # "How do A, B and C avoid ...?": each side asked
-    if 2 <= len(distinct) <= 4 and (_CUE.search(q) or choice or listed or (_WEAK_CUE.search(q) and _coordinated(q, distinct))):
+    if 2 <= len(distinct) <= 4 and (CUE.search(q) or choice or listed or (WEAK_CUE.search(q) and _coordinated(q, distinct))):
         return Kind.COMPARE, _with_described(q, distinct), ""
-    if len(referents) >= 2 and (_CUE.search(q) or _WEAK_CUE.search(original)):
+    if len(referents) >= 2 and (CUE.search(q) or WEAK_CUE.search(original)):
         labels = conversation.labels if conversation is not None else {}
         return Kind.COMPARE, tuple(Side(labels.get(p, p), (p,)) for p in referents[:4]), ""
-    for rx in _COMPARE_RX:
+    for rx in COMPARE_RX:
         m = rx.match(q)
         if m:
             a, b = _clean(m.group("a")), _clean(m.group("b"))

@@ -31,7 +31,7 @@ import numpy as np
 
 from .answerable import states_asked
 from .question import Question
-from .support import _NAMED, recall
+from .support import _NAMED
 
 WEIGHTS = Path(__file__).with_name("sentrank.json")
 

@@ -1,0 +1,81 @@
+"""Does an abstract *name* an instance of what is asked for? "Which datasets / base LLM / backbone"
+is answered by a name ("experiments on the RUOD dataset"), not by the word ("a variety of datasets").
+
+A name counts when it stands within NEAR words of where the sentence speaks of the kind ("a general LLM
+judge": no name near), and is not the paper's own name, a concept the abstract defines for lower-case words
+("Incomplete multi-view clustering (IMVC)"), a common term of the corpus, or a generic word.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from .linker import GENERIC, named_terms, norm
+from .support import stem
+
+Common = Callable[[str], bool]  # is this capitalised term a common word or term of the corpus (not a name)?
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*")
+
+EVALUATED_ON = re.compile(
+    r"(?i:\b(?:experiments?|evaluat\w+|tested|tests|results|trained|validated)\s+(?:\w+\s+){0,3}?(?:on|with|using|use)\s+(?:the\s+)?)[A-Z]"
+)
+
+
+NAMED_KINDS = {  # "which <kind>" asks for a named instance: the abstract must name one
+    "dataset": ("dataset", "benchmark", "corpus", "corpora", "data"),
+    "benchmark": ("benchmark", "dataset", "corpus", "suite", "task"),
+    "suite": ("suite", "benchmark", "dataset", "task", "arena"),
+    "corpus": ("corpus", "corpora", "dataset", "benchmark", "data"),
+    "corpora": ("corpus", "corpora", "dataset", "benchmark", "data"),
+    "model": ("model", "llm", "network", "backbone", "architecture", "transformer", "encoder", "built"),
+    "llm": ("llm", "model", "language model", "backbone"),
+    "backbone": ("backbone", "model", "network", "architecture", "encoder"),
+    "baseline": ("baseline", "compar", "outperform", "against", "over"),
+}
+
+
+def kind_asked(asked: str) -> str:
+    """'specific datasets' -> 'dataset', 'base LLM' -> 'llm': the kind of named thing asked for, or ''."""
+    words = _WORD.findall(asked)
+    if not words:
+        return ""
+    last = words[-1].lower()
+    return next((k for k in (last, stem(last), last[:-1] if last.endswith("s") else "") if k in NAMED_KINDS), "")
+
+
+NEAR = 8  # words between a named instance and the word for its kind ("a general LLM judge": no name near)
+_DEFINES = re.compile(r"((?:[\w\-]+\s+){1,6})\(([A-Z][A-Za-z0-9\-]{1,12})\)")
+
+
+def _concepts(text: str) -> set[str]:
+    """Acronyms the abstract defines for lower-case phrases ("Incomplete multi-view clustering (IMVC)"): a
+    task or concept, not a named dataset or model."""
+    out = set()
+    for m in _DEFINES.finditer(text):
+        words = m.group(1).split()[-len(m.group(2)):]
+        start = m.start(1) + len(m.group(1)) - len(" ".join(words)) - 1
+        sentence_start = start <= 0 or text[:start].rstrip().endswith((".", ":", ";"))
+        if all(w[:1].islower() or (i == 0 and sentence_start) for i, w in enumerate(words)):
+            out.add(norm(m.group(2)))
+    return out
+
+
+def names_instance(kind: str, sents: list[str], exclude: tuple[str, ...], common: Common | None = None) -> bool:
+    """Some sentence that speaks of the kind ("experiments on", "dataset", "built upon") names one (a name:
+    not a word the corpus also writes in lower case, such as "Large Language Models", when `common` knows)."""
+    skip = {norm(n) for n in exclude} | _concepts(" ".join(sents))
+    for sent in sents:
+        low = sent.lower()
+        cues = [m.start() for v in NAMED_KINDS[kind] for m in re.finditer(re.escape(v), low)]
+        if kind in ("dataset", "benchmark", "corpus", "corpora"):
+            cues += [m.end() for m in EVALUATED_ON.finditer(sent)]
+        if not cues:
+            continue
+        names = [t for t in named_terms(sent, capitalised=True) if norm(t) not in skip and norm(t) not in GENERIC
+                 and not any(norm(t) in k or k in norm(t) for k in skip if k) and not (common and common(t))]
+        for t in names:  # a name within NEAR words of where the sentence speaks of the kind
+            at = [m.start() for m in re.finditer(re.escape(t), sent)]
+            if any(len(sent[min(c, a):max(c, a)].split()) <= NEAR for c in cues for a in at):
+                return True
+    return False

@@ -1,0 +1,101 @@
+"""How questions are phrased: the patterns `question.py` reads a question's shape with.
+
+Comparisons ("how does A differ from B", "A vs B: ..."), lists ("which papers ...", "papers on X?",
+"anything on X?"), the subject position of a name ("How does X ...", "... the idea behind X?"), the asked
+noun phrase ("which datasets did ...", "<description> - which corpus?") and whether a value is asked
+("how much", "# datasets"). Patterns only: the decisions are made in `question.py`.
+"""
+
+from __future__ import annotations
+
+import re
+
+COMPARE_RX = [
+    re.compile(r"^(?:how|in what ways?) (?:does|do|is|are) (?P<a>.+?) (?:differ|different) (?:from|to|than) (?P<b>.+?)\??$", re.I),
+    re.compile(r"^(?:how|in what ways?) (?:does|do) (?P<a>.+?) (?:and|vs\.?|versus) (?P<b>.+?) (?:differ|compare)\b.*$", re.I),
+    re.compile(r"^how (?:does|do) (?P<a>.+?) compare (?:to|with|against) (?P<b>.+?)\??$", re.I),
+    re.compile(r"^(?:what (?:is|are) )?the differences? between (?P<a>.+?) and (?P<b>.+?)\??$", re.I),
+    re.compile(r"^compare (?P<a>.+?) (?:and|with|to|vs\.?|versus) (?P<b>.+?)\??$", re.I),
+    re.compile(r"^what (?:separates|distinguishes|differentiates|sets) (?P<a>.+?) (?:apart )?from (?P<b>.+?)"
+               r"(?:\s+(?:in|on|when|for|regarding|with respect to)\b.*)?\??$", re.I),
+    re.compile(r"^(?:do|does|did|are|is|were) (?P<a>.+?) and (?P<b>.+?) (?:\w+\s+){1,2}?(?:(?:in )?the same way|alike|"
+               r"similarly|the same)\b.*$", re.I),
+    # "A vs B: ...", not "How many prompts were collected in the study of global versus local harms?"
+    re.compile(r"^(?!(?:how|what|which|why|when|where|who|whose|is|are|does|do|did|can|in|on)\b)(?P<a>[^:]+?) "
+               r"(?:vs\.?|versus) (?P<b>[^:]+?)(?::.*)?\??$", re.I),
+]
+CUE = re.compile(
+    r"\b(?:differ\w*|difference\w*|compar\w+|contrast\w*|versus|vs\.?|in common|on top of|add\w* (?:to|over)|than|"
+    r"separates?|distinguish\w*|the same way|alike|"
+    r"better|worse|faster|slower|similarit\w+|similar to|unlike|relative to|whereas|which of)\b",
+    re.I,
+)
+WEAK_CUE = re.compile(r"\b(?:both|each|share|shared)\b", re.I)
+LIST = re.compile(
+    r"^(?:which|what) (?:papers|abstracts|works|studies|articles|methods|approaches|frameworks|models)\b(?P<c>.*?)\??$"
+    r"|^(?:list|find|show|name)(?: me)?(?: all)? (?:the )?(?:papers|abstracts|works|studies|methods)\b(?P<c2>.*?)\??$"
+    # "are there papers ...", "is there any research on ...": a list; "is there work / a paper that ...": one paper
+    r"|^(?:are there (?:any |some )?(?:papers?|abstracts?|works?|studies|study|research|articles?)"
+    r"|is there (?:any |some )(?:papers?|abstracts?|works?|studies|study|research|articles?)"
+    r"|is there (?:papers|abstracts|works|studies|articles))\b(?P<c3>.*?)\??$"
+    # terse asks: "papers building on X?", "any paper on X?", "which ones are X papers?", "anything on X?"
+    r"|^(?:any |all |other )?(?:papers?|abstracts?|works|studies|articles)\s+(?=(?:on|about|that|which|who|using|"
+    r"building|proposing|introducing|applying|with|where|for|in)\b)(?P<c4>.*?)\??$"
+    r"|^(?:which|what) ones (?:are|were|is)\s+(?P<c5>.*?)(?:\s+(?:papers|works|studies|abstracts))?\??$"
+    r"|^(?:is there |do you have )?anything (?:on|about|regarding|related to)\s+(?P<c6>.*?)\??$"
+    r"|^what does the (?:corpus|collection|index) (?:say|have|contain|hold) (?:about|on)\s+(?P<c7>.*?)\??$",
+    re.I,
+)
+AUX = r"(?:does|do|did|is|are|was|were|has|have|had|can|could|would|should|will)"
+TOPIC_AT = [
+    re.compile(rf"\b{AUX}\s+(?:the\s+|an?\s+)?(?P<t>[^\s,?]+(?:\s+[^\s,?]+){{0,2}})", re.I),
+    re.compile(r"\baccording to (?:the\s+)?(?P<t>[^\s,?]+)", re.I),
+    re.compile(r"\bin the (?P<t>(?:\S+\s+){0,3}?\S+?) (?:paper|abstract|work)\b", re.I),
+    re.compile(rf"^(?!(?:how|what|which|why|when|where|who|whose|is|are|does|do|did|can|in|on)\b)(?P<t>\S+?)(?:'s|’s)?\s+{AUX}\b", re.I),
+    re.compile(r"\((?P<t>[A-Z][\w\-^&]+)\)"),  # "super token attention (STA)"
+    re.compile(r"^(?:please\s+)?(?:explain|describe|summari[sz]e|tell me about|what about|give me an overview of)\s+"
+               r"(?:the\s+)?(?P<t>[^\s,?]+(?:\s+[^\s,?]+){0,2})", re.I),
+    # "... the idea behind X?", "the key idea of Swin Transformer?": a name of up to three words ends the question
+    re.compile(r"\b(?:of|behind|in|by|for|about)\s+(?:the\s+)?(?P<t>[^\s,?]+(?:\s+(?-i:[A-Z0-9])[^\s,?]*){0,2})\s*[?.!]*\s*$", re.I),
+]
+PREP = r"(?:under|in|on|at|for|with|by|from|to|over|across|against)"
+ASKED = re.compile(
+    rf"^(?:{PREP}\s+)?(?:what|which)\s+(?P<a>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)\s+{AUX}\b"
+    rf"|^what\s+(?:is|are|was|were)\s+(?:the\s+)?(?:\S+?(?:'s|’s)\s+)(?P<b>[\w\-\s]+?)(?:\s+(?:on|in|for|of|with|at)\b.*)?\??$"
+    rf"|^(?:{PREP}\s+)?which\s+(?P<e>[\w\-^@.]+(?:\s+[\w\-^@.]+)??)\s+(?!{AUX}\b)[a-z]+(?:s|ed)\b"  # "Which LLM serves ..."
+    rf"|^(?:{PREP}\s+)?how\s+(?:many|much)\s+(?P<c>(?:[\w\-^]+\s+){{0,3}}?[\w\-^]+)\s+{AUX}\b",
+    re.I,
+)
+CLAUSE = re.compile(  # "Which X ..., and over how many Y?": a second thing asked
+    rf",?\s+and\s+(?=(?:{PREP}\s+)?(?:what|which|how|where|when|who|whose|does|did|do|is|are|was|were|can)\b|#)|;\s*",
+    re.I,
+)
+ASKED_TAIL = re.compile(  # a clause that ends on what it asks for: "over how many evaluation suites", "with which network"
+    rf"^(?:{PREP}\s+)?(?:what|which|how many|how much|#)\s*(?P<d>(?:[\w\-^@.]+\s+){{0,4}}?[\w\-^@.]+)$", re.I)
+NUMERIC = re.compile(
+    r"\bhow (?:much|many|fast|large|small|big|long|often|far|well)\b|\bwhat (?:fraction|percentage|percent|share|"
+    r"proportion|ratio|number|amount|speed-?up|gain|improvement)\b|\bby how\b|\bby what (?:margin|factor|amount)\b|"
+    r"\bhow (?:much|many)\b|(?:^|\s)#\s?[a-z]",
+    re.I,
+)
+
+MEASURED = re.compile(  # "what X does Y achieve": a value is asked for
+    r"\b(?:achieve|achieves|achieved|reach|reaches|reached|obtain|obtains|obtained|attain|attains|score|scores|get|gets|"
+    r"yield|yields)\b|^what (?:is|are|was|were) .{0,40}\b(?:accuracy|error|rate|score|fid|bleu|f1|perplexity|latency|"
+    r"throughput|auc|map|miou|psnr|speed|size)\b",
+    re.I,
+)
+
+
+LEAD = re.compile(  # "<what it is about> - <what is asked>?": terse questions put the description first
+    r"^(?P<lead>.{12,}?)(?:\s+[-\u2013\u2014]+\s+|:\s+)(?P<ask>(?:(?:and|so|then|but)\s+)?(?:(?:what|which|how|who|where|when|"
+    r"why|whose|is|are|does|do|did|can|could|was|were)\b|#).*)$",
+    re.I,
+)
+NOT_NOUN = re.compile(  # where an asked noun phrase ends: "which method says a plain ViT can ..." asks for a method
+    r"\s+(?:a|an|the|that|this|these|those|which|who|whose|to|it|they|says|uses|gives|shows|makes|lets|allows|enables|"
+    r"combines|replaces|adds|keeps|takes|runs|claims|argues|finds|predicts|generates|relies|learns|trains|proposes|"
+    r"introduces|achieves|reaches|improves|reduces|outperforms|beats|handles|supports|needs|requires|treats|turns|"
+    r"swaps|works|helps|avoids|builds|models|maps|matches|picks|selects|decides|computes)\b.*$",
+    re.I,
+)
