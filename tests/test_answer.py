@@ -404,3 +404,12 @@ def test_a_list_whose_topic_word_no_abstract_uses_declines_and_names_it(make):
     assert "protein" in ans.answer  # the part nothing matches is named
     ans = a.ask("papers on layer pruning?")  # a terse list the corpus does answer
     assert ans.kind == "list" and not ans.abstained and ans.citations[0].paper_id == "p-prune"
+
+
+def test_a_described_side_retrieval_is_sure_of_is_a_row_of_the_comparison(make):
+    a, _ = make(**{"answer.model": "extractive"})
+    a._model = None
+    ans = a.ask("Prune&Comp vs the federated method that blends several server models into one model per client: "
+                "what does each optimise?")
+    assert ans.kind == "compare"
+    assert {c.paper_id for c in ans.citations} >= {"p-prune", "p-fedmerge"}, ans.answer

@@ -34,3 +34,4 @@ def test_wheel_carries_prompts_and_presets(tmp_path):
         assert f"assistant/prompts/{p.name}" in names
     for p in sorted(PRESETS_DIR.glob("*.json")):
         assert f"assistant/presets/{p.name}" in names
+    assert "assistant/answer/sentrank.json" in names  # the answer-sentence ranker's weights

@@ -115,7 +115,11 @@ class Preparer:
                 order = sorted(range(len(p.sides)), key=lambda i: -fit[i])
                 p.sides, p.side_evidence = [p.sides[i] for i in order], [p.side_evidence[i] for i in order]
                 p.question = q = replace(q, sides=tuple(q.sides[i] for i in order))
-            p.abstain = all(decide(e, th)[0] for e in p.side_evidence)
+            # a side is found when it is named, its sentences answer, or (a described side) retrieval is sure of it
+            p.side_found = [bool(hs) and bool(s.paper_ids or not decide(e, th)[0]
+                                             or self._agreement(hs[0]) >= self.settings.agreement_floor)
+                            for s, hs, e in zip(q.sides, p.sides, p.side_evidence)]
+            p.abstain = not any(p.side_found)
             p.reason = "Abstained: no side of the comparison is described by an indexed abstract." if p.abstain else ""
             return p
         if q.kind is Kind.LIST:

@@ -45,6 +45,7 @@ class Prepared:
     main: int = 0  # index in `hits` of the paper the answer rests on
     sides: list[list[Hit]] = field(default_factory=list)  # comparisons: candidate papers per side
     side_evidence: list[Evidence] = field(default_factory=list)
+    side_found: list[bool] = field(default_factory=list)  # comparisons: which sides an abstract describes
     abstain: bool = False
     why: str = ""  # what is missing, shown with the abstention ("The DiffMoE abstract reports no FID.")
     reason: str = ""  # why it abstained, for the notes

@@ -14,7 +14,6 @@ from ...types import Hit
 from ..answerable import states_asked
 from ..compose import comparison_table
 from ..events import Event, Status
-from ..evidence import decide
 from ..prompts import load_prompt
 from ..sentrank import default_ranker
 from ..state import Draft, Prepared, cite, shown_name
@@ -29,11 +28,10 @@ SIDE_SENTENCES = 2  # sentences per side in the overview above the table
 class CompareWriter:
     def write(self, prep: Prepared, ctx: Context) -> Generator[Event, None, Draft]:
         draft = Draft("compare")
-        th = ctx.settings.abstain_threshold
         rows: list[Hit] = []
         missing = []
-        for side, side_hits, ev in zip(prep.question.sides, prep.sides, prep.side_evidence):
-            if side_hits and (side.paper_ids or not decide(ev, th)[0]):
+        for side, side_hits, ok in zip(prep.question.sides, prep.sides, prep.side_found):  # (weigh decides)
+            if ok:
                 rows.append(side_hits[0])
             else:
                 missing.append(f"No indexed abstract describes {side.text}.")
