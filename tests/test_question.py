@@ -215,6 +215,7 @@ def test_is_there_a_paper_asks_for_one_and_are_there_papers_for_a_list(lex):
     ("token pruning in every layer - how many x speed-up on DeiT?", "x speed-up on DeiT", True),
     # an asked noun phrase ends where its verb starts
     ("Which method says a sparse router can replace dense attention?", "method", False),
+    ("names of the two benchmarks Orca introduces?", "two benchmarks", False),
 ])
 def test_terse_questions_ask_what_follows_the_dash(lex, question, asked, numeric):
     q = analyze(question, None, lex)

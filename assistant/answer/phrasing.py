@@ -63,7 +63,9 @@ ASKED = re.compile(
     rf"^(?:{PREP}\s+)?(?:what|which)\s+(?P<a>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)\s+{AUX}\b"
     rf"|^what\s+(?:is|are|was|were)\s+(?:the\s+)?(?:\S+?(?:'s|’s)\s+)(?P<b>[\w\-\s]+?)(?:\s+(?:on|in|for|of|with|at)\b.*)?\??$"
     rf"|^(?:{PREP}\s+)?which\s+(?P<e>[\w\-^@.]+(?:\s+[\w\-^@.]+)??)\s+(?!{AUX}\b)[a-z]+(?:s|ed)\b"  # "Which LLM serves ..."
-    rf"|^(?:{PREP}\s+)?how\s+(?:many|much)\s+(?P<c>(?:[\w\-^]+\s+){{0,3}}?[\w\-^]+)\s+{AUX}\b",
+    rf"|^(?:{PREP}\s+)?how\s+(?:many|much)\s+(?P<c>(?:[\w\-^]+\s+){{0,3}}?[\w\-^]+)\s+{AUX}\b"
+    rf"|^(?:(?:what are |give me |list )?the\s+)?names?\s+of\s+(?:the\s+)?(?P<f>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)"
+    rf"(?=\s+(?:that|which|used|in|of|by|does|did|do|is|are)\b|\s+\S+\s+(?:uses?|introduces?|proposes?|evaluates?)\b|\s*\??$)",
     re.I,
 )
 CLAUSE = re.compile(  # "Which X ..., and over how many Y?": a second thing asked
