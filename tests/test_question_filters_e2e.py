@@ -124,3 +124,26 @@ def test_ui_shows_the_filters_and_asks_again_without_one(built):
     again = session.last[0]
     assert again.question == q and again.filters["applied"] == {"author": "Wei Chen"}
     assert any(x.record.year < 2025 for x in again.retrieved)
+
+
+def test_a_growing_over_fetch_stops_at_grow_max(built, monkeypatch):
+    """A query far from every allowed paper does not walk the whole collection: the over-fetch stops at
+    GROW_MAX results and keeps the allowed ones found (BM25 ranks the rest in hybrid)."""
+    a, s = built
+    r = HybridRetriever(a.index, s.retrieval)
+    f = Filters(author="Wei Chen")
+    asked: list[int] = []
+    real = a.index.store.query_chunks
+
+    def spy(vector, n, where, metadata=True):
+        asked.append(n)
+        return real(vector, n, where, metadata=metadata)
+
+    monkeypatch.setattr(a.index.store, "query_chunks", spy)
+    monkeypatch.setattr(hybrid, "OVERFETCH_MAX", 1)
+    monkeypatch.setattr(hybrid, "IDS_MAX", 1)  # the allowed list is "too long" for Chroma: over-fetch and grow
+    monkeypatch.setattr(hybrid, "GROW_MAX", 3)
+    hits = r.search("personalised aggregation for non-IID clients", k=5, filters=f, mode="dense")
+    assert asked and max(asked) <= 3
+    want = r.matching_papers(f)
+    assert all(h.paper_id in want for h in hits)
