@@ -225,6 +225,7 @@ def test_terse_questions_ask_what_follows_the_dash(lex, question, asked, numeric
 @pytest.mark.parametrize("question", [
     "papers on federated distillation?", "any paper on token pruning?", "which ones are speech recognition papers?",
     "anything on protein folding?", "what does the corpus say about robot grasping?",
+    "Which federated learning papers distil a server ensemble?",
 ])
 def test_terse_list_questions_are_lists(lex, question):
     assert analyze(question, None, lex).kind is Kind.LIST

