@@ -37,6 +37,7 @@ KINDS = ("factoid", "paraphrase", "followup", "compare", "multi")
 def groups_of(path: Path, assistant, records) -> list[tuple[np.ndarray, np.ndarray, str]]:
     from assistant.answer.conversation import Conversation
     from assistant.answer.sentrank import features
+    from assistant.answer.state import shown_name
     from assistant.index.sentences import split_sentences
 
     out = []
@@ -49,9 +50,9 @@ def groups_of(path: Path, assistant, records) -> list[tuple[np.ndarray, np.ndarr
         q = prep.question
         by_paper: dict[str, list[str]] = {}
         for g in d["gold"]:
-            pid = next((pid for pid, text in records.items() if g in text), None)
-            if pid:
-                by_paper.setdefault(pid, []).append(g)
+            holders = [pid for pid, text in records.items() if g in text]
+            if len(holders) == 1:  # a passage two abstracts share names no one paper
+                by_paper.setdefault(holders[0], []).append(g)
         for pid, golds in by_paper.items():
             sents = [s.text for s in split_sentences(records[pid])]
             y = np.array([any(g in s for g in golds) for s in sents], np.float32)
@@ -59,8 +60,10 @@ def groups_of(path: Path, assistant, records) -> list[tuple[np.ndarray, np.ndarr
                 continue  # a gold passage across a sentence boundary: no clean label
             ev = assistant.scorer.matrix([q.standalone], sents)[0]
             cos = assistant.scorer.cosines(q.standalone, sents)
-            name = assistant.lexicon.get().display.get(pid, "")
-            out.append((features(q, sents, ev, cos, name=name), y, d["id"]))
+            hit = next((h for h in prep.hits if h.paper_id == pid), None)  # named as the answer path names it
+            name = shown_name(prep.names, hit) if hit is not None else assistant.lexicon.get().display.get(pid, "")
+            topic = tuple(h.title for h in prep.hits if h.paper_id in q.topic)
+            out.append((features(q, sents, ev, cos, name=name, topic=topic), y, d["id"]))
     return out
 
 

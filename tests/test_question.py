@@ -287,3 +287,28 @@ def test_a_name_written_right_after_another_is_its_property_not_a_second_topic()
     assert q.topic == ("p-mix",) and "FID" in q.details
     assert missing_detail(q.topic_names, q.details, q.asked, q.numeric, "We propose Mixa, a mixture of experts for "
                           "diffusion models that scales on ImageNet.").why == "The Mixa abstract reports no FID."
+
+
+
+@pytest.mark.parametrize("question, kind, asked", [
+    ("What ablation studies does Kite run?", Kind.SINGLE, "ablation studies"),  # not a list of papers
+    ("Which method works best for speech recognition?", Kind.SINGLE, "method"),
+    ("Which language models does Orca compare against?", Kind.SINGLE, "language models"),  # "models" is a noun here
+    ("What self-supervised pretrained backbone does Lumen use?", Kind.SINGLE, "self-supervised pretrained backbone"),
+    ("Which datasets does Kite use: are they public?", Kind.SINGLE, "datasets"),  # the question comes first
+    ("Is there anything on the memory cost of Lumen?", Kind.SINGLE, ""),  # about one paper, not a list
+])
+def test_new_patterns_leave_ordinary_questions_alone(lex, question, kind, asked):
+    q = analyze(question, None, lex)
+    assert (q.kind, q.asked) == (kind, asked)
+
+
+def test_one_is_a_figure_unless_it_opens_the_sentence_or_is_a_pronoun():
+    assert missing_detail(("Mixa",), (), "forward passes", True, "Mixa needs only one forward pass per image.") is None
+    assert missing_detail(("Mixa",), (), "forward passes", True, "One of the forward passes is shared.") is not None
+
+
+def test_an_acronym_for_the_papers_own_component_stays_its_name():
+    lex = Lexicon.build([("p-mix", "Mixa: mixture routing", "We propose Mixa. Its router is a Dual Gating Unit (DGU). "
+                          "The DGU halves the cost.", False)])
+    assert lex.papers_about("DGU") == ("p-mix",)

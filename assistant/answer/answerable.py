@@ -89,8 +89,16 @@ GAP = 2
 
 
 def _has_figure(sentence: str) -> bool:
-    """A digit or a number word ("five datasets", "twice"), but not a bare "one" ("One global model serves many clients")."""
-    return bool(_NUMBER.search(sentence)) or any(m.group(0).lower() != "one" for m in _NUMBER_WORDS.finditer(sentence))
+    """A digit or a number word ("five datasets", "only one forward pass"), but not "one" opening the sentence
+    or as a pronoun ("One global model serves many clients", "one of", "one another")."""
+    if _NUMBER.search(sentence):
+        return True
+    for m in _NUMBER_WORDS.finditer(sentence):
+        if m.group(0).lower() != "one":
+            return True
+        if m.start() > 0 and not re.match(r"\s+(?:of|another|or|such|can|may|might|would|could|should)\b", sentence[m.end():]):
+            return True
+    return False
 
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*")

@@ -49,7 +49,17 @@ _DEFINED = re.compile(r"\(([A-Z][A-Za-z0-9\-&^]{1,20}\+?)\)")  # "... Byte Pair 
 _OURS = re.compile(r"\b(?:we|this (?:paper|work|study))\s+(?:(?:\w+ly|then|also|further|first|next|hence|thus)\s+)?"
                    r"(?:propose|introduce|present|develop|design|call|name|term|dub|coin)\w*\b", re.I)
 _CITES = re.compile(r"\b(?:like|such as|e\.g\.|including|compared (?:with|to)|than|unlike|traditional|existing|prior|"
-                    r"previous|conventional|classic(?:al)?|popular|standard|widely used|well-known)\b", re.I)
+                    r"previous|conventional|classic(?:al)?|popular|standard|widely used|well-known|similar|resembl\w*|"
+                    r"inspired by|based on|follow\w*|extends?|built (?:on|upon))", re.I)
+_ITS = re.compile(r"\b(?:our|its|the proposed|this (?:method|model|framework|approach|paper|work))\b", re.I)
+
+
+def _sentence_before(text: str, at: int) -> str:
+    """The sentence up to `at` (a full stop ends a sentence unless it is in "e.g." / "et al." / a number)."""
+    cut = 0
+    for m in re.finditer(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bal)(?<!\d)\.\s+(?=[A-Z])", text[:at]):
+        cut = m.end()
+    return text[cut:at]
 _ACRONYM_AFTER = re.compile(r"(?:\s+[A-Z][\w\-]*){0,5}\s*\(([A-Z][A-Za-z0-9\-&^]{1,20})\)")
 _CALLED = re.compile(r"\b(?:termed|called|named|dubbed|coined)\s+([A-Z][\w\-&^]+\+?)"
                      r"|\b(?:coin|term|call|name|dub|refer to)\w*\s+(?:(?:it|them|this|the|our|\w+)\s+){0,3}?as\s+(?:the\s+)?([A-Z][\w\-&^]+\+?)")
@@ -199,11 +209,11 @@ class Lexicon:
             mine = {norm(n) for n in [head, *coined] if n}
             for m in _DEFINED.finditer(text):
                 a = m.group(1)
-                said = text[text.rfind(".", 0, m.start()) + 1: m.start()]
+                said = _sentence_before(text, m.start())
                 if _OURS.search(said) or counts.get(norm(a), 0) > 2 or a in label or norm(a) in mine \
                         or any(norm(a) in k or k in norm(a) for k in mine if k):
                     continue  # "We then introduce the Agentic ... Feedback (ENF) framework": its own
-                if mine or _CITES.search(said):
+                if _CITES.search(said) or (mine and not _ITS.search(said)):  # "Its router, a Dual Gating Unit (DGU)": kept
                     names.pop(a, None)
             own = {norm(n) for n in names}
             for m in _NAMED.finditer(text):  # "MIGA-Conv" in the MIGA abstract: a variant of its own name

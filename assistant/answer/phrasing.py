@@ -45,7 +45,10 @@ LIST = re.compile(
     r"|^(?:is there |do you have )?anything (?:on|about|regarding|related to)\s+(?P<c6>.*?)\??$"
     r"|^what does the (?:corpus|collection|index) (?:say|have|contain|hold) (?:about|on)\s+(?P<c7>.*?)\??$"
     # "Which federated learning papers have ...": the words before "papers" are part of the criterion
-    r"|^(?:which|what) (?!of\b|one\b|two\b)(?P<m8>(?:[\w\-]+ ){1,4}?)(?:papers|abstracts|works|studies|articles)\b(?P<c8>.*?)\??$",
+    # ("What ablation studies does X run?", "Which method works best?" are not lists: papers/abstracts/articles only,
+    # and not followed by an auxiliary)
+    r"|^(?:which|what) (?!of\b|one\b|two\b)(?P<m8>(?:[\w\-]+ ){1,4}?)(?:papers|abstracts|articles)\b"
+    r"(?!\s+(?:does|do|did|is|are|was|were|has|have|can)\b)(?P<c8>.*?)\??$",
     re.I,
 )
 AUX = r"(?:does|do|did|is|are|was|were|has|have|had|can|could|would|should|will)"
@@ -92,14 +95,15 @@ MEASURED = re.compile(  # "what X does Y achieve": a value is asked for
 
 
 LEAD = re.compile(  # "<what it is about> - <what is asked>?": terse questions put the description first
-    r"^(?P<lead>.{12,}?)(?:\s+[-\u2013\u2014]+\s+|:\s+)(?P<ask>(?:(?:and|so|then|but)\s+)?(?:(?:what|which|how|who|where|when|"
+    r"^(?!(?:what|which|how|who|where|when|why|whose|is|are|does|do|did|can|could|was|were)\b)"  # the lead describes
+    r"(?P<lead>.{12,}?)(?:\s+[-\u2013\u2014]+\s+|:\s+)(?:(?:and|so|then|but)\s+)?(?P<ask>(?:(?:what|which|how|who|where|when|"
     r"why|whose|is|are|does|do|did|can|could|was|were)\b|#).*)$",
     re.I,
 )
 NOT_NOUN = re.compile(  # where an asked noun phrase ends: "which method says a plain ViT can ..." asks for a method
     r"\s+(?:a|an|the|that|this|these|those|which|who|whose|to|it|they|says|uses|gives|shows|makes|lets|allows|enables|"
-    r"combines|replaces|adds|keeps|takes|runs|claims|argues|finds|predicts|generates|relies|learns|trains|proposes|"
-    r"introduces|achieves|reaches|improves|reduces|outperforms|beats|handles|supports|needs|requires|treats|turns|"
-    r"swaps|works|helps|avoids|builds|models|maps|matches|picks|selects|decides|computes)\b.*$",
+    r"combines|replaces|adds|keeps|takes|claims|argues|finds|predicts|generates|relies|learns|proposes|"
+    r"introduces|achieves|reaches|improves|reduces|outperforms|beats|requires|treats|turns|"
+    r"swaps|avoids|picks|selects|decides|computes)\b.*$",  # (not "models", "maps", "works": nouns as often)
     re.I,
 )

@@ -121,8 +121,9 @@ class Preparer:
                 p.sides, p.side_evidence = [p.sides[i] for i in order], [p.side_evidence[i] for i in order]
                 p.question = q = replace(q, sides=tuple(q.sides[i] for i in order))
             # a side is found when it is named, its sentences answer, or (a described side) retrieval is sure of it
+            sure = self._dense_calibrated() and self.retriever.settings.fusion == "score"  # (the share means this only)
             p.side_found = [bool(hs) and bool(s.paper_ids or not decide(e, th)[0]
-                                             or self._agreement(hs[0]) >= self.settings.agreement_floor)
+                                             or (sure and self._agreement(hs[0]) >= self.settings.agreement_floor))
                             for s, hs, e in zip(q.sides, p.sides, p.side_evidence)]
             p.abstain = not any(p.side_found)
             p.reason = "Abstained: no side of the comparison is described by an indexed abstract." if p.abstain else ""

@@ -119,7 +119,9 @@ def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False) -> A
     c = clause.strip().rstrip("?").strip()
     m = ASKED.match(c) or (ASKED_TAIL.match(c) if fragment else None)
     asked = NOT_NOUN.sub("", next((g for g in (m.groups() if m else ()) if g), "")).strip()
-    asked = re.sub(r"^(\S+(?:\s+\S+)*?)\s+[a-z]+(?<!e)ed(?=\s|$).*$", r"\1", asked)  # "what real data backed the tests": "real data"
+    bounded = bool(m and m.re is ASKED and (m.group("a") or m.group("c")))  # ends at its auxiliary ("which X did")
+    if not bounded:  # "what real data backed the tests": "real data" (not "self-supervised pretrained backbone did")
+        asked = re.sub(r"^(\S+(?:\s+\S+)*?)\s+[a-z]+(?<!e)ed(?=\s|$).*$", r"\1", asked)
     if asked and norm(asked) in {norm(n) for n in topic_names}:
         asked = ""
     return Ask(asked, bool(NUMERIC.search(c) or (asked and MEASURED.search(c))))
@@ -159,6 +161,10 @@ def _topic(q: str, links: list[Link], lexicon: Lexicon) -> tuple[list[Link], lis
 
 def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation, original: str = "") -> tuple[Kind, tuple[Side, ...], str]:
     m = LIST.match(q)
+    terse = m and next((g for g in ("c4", "c5", "c6", "c7", "m8") if m.group(g)), "")
+    if terse and (any(link.name in q[m.start(terse):] for link in links)  # "anything on the memory cost of X?": X's answer
+                  or (terse == "c5" and conversation is not None and conversation.turns)):  # "which ones ...?" of the last answer
+        m = None
     if m:
         crit = f"{m.group('m8')}{m.group('c8')}" if m.group("m8") else next((g for g in m.groups() if g), "")
         crit = " ".join(crit.split())

@@ -108,6 +108,8 @@ class SentenceRanker:
              skip: frozenset[int] = frozenset(), limit: int = 3) -> list[int]:
         """Indices of the sentences to show, best first: the most probable one, then up to `limit` - 1
         more that get at least MIN_SHARE of the probability; `skip`: sentences never shown (injected)."""
+        if not sentences:
+            return []
         q = question.standalone or question.text
         p = self.scores(features(question, sentences, scorer.matrix([q], sentences)[0], scorer.cosines(q, sentences),
                                  name=name, topic=topic))
