@@ -48,7 +48,7 @@ LIST = re.compile(
     # ("What ablation studies does X run?", "Which method works best?" are not lists: papers/abstracts/articles only,
     # and not followed by an auxiliary)
     r"|^(?:which|what) (?!of\b|one\b|two\b)(?P<m8>(?:[\w\-]+ ){1,4}?)(?:papers|abstracts|articles)\b"
-    r"(?!\s+(?:does|do|did|is|are|was|were|has|have|can)\b)(?P<c8>.*?)\??$",
+    r"(?!\s+(?:does|do|did|is|are|was|were|can)\b)(?P<c8>.*?)\??$",
     re.I,
 )
 AUX = r"(?:does|do|did|is|are|was|were|has|have|had|can|could|would|should|will)"

@@ -161,8 +161,8 @@ def _topic(q: str, links: list[Link], lexicon: Lexicon) -> tuple[list[Link], lis
 
 def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation, original: str = "") -> tuple[Kind, tuple[Side, ...], str]:
     m = LIST.match(q)
-    terse = m and next((g for g in ("c4", "c5", "c6", "c7", "m8") if m.group(g)), "")
-    if terse and (any(link.name in q[m.start(terse):] for link in links)  # "anything on the memory cost of X?": X's answer
+    terse = m and next((g for g in ("c5", "c6", "c7") if m.group(g)), "")
+    if terse and (any(link.strong and link.name in q[m.start(terse):] for link in links)  # "anything on the cost of X?"
                   or (terse == "c5" and conversation is not None and conversation.turns)):  # "which ones ...?" of the last answer
         m = None
     if m:
