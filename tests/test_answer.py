@@ -414,3 +414,21 @@ def test_a_described_side_retrieval_is_sure_of_is_a_row_of_the_comparison(make):
                 "what does each optimise?")
     assert ans.kind == "compare"
     assert {c.paper_id for c in ans.citations} >= {"p-prune", "p-fedmerge"}, ans.answer
+
+
+def test_a_question_for_a_named_methods_own_paper_declines_when_abstracts_only_discuss_it(make):
+    extra = [Record("p-mixer", "Token mixing with MLPs is cheap. Compared with MLP-Mixer, our pooling mixer halves the "
+                    "cost; MLP-Mixer needs more memory.", label="Pooling mixer", label_derived=True, source="c.jsonl")]
+    a, _ = make(extra=extra, **{"answer.model": "extractive"})
+    a._model = None
+    ans = a.ask("How does MLP-Mixer mix tokens, according to the MLP-Mixer paper?")
+    assert ans.abstained and "MLP-Mixer" in ans.answer
+    ans = a.ask("How does MLP-Mixer compare with the pooling mixer on memory?")  # discussed there: answered
+    assert not ans.abstained
+
+
+def test_a_name_in_a_question_that_describes_its_paper_is_not_a_near_miss(make):
+    a, _ = make(**{"answer.model": "extractive"})
+    a._model = None
+    ans = a.ask("In the work that compensates the magnitude gap of removed layers, how much does LLaMA-3-8B perplexity drop?")
+    assert not ans.abstained and ans.citations[0].paper_id == "p-prune"

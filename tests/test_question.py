@@ -312,3 +312,16 @@ def test_an_acronym_for_the_papers_own_component_stays_its_name():
     lex = Lexicon.build([("p-mix", "Mixa: mixture routing", "We propose Mixa. Its router is a Dual Gating Unit (DGU). "
                           "The DGU halves the cost.", False)])
     assert lex.papers_about("DGU") == ("p-mix",)
+
+
+def test_one_plain_word_qualifying_a_generic_thing_is_not_the_asked_detail():
+    text = "GC ViT surpasses ConvNeXt and Swin at comparable cost. Experiments on six datasets beat ten baselines."
+    assert missing_detail(("GC ViT",), (), "established architectures", False, text) is None
+    assert missing_detail(("GC ViT",), (), "datasets and competing methods", True, text) is None
+    assert missing_detail(("GC ViT",), (), "batch size", False, text) is not None
+
+
+def test_a_capitalised_word_no_abstract_uses_is_a_named_detail_of_a_named_paper(lex):
+    q = analyze("How does Kite perform on Shakespeare?", None, lex)
+    assert "Shakespeare" in q.details
+    assert "Shakespeare" not in analyze("Which papers study Shakespeare?", None, lex).details

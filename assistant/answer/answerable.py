@@ -153,6 +153,9 @@ def _asked_parts(asked: str) -> tuple[list[list[str]], list[str]]:
     """The asked phrase as noun-phrase parts (each a word list) and its change words."""
     parts, changes = [], []
     for chunk in _SPLIT.split(asked):
+        toks = [w for w in _WORD.findall(chunk) if w.lower() not in ("a", "an", "the")]
+        if len(toks) == 2 and toks[-1].lower() in GENERIC_ASKED and re.fullmatch(r"[a-z]+(?:ed|ing|ive|al|ous|ent|ant|ble|ar)", toks[0]):
+            continue  # "established architectures", "competing methods": an adjective qualifying a generic thing ("batch size" stays)
         words = []
         for w in _WORD.findall(chunk):
             lw = w.lower()

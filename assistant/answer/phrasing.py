@@ -107,3 +107,10 @@ NOT_NOUN = re.compile(  # where an asked noun phrase ends: "which method says a 
     r"swaps|avoids|picks|selects|decides|computes)\b.*$",  # (not "models", "maps", "works": nouns as often)
     re.I,
 )
+DESCRIBED_PAPER = re.compile(  # the question says which paper it means by describing it: "In the work that re-annotates ..."
+    r"\b(?:in|from|by|of|for)\s+the\s+(?:[\w\-]+\s+){0,3}?(?:work|paper|study|method|approach|framework|model)\s+"
+    r"(?:that|which|where|whose|on|about|proposing|introducing)\b|^there (?:is|was|'s) (?:a|an|one)\b|\bI (?:remember|recall)\b",
+    re.I,
+)
+OWN_PAPER = re.compile(r"\b(?:its|their) own paper\b|\baccording to the (?P<n>[^\s,?]+) paper\b|"
+                       r"\bthe (?P<m>[^\s,?]+) paper (?:propose|introduce|present|describe|say|report)", re.I)

@@ -27,6 +27,7 @@ from ..types import Hit
 from .answerable import SOFT_MATCH, missing_detail
 from .evidence import ABSTAIN_SENTENCE, decide, gather_evidence
 from .linker import Lexicon
+from .phrasing import DESCRIBED_PAPER, OWN_PAPER
 from .question import Ask, Kind, analyze
 from .state import Prepared
 from .support import STOP, SupportScorer, stem
@@ -134,7 +135,13 @@ class Preparer:
             if unused:  # "anything on protein structure prediction?": a criterion word no abstract uses
                 p.question = replace(q, parts=q.parts + unused)
             return p
-        if q.unlinked and not q.topic_placed and not q.topic_strong:
+        if q.topic and not q.topic_strong and not q.followup and OWN_PAPER.search(q.standalone):
+            # "How does FNet ..., according to the FNet paper?": FNet's own paper is asked for, and the abstracts
+            # that link to the name only discuss it (repeat it), none is named by it
+            p.abstain = True
+            p.why = f"No indexed abstract is about {q.topic_names[0]}; it is only discussed in others."
+            return p
+        if q.unlinked and not q.topic_placed and not q.topic_strong and not DESCRIBED_PAPER.search(q.standalone):
             term, status = q.unlinked[0]
             p.abstain = True
             p.why = (f"No indexed abstract is about {term}; it is only mentioned in passing." if status == "passing"

@@ -97,6 +97,11 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
                     if norm(t) not in {norm(n) for n in topic_names} and lexicon.status(t) != "common"
                     and not any(norm(t) in norm(n) or norm(n) in norm(t) for n in topic_names)
                     and t not in {u for u, _ in unlinked})
+    if topic_ids:  # "What gain does X give for Swahili?": a capitalised word no abstract uses is a named detail too
+        details += tuple(t for t in named_terms(standalone, capitalised=True)
+                         if t not in details and " " not in t and len(t) >= 4 and lexicon.status(t) == "missing"
+                         and not lexicon.is_common(t) and norm(t) not in {norm(n) for n in topic_names}
+                         and t not in {u for u, _ in unlinked})
     parts = tuple(t for t in named_terms(criterion) if not lexicon.is_common(t)  # "in LLMs or VLMs": either will do
                   and not re.search(rf"(?:\bor\s+{re.escape(t)}\b|\b{re.escape(t)}\s+or\b|/\s*{re.escape(t)}|{re.escape(t)}\s*/)",
                                     criterion)) if kind is Kind.LIST else ()
