@@ -325,3 +325,11 @@ def test_a_capitalised_word_no_abstract_uses_is_a_named_detail_of_a_named_paper(
     q = analyze("How does Kite perform on Shakespeare?", None, lex)
     assert "Shakespeare" in q.details
     assert "Shakespeare" not in analyze("Which papers study Shakespeare?", None, lex).details
+
+
+def test_how_long_needs_a_time_or_length_not_any_number(lex):
+    q = analyze("How long did it take to train Orca?", None, lex)
+    assert q.measure == "duration"
+    text = "Orca lowers the word error rate to 4.1% on LibriSpeech with 30% fewer FLOPs."
+    assert missing_detail(("Orca",), (), q.asked, q.numeric, text, measure=q.measure).firm
+    assert missing_detail(("Orca",), (), q.asked, q.numeric, "Orca trains in 3 days on 8 GPUs.", measure=q.measure) is None

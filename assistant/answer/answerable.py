@@ -179,8 +179,16 @@ SOFT_MATCH = 0.66  # phrase-to-span cosine at which an asked noun phrase counts 
 Similarity = Callable[[str, str], float]  # (phrase, text) -> best cosine of the phrase to a span of the text
 
 
+MEASURES = {  # "how long ...?": the abstract must state a duration or length, not just any number ("88 datasets")
+    "duration": ("time or duration", re.compile(
+        r"\b(?:ms|milliseconds?|seconds?|minutes?|mins|hours?|hrs|days?|weeks?|months?|years?|epochs?|GPU[- ]?(?:hours?|days?))\b"
+        r"|\d[\d.,]*\s*(?:s|sec|h|steps?|iterations?|rounds?|tokens?|frames?|words?)\b", re.I)),
+}
+
+
 def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked: str, numeric: bool, text: str,
-                   heads_only: bool = False, similar: Similarity | None = None, common: Common | None = None) -> Missing | None:
+                   heads_only: bool = False, similar: Similarity | None = None, common: Common | None = None,
+                   measure: str = "") -> Missing | None:
     """What the abstract `text` lacks of the asked detail, or None when it has it (see the module doc).
 
     `heads_only`: a paraphrase, whose wording is the asker's own: named details and the asked thing are
@@ -208,6 +216,8 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
     def close(words: list[str], where: str) -> bool:  # the part in other words
         return bool(similar and similar(" ".join(words), where) >= SOFT_MATCH)
 
+    if measure in MEASURES and not any(MEASURES[measure][1].search(s) for s in sents):
+        return Missing(f"{who} reports no {MEASURES[measure][0]}.", True)  # "How long did it take to train X?"
     value_asked = bool(numeric or changes or _FRACTION_ASK.search(asked))
     if heads_only and value_asked:
         if not parts:

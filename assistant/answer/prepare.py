@@ -155,9 +155,9 @@ class Preparer:
             similar, common = self.scorer.phrase_similarity, lexicon.is_common
             names = q.topic_names[:1] if n_topic else ()  # no paper named: a paraphrase, its wording checked loosely
             lacks: list[tuple[int, str]] = []
-            for i, ask in enumerate((Ask(q.asked, q.numeric), *q.more)):
+            for i, ask in enumerate((Ask(q.asked, q.numeric, q.measure), *q.more)):
                 missing = missing_detail(names, q.details if i == 0 else (), ask.asked, ask.numeric, text,
-                                         heads_only=not n_topic, similar=similar, common=common)
+                                         heads_only=not n_topic, similar=similar, common=common, measure=ask.measure)
                 # a paraphrase names no paper: its asked words are the asker's own, so only a firm miss counts
                 if missing and (missing.firm or (n_topic and ev.score < self.settings.detail_override)):
                     lacks.append((i, missing.why))

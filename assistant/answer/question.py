@@ -52,6 +52,7 @@ class Ask:
 
     asked: str = ""
     numeric: bool = False
+    measure: str = ""  # "duration" ("how long ...?"): the abstract must state a time or length, not any number
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,7 @@ class Question:
     details: tuple[str, ...] = ()
     asked: str = ""
     numeric: bool = False
+    measure: str = ""  # what kind of value is asked ("duration"), see Ask
     more: tuple[Ask, ...] = ()  # what the further clauses ask ("..., and over how many benchmarks?")
     followup: bool = False
     links: tuple[Link, ...] = field(default=(), repr=False)
@@ -113,7 +115,7 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
         text=q, standalone=standalone, kind=kind, sides=sides, criterion=criterion, parts=parts,
         topic=topic_ids if kind is Kind.SINGLE else (), topic_names=topic_names, unlinked=unlinked,
         topic_placed=bool(placed or referents), topic_strong=strong,
-        details=details, asked=first.asked, numeric=first.numeric, more=tuple(a for a in more if a.asked or a.numeric),
+        details=details, asked=first.asked, numeric=first.numeric, measure=first.measure, more=tuple(a for a in more if a.asked or a.numeric),
         followup=followup, links=tuple(links),
     )
 
@@ -129,7 +131,8 @@ def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False) -> A
         asked = re.sub(r"^(\S+(?:\s+\S+)*?)\s+[a-z]+(?<!e)ed(?=\s|$).*$", r"\1", asked)
     if asked and norm(asked) in {norm(n) for n in topic_names}:
         asked = ""
-    return Ask(asked, bool(NUMERIC.search(c) or (asked and MEASURED.search(c))))
+    measure = "duration" if re.search(r"\bhow long\b", c, re.I) else ""
+    return Ask(asked, bool(NUMERIC.search(c) or (asked and MEASURED.search(c))), measure)
 
 
 def _drop_aliases(q: str, links: list[Link]) -> list[Link]:
