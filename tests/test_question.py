@@ -333,3 +333,7 @@ def test_how_long_needs_a_time_or_length_not_any_number(lex):
     text = "Orca lowers the word error rate to 4.1% on LibriSpeech with 30% fewer FLOPs."
     assert missing_detail(("Orca",), (), q.asked, q.numeric, text, measure=q.measure).firm
     assert missing_detail(("Orca",), (), q.asked, q.numeric, "Orca trains in 3 days on 8 GPUs.", measure=q.measure) is None
+
+
+def test_how_long_inside_a_clause_is_not_what_is_asked(lex):
+    assert analyze("Is it sensible to prune data without considering how long Orca is trained?", None, lex).measure == ""

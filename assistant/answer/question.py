@@ -131,7 +131,7 @@ def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False) -> A
         asked = re.sub(r"^(\S+(?:\s+\S+)*?)\s+[a-z]+(?<!e)ed(?=\s|$).*$", r"\1", asked)
     if asked and norm(asked) in {norm(n) for n in topic_names}:
         asked = ""
-    measure = "duration" if re.search(r"\bhow long\b", c, re.I) else ""
+    measure = "duration" if re.match(r"(?:(?:and|so|but)\s+)?(?:for\s+)?how long\b", c, re.I) else ""  # what the clause asks
     return Ask(asked, bool(NUMERIC.search(c) or (asked and MEASURED.search(c))), measure)
 
 
