@@ -136,6 +136,23 @@ def test_delete_purge_leaves_no_copy_of_the_text_on_disk(settings):
     assert HybridRetriever(index, settings.retrieval).search("sparsified molecules", k=1)[0].paper_id == "k"
 
 
+def test_a_purge_whose_rebuild_fails_says_so_and_keeps_the_store(settings, monkeypatch):
+    import subprocess
+
+    from assistant.errors import StoreError
+
+    index = Index(settings)
+    index.add([Record("a", "Graph networks on molecules keep their accuracy when sparsified.", title="A"),
+               Record("b", "Zanzibarquokka colonies were counted with drones.", title="B")])
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(a, 1, "", "boom"))
+    with pytest.raises(StoreError, match="could not rebuild") as e:
+        index.delete(["b"], purge=True)
+    assert "--purge" in e.value.hint and not (settings.store.data_dir / "purge-tmp").exists()
+    monkeypatch.undo()
+    index = Index(settings)
+    assert index.store.count()[0] == 1 and index.records(["a"])["a"].title == "A"
+
+
 def test_crash_between_records_and_vectors_leaves_no_orphan_chunk_and_is_repaired(settings, papers, monkeypatch):
     from assistant.index import store as store_mod
 

@@ -9,7 +9,10 @@ rebuilds BM25 from the chunks in Chroma, or -- when Chroma fails -- by chunking 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -106,33 +109,50 @@ def purge_deleted(index, page: int = 2000) -> None:
 
     Chroma keeps every write in its log (`embeddings_queue`) and deleted rows in free pages, and its
     log cannot be trimmed safely from outside (the vector segment may still need it). So the live rows
-    (ids, vectors, documents, metadata) are copied into a fresh Chroma directory, which replaces the old
-    one; the old one is then removed. The records store is vacuumed; the lexical index was rebuilt by
+    (ids, vectors, documents, metadata) are written out and a fresh process builds a new Chroma directory
+    from them, which replaces the old one; the old one is then removed. The records store is vacuumed; the lexical index was rebuilt by
     the delete. Server mode: run `chroma utils vacuum` on the server."""
     if index.records_db is not None and not index.records_db.readonly:
         index.records_db.vacuum()
     if index.settings.store.chroma_url:
         return
-    from .store import ChromaStore
-
     old = index.store
     if not old.exists:
         return
     new_dir = Path(index.data_dir) / "purge-tmp"
     shutil.rmtree(new_dir, ignore_errors=True)
-    fresh = ChromaStore(new_dir, "", index.name, old.model, old.dim, create=True)
-    for src, dst in ((old.chunks, fresh.chunks), (old.papers, fresh.papers)):
-        offset = 0
-        while True:
-            got = src.get(include=["embeddings", "documents", "metadatas"], limit=page, offset=offset)
-            if not got["ids"]:
-                break
-            dst.upsert(ids=got["ids"], embeddings=got["embeddings"], documents=got["documents"], metadatas=got["metadatas"])
-            offset += len(got["ids"])
-        meta = dict(src.metadata or {})
-        meta.pop("hnsw:space", None)
-        dst.modify(metadata=meta)
-    del fresh, old
+    new_dir.mkdir(parents=True)
+    # The live rows go to a plain file, and a fresh process (whose memory never held the deleted text) builds
+    # the new directory from it: hnswlib writes buffer bytes it never set into its files, and in this process
+    # those bytes can be the deleted text (found in length.bin in about one run in four).
+    export = new_dir / "live.jsonl"
+    with open(export, "w", encoding="utf-8") as f:
+        f.write(json.dumps({"name": index.name, "model": old.model, "dim": old.dim}) + "\n")
+        for which, src in (("chunks", old.chunks), ("papers", old.papers)):
+            meta = dict(src.metadata or {})
+            meta.pop("hnsw:space", None)
+            f.write(json.dumps({"collection": which, "metadata": meta}) + "\n")
+            offset = 0
+            while True:
+                got = src.get(include=["embeddings", "documents", "metadatas"], limit=page, offset=offset)
+                if not got["ids"]:
+                    break
+                f.write(json.dumps({"collection": which, "ids": got["ids"], "documents": got["documents"],
+                                    "metadatas": got["metadatas"],
+                                    "embeddings": [[float(x) for x in v] for v in got["embeddings"]]}) + "\n")
+                offset += len(got["ids"])
+    done = subprocess.run([sys.executable, "-c", "import sys; from assistant.index.repair import build_from_export; "
+                           "build_from_export(sys.argv[1], sys.argv[2])", str(export), str(new_dir)],
+                          capture_output=True, text=True, env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
+                          cwd=str(Path(__file__).resolve().parents[2]))
+    export.unlink(missing_ok=True)
+    if done.returncode != 0:
+        shutil.rmtree(new_dir, ignore_errors=True)
+        raise StoreError(f"Purging could not rebuild the vector store: {done.stderr.strip()[-500:]}",
+                         hint="The papers are deleted, but their text may still sit in Chroma's files: run "
+                         "`paperchat delete <the same ids> --purge` again (they are reported not found; the stores "
+                         "are compacted).")
+    del old
     forget_clients(index)
     live = Path(index.data_dir) / CHROMA_DIR
     gone = live.with_name(f"{CHROMA_DIR}.purged")
@@ -141,6 +161,23 @@ def purge_deleted(index, page: int = 2000) -> None:
     (new_dir / CHROMA_DIR).rename(live)
     shutil.rmtree(gone)
     shutil.rmtree(new_dir, ignore_errors=True)
+
+
+def build_from_export(export: str, new_dir: str) -> None:
+    """Build a Chroma directory from `purge_deleted`'s export of live rows (run in a fresh process)."""
+    from .store import ChromaStore
+
+    lines = Path(export).read_text(encoding="utf-8").splitlines()
+    head = json.loads(lines[0])
+    fresh = ChromaStore(Path(new_dir), "", head["name"], head["model"], head["dim"], create=True)
+    cols = {"chunks": fresh.chunks, "papers": fresh.papers}
+    for line in lines[1:]:
+        row = json.loads(line)
+        col = cols[row["collection"]]
+        if "metadata" in row:
+            col.modify(metadata=row["metadata"])
+        else:
+            col.upsert(ids=row["ids"], embeddings=row["embeddings"], documents=row["documents"], metadatas=row["metadatas"])
 
 
 def records_file(data_dir: Path) -> Path:
