@@ -71,7 +71,8 @@ def _answer_lines(prep: Prepared, ctx: Context, rows: list[Hit], used: dict[int,
         name = shown_name(prep.names, h) or h.title
         ranker = default_ranker()
         if ranker is not None:  # the learned ranker: up to two sentences that answer the question for this side
-            picks = sorted(ranker.pick(q, sents, ctx.scorer, name=name, skip=frozenset(bad), limit=SIDE_SENTENCES))
+            picks = sorted(ranker.pick(q, sents, ctx.scorer, name=shown_name(prep.names, h), skip=frozenset(bad),
+                                       limit=SIDE_SENTENCES))  # (named as in its fitting: no title fallback)
         else:
             scores = ctx.scorer.matrix([q.standalone], [sents[i] for i in keep])[0]
             bonus = [ASKED_BONUS if q.asked and states_asked(q.asked, sents[i]) else 0.0 for i in keep]
