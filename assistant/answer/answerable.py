@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 from ..index.sentences import split_sentences
 from .linker import named_terms, norm
-from .instances import EVALUATED_ON, Common, kind_asked, names_instance
+from .instances import EVALUATED_ON, WORD, Common, kind_asked, names_instance
 from .support import STOP, stem
 
 GENERIC_ASKED = frozenset(
@@ -101,11 +101,8 @@ def _has_figure(sentence: str) -> bool:
     return False
 
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*")
-
-
 def _words(phrase: str) -> list[str]:
-    return [w for w in _WORD.findall(phrase) if w.lower() not in STOP and w.lower() not in GENERIC_ASKED and len(w) > 1]
+    return [w for w in WORD.findall(phrase) if w.lower() not in STOP and w.lower() not in GENERIC_ASKED and len(w) > 1]
 
 
 
@@ -128,7 +125,7 @@ def _phrase_present(words: list[str], text: str) -> bool:
     """The words in this order with at most GAP words between them ("top-1 classification accuracy"
     for "top-1 accuracy"), or their acronym ("WER" for "word error rate")."""
     if len(words) == 1 and "-" not in words[0]:
-        return _has_word(words[0], text.lower(), {stem(w) for w in _WORD.findall(text)}, text)
+        return _has_word(words[0], text.lower(), {stem(w) for w in WORD.findall(text)}, text)
     acronym = "".join(w[0] for w in words).upper()
     if len(words) > 1 and re.search(rf"\b{re.escape(acronym)}s?\b", text):
         return True
@@ -153,11 +150,11 @@ def _asked_parts(asked: str) -> tuple[list[list[str]], list[str]]:
     """The asked phrase as noun-phrase parts (each a word list) and its change words."""
     parts, changes = [], []
     for chunk in _SPLIT.split(asked):
-        toks = [w for w in _WORD.findall(chunk) if w.lower() not in ("a", "an", "the")]
+        toks = [w for w in WORD.findall(chunk) if w.lower() not in ("a", "an", "the")]
         if len(toks) == 2 and toks[-1].lower() in GENERIC_ASKED and re.fullmatch(r"[a-z]+(?:ed|ing|ive|al|ous|ent|ant|ble|ar)", toks[0]):
             continue  # "established architectures", "competing methods": an adjective qualifying a generic thing ("batch size" stays)
         words = []
-        for w in _WORD.findall(chunk):
+        for w in WORD.findall(chunk):
             lw = w.lower()
             if lw in CHANGE or stem(lw) in CHANGE:
                 changes.append(lw if lw in CHANGE else stem(lw))
@@ -210,7 +207,7 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
     phrase = " ".join(asked.split())
     parts, changes = _asked_parts(asked)
     low = text.lower()
-    stems = {stem(w) for w in _WORD.findall(text)}
+    stems = {stem(w) for w in WORD.findall(text)}
     sents = [s.text for s in split_sentences(text)]
 
     def close(words: list[str], where: str) -> bool:  # the part in other words
@@ -224,7 +221,7 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
             return None  # "How much faster was it?": the quantity is the asker's wording; a figure may be words
         # a value asked for in the asker's words: some sentence sharing a word of the phrase gives a figure
         words = {stem(w) for p in parts for w in p}
-        near = [s for s in sents if words & {stem(w) for w in _WORD.findall(s)}] or sents  # none in the asker's words: any
+        near = [s for s in sents if words & {stem(w) for w in WORD.findall(s)}] or sents  # none in the asker's words: any
         if not any(_has_figure(s) for s in near):
             return Missing(f"{who} reports no figure for {phrase or 'this'}.", True)
         return None
@@ -245,7 +242,7 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
             return Missing(f"{who} reports no figure for {phrase or 'this'}.", not soft)
     elif _KIND_OF.search(asked):
         # "what kind of datasets / foundation model": a description answers; the asked noun must occur
-        last = _WORD.findall(asked)[-1]  # "type of model": a description answers, no word to find
+        last = WORD.findall(asked)[-1]  # "type of model": a description answers, no word to find
         if last.lower() not in GENERIC_ASKED and not _has_word(last, low, stems, text):
             return Missing(f"{who} reports no {phrase}.", False)
     else:

@@ -15,7 +15,7 @@ from .linker import GENERIC, named_terms, norm
 from .support import stem
 
 Common = Callable[[str], bool]  # is this capitalised term a common word or term of the corpus (not a name)?
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*")
+WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*")
 
 EVALUATED_ON = re.compile(
     r"(?i:\b(?:experiments?|evaluat\w+|tested|tests|results|trained|validated)\s+(?:\w+\s+){0,3}?(?:on|with|using|use)\s+(?:the\s+)?)[A-Z]"
@@ -37,7 +37,7 @@ NAMED_KINDS = {  # "which <kind>" asks for a named instance: the abstract must n
 
 def kind_asked(asked: str) -> str:
     """'specific datasets' -> 'dataset', 'base LLM' -> 'llm': the kind of named thing asked for, or ''."""
-    words = _WORD.findall(asked)
+    words = WORD.findall(asked)
     if not words:
         return ""
     last = words[-1].lower()
