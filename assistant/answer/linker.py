@@ -265,6 +265,10 @@ class Lexicon:
             return True
         if _described(term, self.words):
             return True  # "LLM-based", "GPS-labelled": a description
+        parts = term.split("-")
+        if (len(parts) > 1 and re.fullmatch(r"[A-Z][a-z]+", parts[0]) and norm(term) not in self.about
+                and all(re.fullmatch(r"[a-z]+", w) and (len(w) <= 3 or w in self.words) for w in parts[1:])):
+            return True  # "Earth-system models", "Mixture-of-experts": a capitalised word and ordinary ones, no paper's name
         return self.status(term) == "common"
 
     def mentioned_in(self, term: str) -> set[str]:
