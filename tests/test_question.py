@@ -363,3 +363,11 @@ def test_a_capitalised_word_joined_to_ordinary_words_is_a_description_not_a_name
     assert not lex.is_common("Orca-Conv")  # a variant of a name
     assert not lex.is_common("Tyr-the-Pruner")  # a capitalised last part: a name
     assert not lex.is_common("Earth-churners")  # a word the corpus never uses: not known to be ordinary
+
+
+def test_a_digit_inside_a_name_or_formula_is_not_a_figure():
+    text = "Kite is evaluated on CIFAR-10 with GPT-4o as a judge. The loss is sum_{i=1} f_i p_i over experts."
+    assert missing_detail(("Kite",), (), "experts", True, text).firm
+    assert missing_detail(("Kite",), (), "experts", True, "Kite routes tokens to 64 experts per layer.") is None
+    assert missing_detail(("Kite",), (), "", True, "Kite trains on 42.8B tokens.") is None
+    assert missing_detail(("Kite",), (), "", True, "Kite pools and routes: (1) pooling and (2) routing.") is not None

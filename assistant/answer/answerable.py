@@ -84,14 +84,22 @@ VARIANTS = {
     "limitation": ("limitation", "limit", "drawback", "fail", "challenge"),
     "metric": ("metric", "score", "accuracy", "error", "f1"),
 }
-_NUMBER = re.compile(r"\d")
+# a figure: a number standing on its own ("3.71%", "7,964 samples", "42.8B tokens", "1.8x", "16-bit"), not a
+# digit inside a name ("CIFAR-10", "GPT-4o", "CSI300"), a formula ("sum_{i=1}", "x^2"), an enumeration "(1)" or a
+# citation "[2]"
+_FIGURE = re.compile(r"(?<![\w^_{=@.\-/])\d+(?:[.,]\d+)*(?:\s?%|\s?×|(?:x|k|K|M|B|T|G|GB|MB|TB|ms|s|h|fps)\b|-[a-z]|(?![\w\-^]))")
+_NOT_FIGURE = re.compile(r"\(\s*(?:\d{1,2}|[ivx]{1,4}|[a-e])\s*\)|\[\d+(?:[,\s–-]+\d+)*\]")
 GAP = 2
 
 
-def _has_figure(sentence: str) -> bool:
-    """A digit or a number word ("five datasets", "only one forward pass"), but not "one" opening the sentence
-    or as a pronoun ("One global model serves many clients", "one of", "one another")."""
-    if _NUMBER.search(sentence):
+def has_figure(sentence: str) -> bool:
+    """A number (see _FIGURE) or a number word ("five datasets", "only one forward pass"), but not "one"
+    opening the sentence or as a pronoun ("One global model serves many clients", "one of", "one another").
+
+    >>> [has_figure(s) for s in ("Gains of 3.71%.", "On CIFAR-10 and GPT-4o.", "It uses 42.8B tokens.", "(1) a pool")]
+    [True, False, True, False]
+    """
+    if _FIGURE.search(_NOT_FIGURE.sub(" ", sentence)):
         return True
     for m in _NUMBER_WORDS.finditer(sentence):
         if m.group(0).lower() != "one":
@@ -260,13 +268,13 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
         # a value asked for in the asker's words: some sentence sharing a word of the phrase gives a figure
         words = {stem(w) for p in parts for w in p}
         near = [s for s in sents if words & {stem(w) for w in WORD.findall(s)}] or sents  # none in the asker's words: any
-        if not any(_has_figure(s) for s in near):
+        if not any(has_figure(s) for s in near):
             return Missing(f"{who} reports no figure for {phrase or 'this'}.", True)
         return None
     if value_asked:
         # a value is asked for: some sentence must name the asked quantity (the phrase, in order) and give a figure
         pattern = _FRACTION if _FRACTION_ASK.search(asked) else None
-        has_figure = (lambda s: pattern.search(s)) if pattern else _has_figure
+        figure_in = (lambda s: pattern.search(s)) if pattern else has_figure
         soft = False
         if parts:
             relevant = [s for s in sents if all(_phrase_present(p, s) for p in parts)]
@@ -274,7 +282,7 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
                 relevant, soft = [s for s in sents if all(_phrase_present(p, s) or close(p, s) for p in parts)], True
         else:  # "what score does X reach on Cityscapes": the sentence that names the setting
             relevant = _following(sents, [all(_has_term(t, s) for t in details) for s in sents]) or sents
-        if not any(has_figure(s) for s in relevant):
+        if not any(figure_in(s) for s in relevant):
             if parts and not relevant:
                 return Missing(f"{who} reports no {phrase}.", False)
             return Missing(f"{who} reports no figure for {phrase or 'this'}.", not soft)

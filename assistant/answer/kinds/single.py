@@ -5,12 +5,11 @@ from the best evidence sentences, the paper the answer rests on (`prep.main`) ci
 
 from __future__ import annotations
 
-import re
 from collections.abc import Generator
 
 from ...index.sentences import split_sentences
 from ...types import Hit
-from ..answerable import states_asked
+from ..answerable import has_figure, states_asked
 from ..compose import extractive_answer, trim
 from ..events import Event, Status
 from ..evidence import ABSTAIN_SENTENCE, coverage_note, effective_threshold
@@ -52,7 +51,6 @@ class SingleWriter:
 
 FIGURE_BONUS = 0.15  # a question asking for a value prefers the sentences that give one
 ASKED_BONUS = 0.15  # ... and any question the sentences that state the asked thing ("which corpus": one named)
-_FIGURE = re.compile(r"\d")
 
 
 def compose(prep: Prepared, ctx: Context, draft: Draft) -> None:
@@ -65,7 +63,7 @@ def compose(prep: Prepared, ctx: Context, draft: Draft) -> None:
     topic = tuple(hits[i].title for i in range(len(hits)) if hits[i].paper_id in q.topic)
     numeric = q.numeric or any(a.numeric for a in q.more)
     asks = [a.asked for a in (q, *q.more) if a.asked]
-    best = [(hi, si, sc + (FIGURE_BONUS if numeric and _FIGURE.search(sents[hi][si].text) else 0.0)
+    best = [(hi, si, sc + (FIGURE_BONUS if numeric and has_figure(sents[hi][si].text) else 0.0)
              + (ASKED_BONUS if any(states_asked(a, sents[hi][si].text, topic) for a in asks) else 0.0))
             for hi, si, sc in ev.best]
     best.sort(key=lambda b: -b[2])
