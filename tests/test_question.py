@@ -371,3 +371,27 @@ def test_a_digit_inside_a_name_or_formula_is_not_a_figure():
     assert missing_detail(("Kite",), (), "experts", True, "Kite routes tokens to 64 experts per layer.") is None
     assert missing_detail(("Kite",), (), "", True, "Kite trains on 42.8B tokens.") is None
     assert missing_detail(("Kite",), (), "", True, "Kite pools and routes: (1) pooling and (2) routing.") is not None
+
+
+def test_a_value_asked_for_a_named_setting_needs_a_figure_for_that_setting():
+    text = ("We test Lumen on ImageNet-1K and COCO. On ImageNet-1K it keeps 99% of the accuracy. Lumen also halves "
+            "the FLOPs.")
+    assert missing_detail(("Lumen",), ("ImageNet-1K",), "accuracy", True, text) is None
+    got = missing_detail(("Lumen",), ("COCO",), "accuracy", True, text)  # the figure is ImageNet-1K's
+    assert got.firm and got.why == "The Lumen abstract reports no accuracy for COCO."
+
+
+def test_a_named_competitor_the_papers_abstract_never_names_is_missing(lex):
+    q = analyze("By how much does Kite beat Whisper?", None, lex)  # Whisper: named only in the Orca abstract
+    assert "Whisper" in q.details
+    assert missing_detail(q.topic_names, q.details, q.asked, q.numeric, CORPUS[1][2]).firm
+
+
+def test_a_unit_in_the_question_asks_for_a_value_in_that_unit(lex):
+    q = analyze("How many millijoules per image does Orca use?", None, lex)
+    assert q.measure == "energy" and q.numeric
+    assert missing_detail(("Orca",), (), q.asked, q.numeric, "Orca is energy-efficient and 30% faster.", measure=q.measure).firm
+    assert missing_detail(("Orca",), (), q.asked, q.numeric, "Orca uses 2.1 mJ per image.", measure=q.measure) is None
+    q = analyze("How much GPU memory does Orca need?", None, lex)
+    assert q.measure == "memory"
+    assert analyze("Does Orca reduce energy consumption?", None, lex).measure == ""

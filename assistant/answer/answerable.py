@@ -154,13 +154,18 @@ def _spelled_out(term: str, text: str) -> bool:
     return False
 
 
-def _following(sents: list[str], keep: list[bool]) -> list[str]:
+def _following(sents: list[str], keep: list[bool], details: tuple[str, ...] = ()) -> list[str]:
     """The kept sentences and the sentence after each that refers back to it ("We test on A and B. Results
-    on them outperform SOTA by 3.7%"): a figure there is a figure for what the kept one names."""
+    on them outperform SOTA by 3.7%"): a figure there is a figure for what the kept one names, unless it
+    names one of the kept one's other things ("We test on A and B. It reaches 96% on A" says nothing of B)."""
     out = []
     for i, s in enumerate(sents):
-        if keep[i] or (i and keep[i - 1] and _REFERS.search(s)):
+        if keep[i]:
             out.append(s)
+        elif i and keep[i - 1] and _REFERS.search(s):
+            siblings = {norm(t) for t in named_terms(sents[i - 1])} - {norm(t) for t in details}
+            if not siblings & {norm(t) for t in named_terms(s)}:
+                out.append(s)
     return out
 
 
@@ -222,10 +227,12 @@ SOFT_MATCH = 0.66  # phrase-to-span cosine at which an asked noun phrase counts 
 Similarity = Callable[[str, str], float]  # (phrase, text) -> best cosine of the phrase to a span of the text
 
 
-MEASURES = {  # "how long ...?": the abstract must state a duration or length, not just any number ("88 datasets")
+MEASURES = {  # "how long ...?", "in millijoules": the abstract must state a value of that kind, not just any number
     "duration": ("time or duration", re.compile(
         r"\b(?:ms|milliseconds?|seconds?|minutes?|mins|hours?|hrs|days?|weeks?|months?|years?|epochs?|GPU[- ]?(?:hours?|days?))\b"
         r"|\d[\d.,]*\s*(?:s|sec|h|steps?|iterations?|rounds?|tokens?|frames?|words?)\b", re.I)),
+    "energy": ("energy figure", re.compile(r"\d[\d.,]*\s*(?:[mkµμ]?J|[mk]?Wh|[mk]?W)\b|\b(?:milli|kilo)?joules?\b|\bwatts?\b")),
+    "memory": ("memory figure", re.compile(r"\d[\d.,]*\s*(?:[KMGT]i?B|bytes?)\b|\b(?:kilo|mega|giga|tera)bytes\b")),
 }
 
 
@@ -259,8 +266,10 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
     def close(words: list[str], where: str) -> bool:  # the part in other words
         return bool(similar and similar(" ".join(words), where) >= SOFT_MATCH)
 
-    if measure in MEASURES and not any(MEASURES[measure][1].search(s) for s in sents):
-        return Missing(f"{who} reports no {MEASURES[measure][0]}.", True)  # "How long did it take to train X?"
+    if measure in MEASURES:  # "How long did it take to train X?", "How many millijoules per image?": a value of that kind
+        if not any(MEASURES[measure][1].search(s) for s in sents):
+            return Missing(f"{who} reports no {MEASURES[measure][0]}.", True)
+        return None
     value_asked = bool(numeric or changes or _FRACTION_ASK.search(asked))
     if heads_only and value_asked:
         if not parts:
@@ -276,12 +285,16 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
         pattern = _FRACTION if _FRACTION_ASK.search(asked) else None
         figure_in = (lambda s: pattern.search(s)) if pattern else has_figure
         soft = False
+        # "what accuracy does X reach on ScanObjectNN": the sentence that names the setting (or refers back to it)
+        setting = set(_following(sents, [all(_has_term(t, s) for t in details) for s in sents], details)) if details else set(sents)
         if parts:
             relevant = [s for s in sents if all(_phrase_present(p, s) for p in parts)]
             if not relevant and similar:
                 relevant, soft = [s for s in sents if all(_phrase_present(p, s) or close(p, s) for p in parts)], True
-        else:  # "what score does X reach on Cityscapes": the sentence that names the setting
-            relevant = _following(sents, [all(_has_term(t, s) for t in details) for s in sents]) or sents
+            if relevant and details and not any(figure_in(s) for s in relevant if s in setting):
+                return Missing(f"{who} reports no {phrase} for {' and '.join(details)}.", True)
+        else:
+            relevant = [s for s in sents if s in setting] or sents
         if not any(figure_in(s) for s in relevant):
             if parts and not relevant:
                 return Missing(f"{who} reports no {phrase}.", False)

@@ -30,7 +30,7 @@ from enum import Enum
 from .conversation import Conversation
 from .linker import Lexicon, Link, named_terms, norm
 from .phrasing import (
-    ASKED, ASKED_TAIL, CLAUSE, COMPARE_RX, CUE, LEAD, LIST, MEASURED, NOT_NOUN, NUMERIC, TOPIC_AT, WEAK_CUE,
+    ASKED, ASKED_TAIL, CLAUSE, COMPARE_RX, CUE, LEAD, LIST, MEASURE_ASKED, MEASURED, NOT_NOUN, NUMERIC, TOPIC_AT, WEAK_CUE,
 )
 
 
@@ -98,12 +98,11 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
     details = tuple(t for t in named_terms(standalone)
                     if norm(t) not in {norm(n) for n in topic_names} and lexicon.status(t) != "common"
                     and not any(norm(t) in norm(n) or norm(n) in norm(t) for n in topic_names)
-                    and t not in {u for u, _ in unlinked})
-    if topic_ids:  # "What gain does X give for Swahili?": a capitalised word no abstract uses is a named detail too
+                    and (topic_ids or t not in {u for u, _ in unlinked}))  # "Does X beat GPT-4o?": X's abstract must name it
+    if topic_ids:  # "What gain does X give for Swahili?", "Does X beat Whisper?": a capitalised word no paper is about is a detail
         details += tuple(t for t in named_terms(standalone, capitalised=True)
-                         if t not in details and " " not in t and len(t) >= 4 and lexicon.status(t) == "missing"
-                         and not lexicon.is_common(t) and norm(t) not in {norm(n) for n in topic_names}
-                         and t not in {u for u, _ in unlinked})
+                         if t not in details and " " not in t and len(t) >= 4 and lexicon.status(t) in ("missing", "passing")
+                         and not lexicon.is_common(t) and norm(t) not in {norm(n) for n in topic_names})
     parts = tuple(t for t in named_terms(criterion) if not lexicon.is_common(t)  # "in LLMs or VLMs": either will do
                   and not re.search(rf"(?:\bor\s+{re.escape(t)}\b|\b{re.escape(t)}\s+or\b|/\s*{re.escape(t)}|{re.escape(t)}\s*/)",
                                     criterion)) if kind is Kind.LIST else ()
@@ -131,8 +130,8 @@ def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False) -> A
         asked = re.sub(r"^(\S+(?:\s+\S+)*?)\s+[a-z]+(?<!e)ed(?=\s|$).*$", r"\1", asked)
     if asked and norm(asked) in {norm(n) for n in topic_names}:
         asked = ""
-    measure = "duration" if re.match(r"(?:(?:and|so|but)\s+)?(?:for\s+)?how long\b", c, re.I) else ""  # what the clause asks
-    return Ask(asked, bool(NUMERIC.search(c) or (asked and MEASURED.search(c))), measure)
+    measure = next((m for m, rx in MEASURE_ASKED.items() if rx.search(c)), "")  # what kind of value the clause asks
+    return Ask(asked, bool(NUMERIC.search(c) or (asked and MEASURED.search(c)) or measure), measure)
 
 
 def _drop_aliases(q: str, links: list[Link]) -> list[Link]:
