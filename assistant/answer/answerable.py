@@ -228,9 +228,10 @@ Similarity = Callable[[str, str], float]  # (phrase, text) -> best cosine of the
 
 
 MEASURES = {  # "how long ...?", "in millijoules": the abstract must state a value of that kind, not just any number
-    "duration": ("time or duration", re.compile(
-        r"\b(?:ms|milliseconds?|seconds?|minutes?|mins|hours?|hrs|days?|weeks?|months?|years?|epochs?|GPU[- ]?(?:hours?|days?))\b"
-        r"|\d[\d.,]*\s*(?:s|sec|h|steps?|iterations?|rounds?|tokens?|frames?|words?)\b", re.I)),
+    "duration": ("time or duration", re.compile(  # a number with its unit: "3 days", "100 epochs", "a few hours"
+        r"(?:\d[\d.,]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|a few|several|"
+        r"hundreds of|thousands of))\s*-?\s*(?:ms|milliseconds?|s|secs?|seconds?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|"
+        r"months?|years?|epochs?|steps?|iterations?|rounds?|tokens?|frames?|words?|GPU[- ]?(?:hours?|days?))\b", re.I)),
     "energy": ("energy figure", re.compile(r"\d[\d.,]*\s*(?:[mkµμ]?J|[mk]?Wh|[mk]?W)\b|\b(?:milli|kilo)?joules?\b|\bwatts?\b")),
     "memory": ("memory figure", re.compile(r"\d[\d.,]*\s*(?:[KMGT]i?B|bytes?)\b|\b(?:kilo|mega|giga|tera)bytes\b")),
 }
@@ -286,13 +287,14 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
         figure_in = (lambda s: pattern.search(s)) if pattern else has_figure
         soft = False
         # "what accuracy does X reach on ScanObjectNN": the sentence that names the setting (or refers back to it)
-        setting = set(_following(sents, [all(_has_term(t, s) for t in details) for s in sents], details)) if details else set(sents)
+        where = tuple(t for t in details if not (common and common(t)))  # not a description ("MoE-like")
+        setting = set(_following(sents, [all(_has_term(t, s) for t in where) for s in sents], where)) if where else set(sents)
         if parts:
             relevant = [s for s in sents if all(_phrase_present(p, s) for p in parts)]
             if not relevant and similar:
                 relevant, soft = [s for s in sents if all(_phrase_present(p, s) or close(p, s) for p in parts)], True
-            if relevant and details and not any(figure_in(s) for s in relevant if s in setting):
-                return Missing(f"{who} reports no {phrase} for {' and '.join(details)}.", True)
+            if relevant and where and not any(figure_in(s) for s in setting):  # (another metric for it will do)
+                return Missing(f"{who} reports no {phrase} for {' and '.join(where)}.", True)
         else:
             relevant = [s for s in sents if s in setting] or sents
         if not any(figure_in(s) for s in relevant):
