@@ -282,6 +282,21 @@ def test_missing_detail_abstains_saying_what_is_missing_and_lists_related(make):
     assert js["citations"] == [] and "p-prune" in [r["paper_id"] for r in js["related"]]
 
 
+def test_comparison_on_a_setting_no_side_reports_abstains_and_says_so(make):
+    a, _ = make(**{"answer.model": "extractive"})
+    ans = a.ask("How do FedMerge and Prune&Comp differ on MMLU?")
+    assert ans.abstained and not ans.citations
+    assert "report no MMLU" in ans.answer
+    ans = a.ask("How do FedMerge and Prune&Comp differ on CIFAR-10?")  # FedMerge reports CIFAR-10: answered
+    assert not ans.abstained and ans.kind == "compare"
+
+
+def test_which_value_of_asks_for_a_figure(make):
+    a, _ = make(**{"answer.model": "extractive"})
+    ans = a.ask("Which value of the magnitude gap works best for Prune&Comp?")
+    assert ans.abstained and "reports no figure" in ans.answer
+
+
 def test_list_criterion_part_nothing_matches_abstains_and_names_it(make):
     a, _ = make(**{"answer.model": "extractive"})
     ans = a.ask("Which papers evaluate federated learning on FEMNIST?")

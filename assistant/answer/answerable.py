@@ -125,7 +125,7 @@ def _has_word(word: str, text_low: str, stems: set[str], text: str = "") -> bool
     return False
 
 
-def _has_term(term: str, text: str) -> bool:
+def has_term(term: str, text: str) -> bool:
     return norm(term) in norm(text) or _spelled_out(term, text)
 
 
@@ -249,11 +249,11 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
     if heads_only and common:  # a paraphrase's own descriptive compounds ("GPS-labelled photos") are not names to find
         details = tuple(t for t in details if not common(t))
     for t in details:
-        if not _has_term(t, text):
+        if not has_term(t, text):
             return Missing(f"{who} reports no {t}.", True)
     named = named_terms(asked)
     for t in named:
-        if not _has_term(t, text):
+        if not has_term(t, text):
             return Missing(f"{who} reports no {asked.strip()}.", True)
     kind, written = kind_asked(asked), asked.strip()  # before the names go: "base LLM" asks for a named LLM
     for t in named:
@@ -288,7 +288,7 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
         soft = False
         # "what accuracy does X reach on ScanObjectNN": the sentence that names the setting (or refers back to it)
         where = tuple(t for t in details if not (common and common(t)))  # not a description ("MoE-like")
-        setting = set(_following(sents, [all(_has_term(t, s) for t in where) for s in sents], where)) if where else set(sents)
+        setting = set(_following(sents, [all(has_term(t, s) for t in where) for s in sents], where)) if where else set(sents)
         if parts:
             relevant = [s for s in sents if all(_phrase_present(p, s) for p in parts)]
             if not relevant and similar:

@@ -65,6 +65,7 @@ TOPIC_AT = [
 ]
 PREP = r"(?:under|in|on|at|for|with|by|from|to|over|across|against)"
 ASKED = re.compile(
+    rf"^(?:which|what) (?:values?|settings?) of (?:the )?(?P<v>(?:[\w\-^]+\s+){{0,3}}?[\w\-^]+)\s+(?:{AUX}|works?|gives?|performs?)\b|"
     rf"^(?:{PREP}\s+)?(?:what|which)\s+(?P<a>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)\s+{AUX}\b"
     rf"|^what\s+(?:is|are|was|were)\s+(?:the\s+)?(?:\S+?(?:'s|’s)\s+)(?P<b>[\w\-\s]+?)(?:\s+(?:on|in|for|of|with|at)\b.*)?\??$"
     rf"|^(?:{PREP}\s+)?which\s+(?P<e>[\w\-^@.]+(?:\s+[\w\-^@.]+)??)\s+(?!{AUX}\b)[a-z]+(?:s|ed)\b"  # "Which LLM serves ..."
@@ -82,7 +83,7 @@ ASKED_TAIL = re.compile(  # a clause that ends on what it asks for: "over how ma
 NUMERIC = re.compile(
     r"\bhow (?:much|many|fast|large|small|big|long|often|far|well)\b|\bwhat (?:fraction|percentage|percent|share|"
     r"proportion|ratio|number|amount|speed-?up|gain|improvement)\b|\bby how\b|\bby what (?:margin|factor|amount)\b|"
-    r"\bhow (?:much|many)\b|(?:^|\s)#\s?[a-z]",
+    r"\bhow (?:much|many)\b|(?:^|\s)#\s?[a-z]|\b(?:which|what) (?:values?|settings?) of\b",
     re.I,
 )
 

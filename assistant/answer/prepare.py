@@ -24,7 +24,7 @@ from ..retrieve.hybrid import Filters, HybridRetriever
 from ..retrieve.langchain import PaperRetriever
 from ..settings import AnswerSettings
 from ..types import Hit
-from .answerable import SOFT_MATCH, missing_detail
+from .answerable import SOFT_MATCH, has_term, missing_detail
 from .evidence import ABSTAIN_SENTENCE, decide, gather_evidence
 from .linker import Lexicon
 from .phrasing import DESCRIBED_PAPER, OWN_PAPER
@@ -128,6 +128,11 @@ class Preparer:
                             for s, hs, e in zip(q.sides, p.sides, p.side_evidence)]
             p.abstain = not any(p.side_found)
             p.reason = "Abstained: no side of the comparison is described by an indexed abstract." if p.abstain else ""
+            found = [hs[0] for hs, ok in zip(p.sides, p.side_found) if ok]
+            absent = [t for t in q.details if found and not any(has_term(t, h.text) for h in found)]
+            if absent and not p.abstain:  # "How do A and B differ on FEMNIST?": no side's abstract names FEMNIST
+                who = " and ".join(p.names.get(h.paper_id, h.title) for h in found)
+                p.abstain, p.why = True, f"The {who} abstract{'s' if len(found) > 1 else ''} report{'' if len(found) > 1 else 's'} no {absent[0]}."
             return p
         if q.kind is Kind.LIST:
             dense = [h.scores["dense"] for h in p.hits if "dense" in h.scores] if self._dense_calibrated() else []
