@@ -26,7 +26,7 @@ from ..settings import AnswerSettings
 from ..types import Hit
 from .answerable import SOFT_MATCH, has_term, missing_detail
 from .evidence import ABSTAIN_SENTENCE, decide, gather_evidence
-from .linker import Lexicon
+from .linker import Lexicon, norm
 from .phrasing import DESCRIBED_PAPER, OWN_PAPER
 from .question import Ask, Kind, analyze
 from .state import Prepared
@@ -129,7 +129,9 @@ class Preparer:
             p.abstain = not any(p.side_found)
             p.reason = "Abstained: no side of the comparison is described by an indexed abstract." if p.abstain else ""
             found = [hs[0] for hs, ok in zip(p.sides, p.side_found) if ok]
-            absent = [t for t in q.details if found and not any(has_term(t, h.text) for h in found)]
+            settings = [t for t in q.details if not lexicon.is_common(t)  # not a description, not in a side's own words
+                        and not any(norm(t) in norm(side.text) for side in q.sides)]
+            absent = [t for t in settings if found and not any(has_term(t, h.text) for h in found)]
             if absent and not p.abstain:  # "How do A and B differ on FEMNIST?": no side's abstract names FEMNIST
                 who = " and ".join(p.names.get(h.paper_id, h.title) for h in found)
                 p.abstain, p.why = True, f"The {who} abstract{'s' if len(found) > 1 else ''} report{'' if len(found) > 1 else 's'} no {absent[0]}."
