@@ -395,3 +395,9 @@ def test_a_unit_in_the_question_asks_for_a_value_in_that_unit(lex):
     q = analyze("How much GPU memory does Orca need?", None, lex)
     assert q.measure == "memory"
     assert analyze("Does Orca reduce energy consumption?", None, lex).measure == ""
+    q = analyze("What is Orca's latency in seconds?", None, lex)  # a unit asked: a number in that unit
+    assert q.measure == "time"
+    assert missing_detail(("Orca",), (), q.asked, q.numeric, "Orca handles clips from seconds to hours.", measure=q.measure).firm
+    assert missing_detail(("Orca",), (), q.asked, q.numeric, "Orca answers in 120 ms.", measure=q.measure) is None
+    q = analyze("How long are the clips Orca handles?", None, lex)  # "how long": a span of units answers
+    assert missing_detail(("Orca",), (), q.asked, q.numeric, "Orca handles clips from seconds to hours.", measure=q.measure) is None

@@ -228,10 +228,13 @@ Similarity = Callable[[str, str], float]  # (phrase, text) -> best cosine of the
 
 
 MEASURES = {  # "how long ...?", "in millijoules": the abstract must state a value of that kind, not just any number
-    "duration": ("time or duration", re.compile(  # a number with its unit: "3 days", "100 epochs", "a few hours"
+    "duration": ("time or duration", re.compile(  # "how long": a time ("from days to hours") or a length
+        r"\b(?:ms|milliseconds?|seconds?|minutes?|mins|hours?|hrs|days?|weeks?|months?|years?|epochs?|GPU[- ]?(?:hours?|days?))\b"
+        r"|\d[\d.,]*\s*(?:s|sec|h|steps?|iterations?|rounds?|tokens?|frames?|words?)\b", re.I)),
+    "time": ("time figure", re.compile(  # a unit asked ("in seconds"): a number with a time unit, "3 days", "120 ms"
         r"(?:\d[\d.,]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|a few|several|"
         r"hundreds of|thousands of))\s*-?\s*(?:ms|milliseconds?|s|secs?|seconds?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|"
-        r"months?|years?|epochs?|steps?|iterations?|rounds?|tokens?|frames?|words?|GPU[- ]?(?:hours?|days?))\b", re.I)),
+        r"months?|years?|GPU[- ]?(?:hours?|days?))\b", re.I)),
     "energy": ("energy figure", re.compile(r"\d[\d.,]*\s*(?:[mkµμ]?J|[mk]?Wh|[mk]?W)\b|\b(?:milli|kilo)?joules?\b|\bwatts?\b")),
     "memory": ("memory figure", re.compile(r"\d[\d.,]*\s*(?:[KMGT]i?B|bytes?)\b|\b(?:kilo|mega|giga|tera)bytes\b")),
 }

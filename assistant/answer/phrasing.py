@@ -118,8 +118,8 @@ OWN_PAPER = re.compile(r"\b(?:its|their) own paper\b|\baccording to the (?P<n>[^
 # the kind of value a clause asks for, when the question names it: the abstract must then state a value of that
 # kind ("how long ...?" wants a time or length, "in millijoules" an energy), not just any number
 MEASURE_ASKED = {
-    "duration": re.compile(r"^(?:(?:and|so|but)\s+)?(?:for\s+)?how long\b|\bin (?:milli)?seconds\b|\bin (?:minutes|hours|days)\b"
-                           r"|\bhow many (?:GPU[- ])?(?:hours|days|minutes|seconds)\b", re.I),
+    "duration": re.compile(r"^(?:(?:and|so|but)\s+)?(?:for\s+)?how long\b", re.I),  # "from days to hours" answers it
+    "time": re.compile(r"\bin (?:milli)?seconds\b|\bin (?:minutes|hours|days)\b|\bhow many (?:GPU[- ])?(?:hours|days|minutes|seconds)\b", re.I),
     "energy": re.compile(r"\b(?:milli|kilo)?joules?\b|\bm?J per\b|\bkWh\b|\bwatts?\b|\bhow much (?:energy|power)\b", re.I),
     "memory": re.compile(r"\b(?:giga|mega|tera)bytes\b|\bin (?:GB|MB|GiB|MiB)\b|\bhow much (?:GPU )?memory\b", re.I),
 }
