@@ -92,21 +92,31 @@ _NOT_FIGURE = re.compile(r"\(\s*(?:\d{1,2}|[ivx]{1,4}|[a-e])\s*\)|\[\d+(?:[,\sâ€
 GAP = 2
 
 
-def has_figure(sentence: str) -> bool:
+def has_figure(sentence: str, given: frozenset[str] = frozenset()) -> bool:
     """A number (see _FIGURE) or a number word ("five datasets", "only one forward pass"), but not "one"
-    opening the sentence or as a pronoun ("One global model serves many clients", "one of", "one another").
+    opening the sentence or as a pronoun ("One global model serves many clients", "one of", "one another"),
+    and not one the question itself states (`given`, lower case: "the two benchmarks" answers no "how many").
 
     >>> [has_figure(s) for s in ("Gains of 3.71%.", "On CIFAR-10 and GPT-4o.", "It uses 42.8B tokens.", "(1) a pool")]
     [True, False, True, False]
+    >>> has_figure("We introduce two benchmarks.", frozenset({"two"}))
+    False
     """
-    if _FIGURE.search(_NOT_FIGURE.sub(" ", sentence)):
+    if any(m.group(0).lower() not in given for m in _FIGURE.finditer(_NOT_FIGURE.sub(" ", sentence))):
         return True
     for m in _NUMBER_WORDS.finditer(sentence):
+        if m.group(0).lower() in given:
+            continue
         if m.group(0).lower() != "one":
             return True
         if m.start() > 0 and not re.match(r"\s+(?:of|another|or|such|can|may|might|would|could|should)\b", sentence[m.end():]):
             return True
     return False
+
+
+def figures_in(question: str) -> frozenset[str]:
+    """The numbers and number words a question states ("the two benchmarks", "top-5"), lower case."""
+    return frozenset(m.group(0).lower() for rx in (_FIGURE, _NUMBER_WORDS) for m in rx.finditer(question))
 
 
 def _words(phrase: str) -> list[str]:
@@ -242,12 +252,13 @@ MEASURES = {  # "how long ...?", "in millijoules": the abstract must state a val
 
 def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked: str, numeric: bool, text: str,
                    heads_only: bool = False, similar: Similarity | None = None, common: Common | None = None,
-                   measure: str = "") -> Missing | None:
+                   measure: str = "", given: frozenset[str] = frozenset()) -> Missing | None:
     """What the abstract `text` lacks of the asked detail, or None when it has it (see the module doc).
 
     `heads_only`: a paraphrase, whose wording is the asker's own: named details and the asked thing are
     checked, a value's phrase only loosely. `similar` lets an asked noun phrase be present in other words
-    (cosine >= SOFT_MATCH to a span of the abstract); without it the check is lexical."""
+    (cosine >= SOFT_MATCH to a span of the abstract); without it the check is lexical. `given`: the numbers
+    the question states, which answer no "how many" (see `figures_in`)."""
     who = f"The {topic_names[0]} abstract" if topic_names else "The best-matching abstract"
     if heads_only and common:  # a paraphrase's own descriptive compounds ("GPS-labelled photos") are not names to find
         details = tuple(t for t in details if not common(t))
@@ -281,23 +292,23 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
         # a value asked for in the asker's words: some sentence sharing a word of the phrase gives a figure
         words = {stem(w) for p in parts for w in p}
         near = [s for s in sents if words & {stem(w) for w in WORD.findall(s)}] or sents  # none in the asker's words: any
-        if not any(has_figure(s) for s in near):
+        if not any(has_figure(s, given) for s in near):
             return Missing(f"{who} reports no figure for {phrase or 'this'}.", True)
         return None
     if value_asked:
         # a value is asked for: some sentence must name the asked quantity (the phrase, in order) and give a figure
         pattern = _FRACTION if _FRACTION_ASK.search(asked) else None
-        figure_in = (lambda s: pattern.search(s)) if pattern else has_figure
+        figure_in = (lambda s: pattern.search(s)) if pattern else (lambda s: has_figure(s, given))
         soft = False
         # "what accuracy does X reach on ScanObjectNN": the sentence that names the setting (or refers back to it)
         where = tuple(t for t in details if not (common and common(t)))  # not a description ("MoE-like")
         setting = set(_following(sents, [all(has_term(t, s) for t in where) for s in sents], where)) if where else set(sents)
+        if where and not any(figure_in(s) for s in setting):  # (a figure of another metric for it will do)
+            return Missing(f"{who} reports no {phrase or 'figure'} for {' and '.join(where)}.", True)
         if parts:
             relevant = [s for s in sents if all(_phrase_present(p, s) for p in parts)]
             if not relevant and similar:
                 relevant, soft = [s for s in sents if all(_phrase_present(p, s) or close(p, s) for p in parts)], True
-            if relevant and where and not any(figure_in(s) for s in setting):  # (another metric for it will do)
-                return Missing(f"{who} reports no {phrase} for {' and '.join(where)}.", True)
         else:
             relevant = [s for s in sents if s in setting] or sents
         if not any(figure_in(s) for s in relevant):
@@ -313,7 +324,7 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
         if kind:
             # "which datasets", "which base LLM": a named one, not the word ("a variety of datasets")
             if not names_instance(kind, sents, topic_names, common):
-                return Missing(f"{who} names no {phrase or written or kind}.", True)
+                return Missing(f"{who} names no {written or phrase or kind}.", True)
         else:
             # a thing is asked for ("which techniques", "what kinds of preference pairs"): the askers' words
             # vary, so the head noun of each part must occur anywhere in the abstract, or the part in other words

@@ -56,7 +56,8 @@ def _concepts(text: str) -> set[str]:
         words = m.group(1).split()[-len(m.group(2)):]
         start = m.start(1) + len(m.group(1)) - len(" ".join(words)) - 1
         sentence_start = start <= 0 or text[:start].rstrip().endswith((".", ":", ";"))
-        if all(w[:1].islower() or (i == 0 and sentence_start) for i, w in enumerate(words)):
+        if all(w[:1].islower() or (i == 0 and (sentence_start or len(words) > 2)) for i, w in enumerate(words)):
+            # ("Recently, Omni-modal large language models (OLLMs) ...": a capital on the first of three words is style)
             out.add(norm(m.group(2)))
     return out
 

@@ -64,7 +64,8 @@ _ACRONYM_AFTER = re.compile(r"(?:\s+[A-Z][\w\-]*){0,5}\s*\(([A-Z][A-Za-z0-9\-&^]
 _CALLED = re.compile(r"\b(?:termed|called|named|dubbed|coined)\s+([A-Z][\w\-&^]+\+?)"
                      r"|\b(?:coin|term|call|name|dub|refer to)\w*\s+(?:(?:it|them|this|the|our|\w+)\s+){0,3}?as\s+(?:the\s+)?([A-Z][\w\-&^]+\+?)")
 _PROPOSE = re.compile(
-    r"\b(?:[Ww]e (?:(?:then|also|further|first|next|hence|therefore|thus) )?(?:propose|introduce|present|develop|design)|[Tt]his (?:paper|work) (?:proposes|introduces|presents))\s+"
+    r"\b(?:[Ww]e (?:(?:then|also|further|first|next|hence|therefore|thus) )?(?:propose|introduce|present|develop|design)|[Tt]his (?:paper|work) (?:proposes|introduces|presents)"
+    r"|\bus to (?:propose|introduce|present|develop|design))\s+"
     r"(?:a |an |the )?(?:(?:new|novel|simple|general|unified|lightweight|efficient)\s+)*(?:[a-z\-]+\s+){0,4}?([A-Z][\w\-&^]+\+?)"
     r"|\b[Oo]ur (?:\w+ ){0,2}?(?:method|model|approach|framework|algorithm|system|architecture|network),? ([A-Z][\w\-&^]+\+?)"
     r"|\b(?:[Tt]he|[Oo]ur) proposed [`'\"“‘]{1,2}([A-Z][\w\-&^]+\+?)"
@@ -215,6 +216,9 @@ class Lexicon:
                     continue  # "We then introduce the Agentic ... Feedback (ENF) framework": its own
                 if _CITES.search(said) or (mine and not _ITS.search(said)):  # "Its router, a Dual Gating Unit (DGU)": kept
                     names.pop(a, None)
+            if head and derived and coined and not any(norm(head) in norm(c) or norm(c) in norm(head) for c in coined):
+                names[head] = 1  # "CLIP: ..." cut from "CLIP (...) has attracted attention", the paper proposing MM-LG
+                head = ""
             own = {norm(n) for n in names}
             for m in _NAMED.finditer(text):  # "MIGA-Conv" in the MIGA abstract: a variant of its own name
                 t = m.group(0)

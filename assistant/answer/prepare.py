@@ -24,7 +24,7 @@ from ..retrieve.hybrid import Filters, HybridRetriever
 from ..retrieve.langchain import PaperRetriever
 from ..settings import AnswerSettings
 from ..types import Hit
-from .answerable import SOFT_MATCH, has_term, missing_detail
+from .answerable import SOFT_MATCH, figures_in, has_term, missing_detail
 from .evidence import ABSTAIN_SENTENCE, decide, gather_evidence
 from .linker import Lexicon, norm
 from .phrasing import DESCRIBED_PAPER, OWN_PAPER
@@ -162,9 +162,11 @@ class Preparer:
             similar, common = self.scorer.phrase_similarity, lexicon.is_common
             names = q.topic_names[:1] if n_topic else ()  # no paper named: a paraphrase, its wording checked loosely
             lacks: list[tuple[int, str]] = []
+            given = figures_in(q.standalone)  # "the two benchmarks": a number the question states answers nothing
             for i, ask in enumerate((Ask(q.asked, q.numeric, q.measure), *q.more)):
                 missing = missing_detail(names, q.details if i == 0 else (), ask.asked, ask.numeric, text,
-                                         heads_only=not n_topic, similar=similar, common=common, measure=ask.measure)
+                                         heads_only=not n_topic, similar=similar, common=common, measure=ask.measure,
+                                         given=given)
                 # a paraphrase names no paper: its asked words are the asker's own, so only a firm miss counts
                 if missing and (missing.firm or (n_topic and ev.score < self.settings.detail_override)):
                     lacks.append((i, missing.why))

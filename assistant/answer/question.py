@@ -128,6 +128,7 @@ def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False) -> A
     bounded = bool(m and m.re is ASKED and (m.group("a") or m.group("c")))  # ends at its auxiliary ("which X did")
     if not bounded:  # "what real data backed the tests": "real data" (not "self-supervised pretrained backbone did")
         asked = re.sub(r"^(\S+(?:\s+\S+)*?)\s+[a-z]+(?<!e)ed(?=\s|$).*$", r"\1", asked)
+    asked = re.sub(r"^(?:two|three|four|five|six|seven|eight|nine|ten|\d+)\s+(?=\S)", "", asked, flags=re.I)  # "which two LLMs"
     if asked and norm(asked) in {norm(n) for n in topic_names}:
         asked = ""
     measure = next((m for m, rx in MEASURE_ASKED.items() if rx.search(c)), "")  # what kind of value the clause asks
