@@ -302,7 +302,7 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
         soft = False
         # "what accuracy does X reach on ScanObjectNN": the sentence that names the setting (or refers back to it)
         where = tuple(t for t in details if not (common and common(t)))  # not a description ("MoE-like")
-        setting = set(_following(sents, [all(has_term(t, s) for t in where) for s in sents], where)) if where else set(sents)
+        setting = set(_following(sents, [any(has_term(t, s) for t in where) for s in sents], where)) if where else set(sents)
         if where and not any(figure_in(s) for s in setting):  # (a figure of another metric for it will do)
             return Missing(f"{who} reports no {phrase or 'figure'} for {' and '.join(where)}.", True)
         if parts:
