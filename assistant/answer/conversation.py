@@ -12,6 +12,9 @@ in the order the question named them, or the answer's main paper) and the papers
 - "both", "each of them", "the two", and "they/them/their" after a turn about several papers -> all of
   them;
 - "it", "its", "this paper/method/work", "they" (the authors) after a turn about one paper -> that paper;
+  "it"/"its" after a turn about several (a list) -> its first paper;
+- an ordinal with one paper in focus ("What are its three designs?", "the second one?") -> a part of
+  that paper: the question keeps the previous one as context;
 - a definite reference with no name of its own ("the light version", "the authors") -> the previous
   turn's papers; a bare "And the results?" inherits the previous question's topic; "And on Y?" asks
   the previous question again with Y in place of its last "on ..." object.
@@ -128,6 +131,8 @@ class Conversation:
             i = _ORD[(m.group(1) or m.group(2)).lower()]
             if -len(pool) <= i < len(pool):
                 return Resolved(_sub(q, m, name([pool[i]])), (pool[i],))
+            if len(ids) == 1 and not pair:  # "the second one" after "What are its three designs?": one of the paper's
+                return Resolved(f"{q} ({last.standalone_query or last.question})", tuple(ids))
         m = _ALL.search(q)
         if m:
             return Resolved(_sub(q, m, name(ids)), tuple(ids))
@@ -137,6 +142,8 @@ class Conversation:
         m = _PRONOUN.search(q)
         if m:
             word = (m.group(1) or m.group(2)).lower()
+            if word in ("it", "its"):
+                ids = ids[:1]  # "it" after a turn about several papers (a list): its main, first paper
             text = ("in " if word == "there" else "") + name(ids) + ("'s" if word in ("their", "its", "theirs") else "")
             return Resolved(_sub(q, m, text), tuple(ids))
         m = _ELLIPSIS.match(q)
