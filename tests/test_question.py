@@ -437,3 +437,17 @@ def test_a_derived_label_naming_what_the_abstract_discusses_is_not_the_papers_na
     assert lx.display["p-mm"] == "MM-LG"
     assert lx.papers_about("MM-LG") == ("p-mm",)
     assert lx.about["clip"]["p-mm"] == 1  # only a repeated term of that abstract, not its name
+
+
+def test_it_after_a_list_is_its_first_paper_and_an_ordinal_inside_one_paper_keeps_the_context():
+    c = Conversation()
+    c.add(Turn("Which papers use federated distillation?", focus=("p-kite", "p-fedavg-study")),
+          {"p-kite": "Kite", "p-fedavg-study": "FedAvg study"})
+    got = c.resolve("Which datasets was it tested on?")
+    assert got.referents == ("p-kite",) and got.standalone == "Which datasets was Kite tested on?"
+    assert c.resolve("Which datasets were they tested on?").referents == ("p-kite", "p-fedavg-study")
+    c = Conversation()
+    c.add(Turn("What is Kite?", focus=("p-kite",)), {"p-kite": "Kite"})
+    c.add(Turn("What are its three steps?", focus=("p-kite",), standalone_query="What are Kite's three steps?"))
+    got = c.resolve("What does the second one do?")
+    assert got.referents == ("p-kite",) and got.standalone == "What does the second one do? (What are Kite's three steps?)"

@@ -42,7 +42,8 @@ class ListWriter:
             j = int(row.argmax())
             if row[j] >= th:
                 found.append((float(row[j]), h, j, sents[j]))
-        found.sort(key=lambda x: -x[0])
+        # in retrieval order (the whole abstract against the criterion), not by one sentence's overlap with it:
+        # "it" in a follow-up is the first listed paper
         if not found:
             draft.kind, draft.text = "abstain", ABSTAIN_SENTENCE
             draft.notes.append(f"No indexed abstract matches “{crit}”.")
