@@ -48,7 +48,7 @@ GENERIC_ASKED = frozenset(
     "fraction percentage percent share proportion ratio number amount much many value values techniques technique "
     "strategies strategy components component steps step mechanisms mechanism ingredients elements tricks "
     "architecture architectures pipeline procedure scheme structure setup score scores performance result results "
-    "numbers figure figures margin margins factor".split()
+    "numbers figure figures margin margins factor than".split()
 )
 CHANGE = {  # change words: the abstract must state a change of this direction (and, asked, a number)
     "gain": ("gain", "improv", "outperform", "increas", "boost", "higher", "better", "surpass"),
@@ -64,6 +64,8 @@ CHANGE = {  # change words: the abstract must state a change of this direction (
     "slower": ("slow", "time", "×"),
     "cheaper": ("cheap", "cost", "reduc", "less", "sav", "×"),
     "boost": ("boost", "improv", "gain", "increas"),
+    "better": ("better", "improv", "outperform", "surpass", "gain", "higher", "beat", "exceed", "superior"),
+    "worse": ("worse", "lower", "drop", "degrad", "fall", "underperform"),
 }
 _SPLIT = re.compile(r"\s+(?:and|or|over|on|in|at|for|of|with|from|by|to|when|against|compared|across|per|between)\s+", re.I)
 _FRACTION_ASK = re.compile(r"\b(?:fraction|percentage|percent|share|proportion|ratio)\b", re.I)
