@@ -374,22 +374,17 @@ def test_which_of_two_puts_the_side_that_answers_first(make):
     assert ans.citations[0].paper_id == "p-fedmerge"
 
 
-def test_a_question_naming_no_paper_is_declined_when_dense_and_bm25_agree_on_none(make_minilm):
-    question = "How do coral reefs respond to ocean warming?"
-    off = {"answer.abstain_threshold": 0.0, "answer.dense_floor": 0.0}
-    a, _ = make_minilm(**off)
-    ans = a.ask(question)
-    assert ans.abstained and any("agree on no paper" in n for n in ans.notes)
-    a, _ = make_minilm(**off, **{"answer.agreement_floor": 0.0})
-    assert not a.ask(question).abstained  # only that rule declined it
+def test_an_off_topic_question_is_declined_and_a_paraphrase_answered(make_minilm):
     a, _ = make_minilm()
+    ans = a.ask("How do coral reefs respond to ocean warming?")
+    assert ans.abstained and any("no chunk is close" in n for n in ans.notes)
     assert not a.ask("Which method gives every client its own weighted blend of the server's global models?").abstained
 
 
 
 def test_dense_declines_wait_for_full_dense_coverage(tmp_path, papers):
     """Lexical-first ingest: while some papers have no vectors yet, a low dense score says nothing about
-    them, so neither the dense floor nor the agreement floor declines a question."""
+    them, so the dense floor declines no question."""
     from conftest import make_settings
 
     s = make_settings(tmp_path, preset="extractive", **{"answer.dense_floor": 0.99, "answer.agreement_floor": 0.99})

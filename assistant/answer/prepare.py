@@ -110,6 +110,7 @@ class Preparer:
         lexicon = self.lexicon.get()
         p.names = {h.paper_id: lexicon.display[h.paper_id] for h in p.hits if h.paper_id in lexicon.display}
         if q.kind is Kind.COMPARE:
+            candidates = {h.paper_id for side in p.sides for h in side}  # every paper retrieved for a side
             chosen: list[Hit] = []
             named_first = sorted(range(len(p.sides)), key=lambda i: not q.sides[i].paper_ids)
             for i in named_first:  # each side's best paper that is not already a row; named sides choose first
@@ -131,7 +132,9 @@ class Preparer:
             found = [hs[0] for hs, ok in zip(p.sides, p.side_found) if ok]
             settings = [t for t in q.details if not lexicon.is_common(t)  # not a description, not in a side's own words
                         and not any(norm(t) in norm(side.text) for side in q.sides)]
-            absent = [t for t in settings if found and not any(has_term(t, h.text) for h in found)]
+            # a setting no side's abstract names, and no other paper retrieved for a side either (that one may be the side)
+            absent = [t for t in settings if found and not any(has_term(t, h.text) for h in found)
+                      and not lexicon.mentioned_in(t) & candidates]
             if absent and not p.abstain:  # "How do A and B differ on FEMNIST?": no side's abstract names FEMNIST
                 who = " and ".join(p.names.get(h.paper_id, h.title) for h in found)
                 p.abstain, p.why = True, f"The {who} abstract{'s' if len(found) > 1 else ''} report{'' if len(found) > 1 else 's'} no {absent[0]}."
@@ -180,10 +183,6 @@ class Preparer:
         if not q.topic and dense and max(dense) < self.settings.dense_floor:
             p.abstain, p.reason = True, f"Abstained: no chunk is close to the question (cosine {max(dense):.2f} < {self.settings.dense_floor:.2f})."
             return p
-        agreement = self._agreement(hits[0]) if hits and dense and not q.topic else 1.0
-        if agreement < self.settings.agreement_floor:
-            p.abstain, p.reason = True, f"Abstained: dense and lexical retrieval agree on no paper ({agreement:.2f} < {self.settings.agreement_floor:.2f})."
-            return p
         lead = len(hits) > 1 and hits[0].score - hits[1].score >= self.settings.confident_gap
         if lead or (dense and hits[0].scores.get("dense", 0.0) >= self.settings.confident_cosine):
             th -= self.settings.confident_relief  # retrieval singles out one paper: a paraphrase needs less wording overlap
@@ -207,7 +206,7 @@ class Preparer:
         return tuple(out)
 
     def _dense_calibrated(self) -> bool:
-        """The dense-score rules (dense floor, agreement floor, close-match relief) were calibrated on the
+        """The dense-score rules (dense floor, side agreement, close-match relief) were calibrated on the
         MiniLM embeddings (any backend serving them); they apply to those only, and only at full dense
         coverage (lexical-first ingest: a missing vector says nothing about a paper)."""
         index = self.retriever.index
