@@ -374,6 +374,13 @@ def test_which_of_two_puts_the_side_that_answers_first(make):
     assert ans.citations[0].paper_id == "p-fedmerge"
 
 
+def test_a_paper_asked_for_by_a_topic_no_abstract_uses_is_declined_naming_the_word(make_minilm):
+    a, _ = make_minilm()
+    ans = a.ask("Is there a paper here on underwater detection of coral reefs?")
+    assert ans.abstained and "mentions coral" in ans.answer
+    assert not a.ask("Is there a paper here on underwater object detection?").abstained
+
+
 def test_an_off_topic_question_is_declined_and_a_paraphrase_answered(make_minilm):
     a, _ = make_minilm()
     ans = a.ask("How do coral reefs respond to ocean warming?")

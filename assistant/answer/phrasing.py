@@ -123,4 +123,13 @@ MEASURE_ASKED = {
     "energy": re.compile(r"\b(?:milli|kilo)?joules?\b|\bm?J per\b|\bkWh\b|\bwatts?\b|\bhow much (?:energy|power)\b", re.I),
     "memory": re.compile(r"\b(?:giga|mega|tera)bytes\b|\bin (?:GB|MB|GiB|MiB)\b|\bhow much (?:GPU )?memory\b", re.I),
 }
+# the topic a question names its paper by: "Is there a paper here on protein structure prediction?", "How does the
+# paper on speculative decoding choose ...": a short topic phrase (a long description is a paraphrase)
+PAPER_ON = re.compile(
+    r"\b(?:is there|are there|any)\s+(?:a |an |any )?(?:paper|work|study|research|article)s?(?:\s+(?:here|in the corpus))?"
+    r"\s+(?:on|about|into)\s+(?P<t>[^?,;]{3,80}?)\s*(?:\?|,|;|$)"
+    r"|\bthe (?:paper|work|study|article) (?:on|about) (?P<u>[^?,;]{3,60}?)"
+    r"(?=\s+(?:choose|chooses|do|does|did|use|uses|propose|proposes|say|says|report|reports|handle|handles|show|shows)\b|\s*[?,;])",
+    re.I,
+)
 

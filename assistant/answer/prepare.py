@@ -27,7 +27,7 @@ from ..types import Hit
 from .answerable import SOFT_MATCH, figures_in, has_term, missing_detail
 from .evidence import ABSTAIN_SENTENCE, decide, gather_evidence
 from .linker import Lexicon, norm
-from .phrasing import DESCRIBED_PAPER, OWN_PAPER
+from .phrasing import DESCRIBED_PAPER, OWN_PAPER, PAPER_ON
 from .question import Ask, Kind, analyze
 from .state import Prepared
 from .support import STOP, SupportScorer, stem
@@ -157,6 +157,14 @@ class Preparer:
             p.why = (f"No indexed abstract is about {term}; it is only mentioned in passing." if status == "passing"
                      else f"No indexed abstract mentions {term}.")
             return p
+        topic = PAPER_ON.search(q.standalone) if not q.topic else None
+        if topic and len((topic.group("t") or topic.group("u")).split()) <= 6 and self._dense_calibrated():
+            # "Is there a paper on protein structure prediction?": off the corpus's topics, a word no abstract uses
+            dense = [h.scores["dense"] for h in p.hits if "dense" in h.scores]
+            unused = self._unused_words(topic.group("t") or topic.group("u"), p.hits) if dense and max(dense) < LIST_TOPIC_COSINE else ()
+            if unused:
+                p.abstain, p.why = True, f"No indexed abstract mentions {unused[0]}."
+                return p
         n_topic = len([h for h in p.hits if h.paper_id in q.topic])
         p.evidence = ev = gather_evidence(q.standalone, p.hits, self.scorer, top=n_topic or 5, restrict=bool(n_topic))
         p.main = 0 if n_topic else self._main(ev)
