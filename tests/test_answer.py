@@ -291,6 +291,16 @@ def test_comparison_on_a_setting_no_side_reports_abstains_and_says_so(make):
     assert not ans.abstained and ans.kind == "compare"
 
 
+def test_a_comparison_side_no_abstract_is_about_is_not_a_row(make):
+    kite = Record("p-kite", "We introduce Kite, a federated distillation method. Kite beats FedProx on CIFAR-100.",
+                  label="Kite: federated distillation", year=2024, source="c.jsonl")
+    a, _ = make(extra=[kite], **{"answer.model": "extractive"})
+    ans = a.ask("How do FedMerge and FedProx differ?")  # FedProx: only mentioned in Kite's abstract
+    assert ans.abstained and "No indexed abstract is about FedProx" in ans.answer
+    ans = a.ask("How does Kite compare with FedProx?")  # Kite's abstract says how: answered from it alone
+    assert not ans.abstained and [c.paper_id for c in ans.citations] == ["p-kite"]
+
+
 def test_which_value_of_asks_for_a_figure(make):
     a, _ = make(**{"answer.model": "extractive"})
     ans = a.ask("Which value of the magnitude gap works best for Prune&Comp?")

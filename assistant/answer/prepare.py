@@ -26,7 +26,7 @@ from ..settings import AnswerSettings
 from ..types import Hit
 from .answerable import SOFT_MATCH, figures_in, has_term, missing_detail
 from .evidence import ABSTAIN_SENTENCE, decide, gather_evidence
-from .linker import Lexicon, norm
+from .linker import Lexicon, named_terms, norm
 from .phrasing import DESCRIBED_PAPER, OWN_PAPER, PAPER_ON
 from .question import Ask, Kind, analyze
 from .state import Prepared
@@ -129,6 +129,15 @@ class Preparer:
                             for s, hs, e in zip(q.sides, p.sides, p.side_evidence)]
             p.abstain = not any(p.side_found)
             p.reason = "Abstained: no side of the comparison is described by an indexed abstract." if p.abstain else ""
+            for i, side in enumerate(q.sides):  # "How do FedMerge and FedProx differ?": a name no abstract is about
+                status = lexicon.status(side.text) if not side.paper_ids and named_terms(side.text) == [side.text] else ""
+                if status not in ("passing", "missing") or lexicon.is_common(side.text):
+                    continue
+                p.side_found[i] = False  # the paper retrieved for it only mentions it: not its row
+                if not p.abstain and not any(has_term(side.text, hs[0].text) for hs, ok in zip(p.sides, p.side_found) if hs and ok):
+                    p.abstain = True  # and no other side's abstract says anything of it
+                    p.why = (f"No indexed abstract is about {side.text}; it is only mentioned in passing." if status == "passing"
+                             else f"No indexed abstract mentions {side.text}.")
             found = [hs[0] for hs, ok in zip(p.sides, p.side_found) if ok]
             settings = [t for t in q.details if not lexicon.is_common(t)  # not a description, not in a side's own words
                         and not any(norm(t) in norm(side.text) for side in q.sides)]
