@@ -193,6 +193,8 @@ def test_a_second_clause_is_a_second_thing_asked(lex):
      [("Kite", "p-kite"), ("dense speech baseline", None)]),
     ("Do Kite and the clustering approach for hospitals group clients the same way?",
      [("Kite", "p-kite"), ("clustering approach for hospitals", None)]),
+    ("Which reports the lower error rate, Orca or the token-pruning vision model?",
+     [("Orca", "p-orca"), ("token-pruning vision model", None)]),
 ])
 def test_a_side_may_be_a_description(lex, question, sides):
     q = analyze(question, None, lex)

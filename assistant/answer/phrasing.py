@@ -20,6 +20,8 @@ COMPARE_RX = [
                r"(?:\s+(?:in|on|when|for|regarding|with respect to)\b.*)?\??$", re.I),
     re.compile(r"^(?:do|does|did|are|is|were) (?P<a>.+?) and (?P<b>.+?) (?:\w+\s+){1,2}?(?:(?:in )?the same way|alike|"
                r"similarly|the same)\b.*$", re.I),
+    # "Which reports the higher accuracy, GC ViT or the super token attention transformer?": a choice between two
+    re.compile(r"^(?:which|who)\b[^,;:]{3,120},\s*(?P<a>[^,;:]+?)\s+or\s+(?:the\s+)?(?P<b>[^,;:]+?)\s*\??$", re.I),
     # "A vs B: ...", not "How many prompts were collected in the study of global versus local harms?"
     re.compile(r"^(?!(?:how|what|which|why|when|where|who|whose|is|are|does|do|did|can|in|on)\b)(?P<a>[^:]+?) "
                r"(?:vs\.?|versus) (?P<b>[^:]+?)(?::.*)?\??$", re.I),
