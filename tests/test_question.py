@@ -459,3 +459,9 @@ def test_how_much_better_than_is_answered_by_an_improvement_over_it():
     text = "Kite distils an ensemble. It achieves an 8.6% improvement over FedAvg in accuracy."
     assert missing_detail(("Kite",), ("FedAvg",), "better than FedAvg", True, text) is None
     assert missing_detail(("Kite",), ("FedAvg",), "worse than FedAvg", True, text) is not None
+
+
+def test_which_has_the_higher_value_asks_for_a_value(lex):
+    assert analyze("Which reports the lower error rate, Orca or the token-pruning vision model?", None, lex).numeric
+    assert analyze("Which is faster at inference, Orca or Lumen?", None, lex).kind is Kind.COMPARE
+    assert not analyze("Which papers use better data?", None, lex).numeric

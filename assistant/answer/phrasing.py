@@ -85,7 +85,10 @@ ASKED_TAIL = re.compile(  # a clause that ends on what it asks for: "over how ma
 NUMERIC = re.compile(
     r"\bhow (?:much|many|fast|large|small|big|long|often|far|well)\b|\bwhat (?:fraction|percentage|percent|share|"
     r"proportion|ratio|number|amount|speed-?up|gain|improvement)\b|\bby how\b|\bby what (?:margin|factor|amount)\b|"
-    r"\bhow (?:much|many)\b|(?:^|\s)#\s?[a-z]|\b(?:which|what) (?:values?|settings?) of\b",
+    r"\bhow (?:much|many)\b|(?:^|\s)#\s?[a-z]|\b(?:which|what) (?:values?|settings?) of\b"
+    r"|^(?:which|who)\b.{0,40}?\b(?:higher|lower|highest|lowest|larger|smaller|better|best|worse|faster|slower|fewer)\s+"
+    r"(?:[\w\-]+\s+){0,3}?(?:accuracy|score|error|rate|fid|bleu|f1|perplexity|latency|throughput|auc|map|miou|psnr|speed|"
+    r"size|cost|memory|parameters|return)\b",
     re.I,
 )
 
