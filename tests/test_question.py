@@ -195,6 +195,10 @@ def test_a_second_clause_is_a_second_thing_asked(lex):
      [("Kite", "p-kite"), ("clustering approach for hospitals", None)]),
     ("Which reports the lower error rate, Orca or the token-pruning vision model?",
      [("Orca", "p-orca"), ("token-pruning vision model", None)]),
+    ("Kite, Orca and the token-pruning vision model all cut compute. Which budget does each cut?",
+     [("Kite", "p-kite"), ("Orca", "p-orca"), ("token-pruning vision model", None)]),
+    ("Two papers prune things: one for speech routing and one called Lumen for vision transformers. What does each prune?",
+     [("speech routing", None), ("Lumen for vision transformers", None)]),
 ])
 def test_a_side_may_be_a_description(lex, question, sides):
     q = analyze(question, None, lex)

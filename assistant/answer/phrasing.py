@@ -22,6 +22,9 @@ COMPARE_RX = [
                r"similarly|the same)\b.*$", re.I),
     # "Which reports the higher accuracy, GC ViT or the super token attention transformer?": a choice between two
     re.compile(r"^(?:which|who)\b[^,;:]{3,120},\s*(?P<a>[^,;:]+?)\s+or\s+(?:the\s+)?(?P<b>[^,;:]+?)\s*\??$", re.I),
+    # "Two papers cluster tokens: one for ColBERT indexes and one called Token Pooling for ViTs. What does each save?"
+    re.compile(r"^(?:there are )?(?:two|2) (?:papers|works|studies|methods|approaches|abstracts)\b[^:;.?]*[:;,]\s*"
+               r"one (?P<a>[^.;?]+?),?\s+and (?:one|the other) (?P<b>[^.;?]+?)\s*[.?;].*$", re.I),
     # "A vs B: ...", not "How many prompts were collected in the study of global versus local harms?"
     re.compile(r"^(?!(?:how|what|which|why|when|where|who|whose|is|are|does|do|did|can|in|on)\b)(?P<a>[^:]+?) "
                r"(?:vs\.?|versus) (?P<b>[^:]+?)(?::.*)?\??$", re.I),

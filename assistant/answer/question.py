@@ -209,8 +209,11 @@ def _with_described(q: str, links: list[Link]) -> tuple[Side, ...]:
     """The linked sides, plus the described ones standing in the same list ("Contrast A, B and the
     dynamic-pooling language model: ..."), in the order written (at most 4)."""
     sides = [Side(link.name, link.paper_ids[:1]) for link in links]
-    run = re.split(r"[:?;]", q[links[0].start:], maxsplit=1)[0]
+    run = re.split(r"[:?;]|\.\s", q[links[0].start:], maxsplit=1)[0]
     items = [i.strip() for i in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|vs\.?|versus)\s+", run) if i.strip()]
+    if items:  # "... and the global-batch paper all deal with MoE": the last item ends where its verb begins
+        items[-1] = re.split(r"\s+(?:all|both|each|are|is|was|were|do|does|did|have|has|deal|deals|use|uses|target|targets|"
+                             r"address|addresses|tackle|tackles|propose|proposes|study|studies|share|differ)\b", items[-1])[0]
     linked = {norm(link.name) for link in links}
     if not items or norm(items[0]) not in linked or not any(norm(i) in linked for i in items[1:]):
         return tuple(sides)  # the names are not one list
@@ -223,10 +226,12 @@ _WH = re.compile(r"^(?:what|which|how|why|when|where|who|whose|is|are|does|do|di
 
 
 def _listed(q: str, links: list[Link]) -> bool:
-    """Every linked name stands in one list: 'A and B', 'A, B and C', 'A, B, or C'."""
+    """Every linked name stands in one list: 'A and B', 'A, B and C', 'A, B, or C', 'A, B and the X paper'."""
+    end = links[-1].start + len(links[-1].name)
+    described_after = bool(re.match(r"\s*,?\s*(?:and|or)\s+(?:the|a|an)\s+\S", q[end:], re.I))  # "..., and the X paper"
     for a, b in zip(links, links[1:]):
         between = q[a.start + len(a.name): b.start]
-        last = b is links[-1]
+        last = b is links[-1] and not described_after
         if not re.fullmatch(r"\s*,?\s*(?:and|or|&)\s*" if last else r"\s*,\s*|\s*(?:and|&)\s*" if len(links) == 2 else r"\s*,\s*", between, re.I):
             return False
     return True
@@ -238,4 +243,5 @@ def _side(text: str, links: list[Link]) -> Side:
 
 
 def _clean(s: str) -> str:
+    s = re.sub(r"^(?:(?:is |that is |which is )?(?:called|named|termed|dubbed) |(?:is |that is )?(?:for|on|about) )", "", s.strip(" ?.,"), flags=re.I)
     return re.sub(r"^(?:the |a |an )", "", s.strip(" ?.,"), flags=re.I).strip()
