@@ -469,3 +469,4 @@ def test_which_has_the_higher_value_asks_for_a_value(lex):
     assert analyze("Which reports the lower error rate, Orca or the token-pruning vision model?", None, lex).numeric
     assert analyze("Which is faster at inference, Orca or Lumen?", None, lex).kind is Kind.COMPARE
     assert not analyze("Which papers use better data?", None, lex).numeric
+    assert analyze("Which encoder does Kite use, a CNN or a transformer?", None, lex).kind is Kind.SINGLE

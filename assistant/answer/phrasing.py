@@ -21,7 +21,9 @@ COMPARE_RX = [
     re.compile(r"^(?:do|does|did|are|is|were) (?P<a>.+?) and (?P<b>.+?) (?:\w+\s+){1,2}?(?:(?:in )?the same way|alike|"
                r"similarly|the same)\b.*$", re.I),
     # "Which reports the higher accuracy, GC ViT or the super token attention transformer?": a choice between two
-    re.compile(r"^(?:which|who)\b[^,;:]{3,120},\s*(?P<a>[^,;:]+?)\s+or\s+(?:the\s+)?(?P<b>[^,;:]+?)\s*\??$", re.I),
+    # (not "Which encoder does LGCL use, CLIP's or BERT?": a question about one paper, its options asked of it)
+    re.compile(r"^(?:which|who)\b(?![^,;:]*\b(?:does|do|did|has|have)\b)[^,;:]{3,120},\s*(?P<a>[^,;:]+?)\s+or\s+(?:the\s+)?"
+               r"(?P<b>[^,;:]+?)\s*\??$", re.I),
     # "Two papers cluster tokens: one for ColBERT indexes and one called Token Pooling for ViTs. What does each save?"
     re.compile(r"^(?:there are )?(?:two|2) (?:papers|works|studies|methods|approaches|abstracts)\b[^:;.?]*[:;,]\s*"
                r"one (?P<a>[^.;?]+?),?\s+and (?:one|the other) (?P<b>[^.;?]+?)\s*[.?;].*$", re.I),
