@@ -470,3 +470,11 @@ def test_which_has_the_higher_value_asks_for_a_value(lex):
     assert analyze("Which is faster at inference, Orca or Lumen?", None, lex).kind is Kind.COMPARE
     assert not analyze("Which papers use better data?", None, lex).numeric
     assert analyze("Which encoder does Kite use, a CNN or a transformer?", None, lex).kind is Kind.SINGLE
+
+
+def test_a_question_that_goes_on_is_about_the_paper_in_focus_and_a_spaced_compound_is_the_word():
+    c = Conversation()
+    c.add(Turn("What does Lumen prune?", focus=("p-lumen",)), {"p-lumen": "Lumen"})
+    assert c.resolve("And how much smaller are the resulting networks?").referents == ("p-lumen",)
+    assert c.resolve("And how fast is training?").referents == ("p-lumen",)
+    assert missing_detail(("Lumen",), (), "run time", True, "Lumen cuts the runtime from hours to minutes.") is None

@@ -194,6 +194,8 @@ def _phrase_present(words: list[str], text: str) -> bool:
         return True
     toks = [stem(w) for w in re.findall(r"[A-Za-z0-9]+", text)]
     want = [stem(w) for word in words for w in re.findall(r"[A-Za-z0-9]+", word)]
+    if len(want) > 1 and stem("".join(w.lower() for word in words for w in re.findall(r"[A-Za-z0-9]+", word))) in toks:
+        return True  # "run time" as "runtime", "data set" as "dataset"
     for i, t in enumerate(toks):
         if t != want[0]:
             continue

@@ -15,9 +15,10 @@ in the order the question named them, or the answer's main paper) and the papers
   "it"/"its" after a turn about several (a list) -> its first paper;
 - an ordinal with one paper in focus ("What are its three designs?", "the second one?") -> a part of
   that paper: the question keeps the previous one as context;
-- a definite reference with no name of its own ("the light version", "the authors") -> the previous
-  turn's papers; a bare "And the results?" inherits the previous question's topic; "And on Y?" asks
-  the previous question again with Y in place of its last "on ..." object.
+- a definite reference with no name of its own ("the light version", "the resulting networks", "the
+  authors") or a question that goes on ("And how much smaller ...?") -> the previous turn's papers; a
+  bare "And the results?" inherits the previous question's topic; "And on Y?" asks the previous
+  question again with Y in place of its last "on ..." object.
 
 The reference is replaced by the paper's short name, so the standalone question reads as a person
 would write it; it is shown under the answer and retrieval looks inside the referred papers first.
@@ -64,10 +65,11 @@ _ALL = re.compile(rf"\b(?:both(?: of them| {_NOUN})?|each of them|each {_NOUN}|t
 _SINGULAR = re.compile(r"\b(?:this|that|the) (?:paper|method|approach|work|model|framework|study|system|technique)\b", re.I)
 _PRONOUN = re.compile(r"\b(they|them|their|theirs|it|its|these|those)\b|\b(there)(?=\s*\?*\s*$)", re.I)
 _DEFINITE = re.compile(
-    r"\bthe (?:\w+ )?(?:version|model|method|approach|framework|system|technique|algorithm|architecture|"
-    r"module|network|proposed \w+|authors?|experiments?|evaluation|results?|datasets?|benchmarks?)\b",
+    r"\bthe (?:\w+ )?(?:(?:version|model|method|approach|framework|system|technique|algorithm|architecture|"
+    r"module|network)s?|proposed \w+|authors?|experiments?|evaluation|results?|datasets?|benchmarks?)\b",
     re.I,
 )
+_CONTINUES = re.compile(r"^(?:and|so|also|then|but)\b", re.I)  # "And how much smaller are they?": goes on
 _ELLIPSIS = re.compile(
     r"^(?:and|what about|how about)\s+(?P<prep>on|in|for|with|at|over|against|under|from|to)\s+(?P<obj>[^?]{1,60}?)\s*\??$", re.I)
 _HAS_NAME = re.compile(r"[A-Z]{2,}|[A-Z][a-z]+[A-Z]")
@@ -153,7 +155,7 @@ class Conversation:
         if len(content_words(q)) <= 1 and not _HAS_NAME.search(q):
             # "And the datasets?" -> inherit the previous topic
             return Resolved(f"{q} ({last.standalone_query or last.question})", tuple(ids))
-        if _DEFINITE.search(q) and not _HAS_NAME.search(q):
+        if (_DEFINITE.search(q) or _CONTINUES.match(q)) and not _HAS_NAME.search(q):
             # "How many parameters does the light version have?" -> about the paper in focus
             return Resolved(f"{q} ({name(ids)})", tuple(ids))
         return Resolved(q)
