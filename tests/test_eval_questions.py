@@ -1,5 +1,5 @@
-"""The bundled question sets (eval/questions.jsonl, eval/questions-blind.jsonl, eval/questions-blind2.jsonl) are
-valid against the bundled corpus (data/corpus.jsonl)."""
+"""The bundled question sets (eval/questions.jsonl and eval/questions-blind*.jsonl) are valid against the
+bundled corpus (data/corpus.jsonl)."""
 
 from __future__ import annotations
 
@@ -16,11 +16,12 @@ ROOT = Path(__file__).resolve().parent.parent
 QUESTIONS = ROOT / "eval" / "questions.jsonl"
 BLIND = ROOT / "eval" / "questions-blind.jsonl"
 BLIND2 = ROOT / "eval" / "questions-blind2.jsonl"
+MORE = [ROOT / "eval" / f"questions-blind{n}.jsonl" for n in (3, 4, 6)]  # written in sessions 5-6, same brief
 CORPUS = ROOT / "data" / "corpus.jsonl"
 MINIMUM = {"factoid": 18, "multi": 8, "compare": 8, "followup": 8, "paraphrase": 8, "absent": 10, "nearmiss": 6}
 
 
-@pytest.fixture(scope="module", params=[QUESTIONS, BLIND, BLIND2], ids=["project", "blind", "blind2"])
+@pytest.fixture(scope="module", params=[QUESTIONS, BLIND, BLIND2, *MORE], ids=["project", "blind", "blind2", "blind3", "blind4", "blind6"])
 def questions(request) -> list[dict]:
     return read_questions(request.param)  # also checks: valid JSON, non-empty question, unique ids
 
