@@ -301,6 +301,15 @@ def test_a_comparison_side_no_abstract_is_about_is_not_a_row(make):
     assert not ans.abstained and [c.paper_id for c in ans.citations] == ["p-kite"]
 
 
+def test_a_name_in_passing_is_a_near_miss_when_asked_about_not_when_a_long_description_uses_it(make):
+    a, _ = make(**{"answer.model": "extractive"})
+    ans = a.ask("How does LLaMA-3-8B work?")  # only mentioned in the Prune&Comp abstract
+    assert ans.abstained and "LLaMA-3-8B" in ans.answer
+    ans = a.ask("If you compensate the magnitude gap of removed layers when you prune large language models layer by "
+                "layer, how much lower does LLaMA-3-8B's perplexity get?")
+    assert not ans.abstained and ans.citations[0].paper_id == "p-prune" and "24.72%" in ans.answer
+
+
 def test_which_value_of_asks_for_a_figure(make):
     a, _ = make(**{"answer.model": "extractive"})
     ans = a.ask("Which value of the magnitude gap works best for Prune&Comp?")

@@ -30,7 +30,7 @@ from .linker import Lexicon, named_terms, norm
 from .phrasing import DESCRIBED_PAPER, OWN_PAPER, PAPER_ON
 from .question import Ask, Kind, analyze
 from .state import Prepared
-from .support import STOP, SupportScorer, stem
+from .support import STOP, SupportScorer, content_words, stem
 
 LIST_MAX = 30
 CALIBRATED_EMBEDDER = "all-MiniLM-L6-v2"  # the embeddings the dense-score settings were calibrated on
@@ -40,6 +40,9 @@ CALIBRATED_EMBEDDER = "all-MiniLM-L6-v2"  # the embeddings the dense-score setti
 # corpus; lists on topics it lacks ("protein structure prediction", "robot manipulation"): 0.34-0.39.
 LIST_TOPIC_COSINE = 0.45
 _CHOICE = re.compile(r"^(?:which|who)\b", re.I)
+# A near-miss asks about the name itself ("How does R-CNN propose regions?", "What does the CLIP paper say?": at most
+# 8 content words in every set); a longer question describes a paper in which the name is a detail (checked as one)
+NEAR_MISS_WORDS = 12
 __all__ = ["ABSTAIN_SENTENCE", "LIST_MAX", "LexiconCache", "Preparer"]
 
 
@@ -160,7 +163,8 @@ class Preparer:
             p.abstain = True
             p.why = f"No indexed abstract is about {q.topic_names[0]}; it is only discussed in others."
             return p
-        if q.unlinked and not q.topic_placed and not q.topic_strong and not DESCRIBED_PAPER.search(q.standalone):
+        if q.unlinked and not q.topic_placed and not q.topic_strong and not DESCRIBED_PAPER.search(q.standalone) \
+                and len(content_words(q.standalone)) <= NEAR_MISS_WORDS:
             term, status = q.unlinked[0]
             p.abstain = True
             p.why = (f"No indexed abstract is about {term}; it is only mentioned in passing." if status == "passing"
