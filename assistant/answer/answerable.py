@@ -37,9 +37,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..index.sentences import split_sentences
-from .linker import named_terms, norm
+from .figures import NUMBER_WORDS, MEASURES, figures_in, has_figure
 from .instances import EVALUATED_ON, WORD, Common, kind_asked, names_instance
+from .linker import named_terms
 from .support import STOP, stem
+from .terms import following, has_term
+
+__all__ = ["MEASURES", "Missing", "figures_in", "has_figure", "has_term", "missing_detail", "states_asked"]
 
 GENERIC_ASKED = frozenset(
     "kind kinds type types sort way ways part parts role main key new specific exact particular aspect aspects "
@@ -70,9 +74,6 @@ CHANGE = {  # change words: the abstract must state a change of this direction (
 _SPLIT = re.compile(r"\s+(?:and|or|over|on|in|at|for|of|with|from|by|to|when|against|compared|across|per|between)\s+", re.I)
 _FRACTION_ASK = re.compile(r"\b(?:fraction|percentage|percent|share|proportion|ratio)\b", re.I)
 _FRACTION = re.compile(r"\d\s?%|(?<![\d.])0?\.\d+\b|\b\d+\s?/\s?\d+\b|\b(?:half|third|quarter|fifth|tenth)s?\b|\bper ?cent", re.I)
-_NUMBER_WORDS = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
-                           r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|twice|double|triple|half|dozens?|"
-                           r"hundreds?|thousands?|millions?|orders? of magnitude|\w+fold)\b", re.I)
 VARIANTS = {
     "dataset": ("dataset", "benchmark", "corpus", "corpora", "data"),
     "data": ("data", "dataset", "benchmark", "corpus", "corpora"),
@@ -86,39 +87,7 @@ VARIANTS = {
     "limitation": ("limitation", "limit", "drawback", "fail", "challenge"),
     "metric": ("metric", "score", "accuracy", "error", "f1"),
 }
-# a figure: a number standing on its own ("3.71%", "7,964 samples", "42.8B tokens", "1.8x", "16-bit"), not a
-# digit inside a name ("CIFAR-10", "GPT-4o", "CSI300"), a formula ("sum_{i=1}", "x^2"), an enumeration "(1)" or a
-# citation "[2]"
-_FIGURE = re.compile(r"(?<![\w^_{=@.\-/])\d+(?:[.,]\d+)*(?:\s?%|\s?×|(?:x|k|K|M|B|T|G|GB|MB|TB|ms|s|h|fps)\b|-[a-z]|(?![\w\-^]))")
-_NOT_FIGURE = re.compile(r"\(\s*(?:\d{1,2}|[ivx]{1,4}|[a-e])\s*\)|\[\d+(?:[,\s–-]+\d+)*\]")
 GAP = 2
-
-
-def has_figure(sentence: str, given: frozenset[str] = frozenset()) -> bool:
-    """A number (see _FIGURE) or a number word ("five datasets", "only one forward pass"), but not "one"
-    opening the sentence or as a pronoun ("One global model serves many clients", "one of", "one another"),
-    and not one the question itself states (`given`, lower case: "the two benchmarks" answers no "how many").
-
-    >>> [has_figure(s) for s in ("Gains of 3.71%.", "On CIFAR-10 and GPT-4o.", "It uses 42.8B tokens.", "(1) a pool")]
-    [True, False, True, False]
-    >>> has_figure("We introduce two benchmarks.", frozenset({"two"}))
-    False
-    """
-    if any(m.group(0).lower() not in given for m in _FIGURE.finditer(_NOT_FIGURE.sub(" ", sentence))):
-        return True
-    for m in _NUMBER_WORDS.finditer(sentence):
-        if m.group(0).lower() in given:
-            continue
-        if m.group(0).lower() != "one":
-            return True
-        if m.start() > 0 and not re.match(r"\s+(?:of|another|or|such|can|may|might|would|could|should)\b", sentence[m.end():]):
-            return True
-    return False
-
-
-def figures_in(question: str) -> frozenset[str]:
-    """The numbers and number words a question states ("the two benchmarks", "top-5"), lower case."""
-    return frozenset(m.group(0).lower() for rx in (_FIGURE, _NUMBER_WORDS) for m in rx.finditer(question))
 
 
 def _words(phrase: str) -> list[str]:
@@ -135,53 +104,6 @@ def _has_word(word: str, text_low: str, stems: set[str], text: str = "") -> bool
         if v in stems or (len(v) >= 4 and re.search(rf"(?<![a-z]){re.escape(v)}", text_low)):
             return True  # a word, or a word beginning ("improv" in "improves"), never inside another ("rate" in "accurate")
     return False
-
-
-def has_term(term: str, text: str) -> bool:
-    return norm(term) in norm(text) or _spelled_out(term, text)
-
-
-_SKIP = frozenset("of and for the to in on a an".split())
-
-
-def _spelled_out(term: str, text: str) -> bool:
-    """An acronym the abstract writes out: "FID" in "Frechet Inception Distance", "ASR" in "speech recognition"
-    (the spelled-out words may drop one leading qualifier, "automatic"). Three letters, two words at least.
-
-    >>> _spelled_out("ASR", "End-to-end models reach state-of-the-art performance for speech recognition.")
-    True
-    >>> _spelled_out("FID", "We report top-1 accuracy.")
-    False
-    """
-    acro = re.sub(r"s$", "", term)
-    if not re.fullmatch(r"[A-Z]{3,6}", acro):  # two letters ("RL") spell too many word pairs
-        return False
-    initials = "".join(w[0].upper() for w in re.findall(r"[A-Za-z]+", text) if w.lower() not in _SKIP)
-    targets = {acro} | ({acro[1:]} if len(acro) >= 3 else set())
-    words = [w for w in re.findall(r"[A-Za-z]+", text) if w.lower() not in _SKIP]
-    for t in targets:
-        for i in range(len(words) - len(t) + 1):
-            if initials[i: i + len(t)] == t and all(len(w) > 2 for w in words[i: i + len(t)]):
-                return True
-    return False
-
-
-def _following(sents: list[str], keep: list[bool], details: tuple[str, ...] = ()) -> list[str]:
-    """The kept sentences and the sentence after each that refers back to it ("We test on A and B. Results
-    on them outperform SOTA by 3.7%"): a figure there is a figure for what the kept one names, unless it
-    names one of the kept one's other things ("We test on A and B. It reaches 96% on A" says nothing of B)."""
-    out = []
-    for i, s in enumerate(sents):
-        if keep[i]:
-            out.append(s)
-        elif i and keep[i - 1] and _REFERS.search(s):
-            siblings = {norm(t) for t in named_terms(sents[i - 1])} - {norm(t) for t in details}
-            if not siblings & {norm(t) for t in named_terms(s)}:
-                out.append(s)
-    return out
-
-
-_REFERS = re.compile(r"\b(?:it|its|they|them|their|these|those|this|both|each|respectively|there)\b", re.I)
 
 
 def _phrase_present(words: list[str], text: str) -> bool:
@@ -223,7 +145,7 @@ def _asked_parts(asked: str) -> tuple[list[list[str]], list[str]]:
             lw = w.lower()
             if lw in CHANGE or stem(lw) in CHANGE:
                 changes.append(lw if lw in CHANGE else stem(lw))
-            elif lw not in STOP and lw not in GENERIC_ASKED and len(w) > 1 and not _NUMBER_WORDS.fullmatch(lw):
+            elif lw not in STOP and lw not in GENERIC_ASKED and len(w) > 1 and not NUMBER_WORDS.fullmatch(lw):
                 words.append(w)
         if words:
             parts.append(words)
@@ -239,19 +161,6 @@ class Missing:
 _KIND_OF = re.compile(r"\b(?:kinds?|types?|sorts?|forms?) of\b", re.I)
 SOFT_MATCH = 0.66  # phrase-to-span cosine at which an asked noun phrase counts as present in other words
 Similarity = Callable[[str, str], float]  # (phrase, text) -> best cosine of the phrase to a span of the text
-
-
-MEASURES = {  # "how long ...?", "in millijoules": the abstract must state a value of that kind, not just any number
-    "duration": ("time or duration", re.compile(  # "how long": a time ("from days to hours") or a length
-        r"\b(?:ms|milliseconds?|seconds?|minutes?|mins|hours?|hrs|days?|weeks?|months?|years?|epochs?|GPU[- ]?(?:hours?|days?))\b"
-        r"|\d[\d.,]*\s*(?:s|sec|h|steps?|iterations?|rounds?|tokens?|frames?|words?)\b", re.I)),
-    "time": ("time figure", re.compile(  # a unit asked ("in seconds"): a number with a time unit, "3 days", "120 ms"
-        r"(?:\d[\d.,]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|a few|several|"
-        r"hundreds of|thousands of))\s*-?\s*(?:ms|milliseconds?|s|secs?|seconds?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|"
-        r"months?|years?|GPU[- ]?(?:hours?|days?))\b", re.I)),
-    "energy": ("energy figure", re.compile(r"\d[\d.,]*\s*(?:[mkµμ]?J|[mk]?Wh|[mk]?W)\b|\b(?:milli|kilo)?joules?\b|\bwatts?\b")),
-    "memory": ("memory figure", re.compile(r"\d[\d.,]*\s*(?:[KMGT]i?B|bytes?)\b|\b(?:kilo|mega|giga|tera)bytes\b")),
-}
 
 
 def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked: str, numeric: bool, text: str,
@@ -306,7 +215,7 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
         soft = False
         # "what accuracy does X reach on ScanObjectNN": the sentence that names the setting (or refers back to it)
         where = tuple(t for t in details if not (common and common(t)))  # not a description ("MoE-like")
-        setting = set(_following(sents, [any(has_term(t, s) for t in where) for s in sents], where)) if where else set(sents)
+        setting = set(following(sents, [any(has_term(t, s) for t in where) for s in sents], where)) if where else set(sents)
         if where and not any(figure_in(s) for s in setting):  # (a figure of another metric for it will do)
             return Missing(f"{who} reports no {phrase or 'figure'} for {' and '.join(where)}.", True)
         if parts:

@@ -9,7 +9,8 @@ from collections.abc import Generator
 
 from ...index.sentences import split_sentences
 from ...types import Hit
-from ..answerable import has_figure, states_asked
+from ..answerable import states_asked
+from ..figures import has_figure
 from ..compose import extractive_answer, trim
 from ..events import Event, Status
 from ..evidence import ABSTAIN_SENTENCE, coverage_note, effective_threshold

@@ -1,0 +1,60 @@
+"""Figures and measures: is there a value in a sentence, and of the asked kind?
+
+`has_figure` finds a number standing on its own ("3.71%", "42.8B tokens", "five datasets"), not a digit in a
+name ("CIFAR-10", "GPT-4o"), a formula, an enumeration or a citation, and not a number the question itself
+states. `MEASURES` are the kinds of value a question may name ("how long", "in millijoules", "in GB"): the
+abstract must then state a value of that kind.
+"""
+
+from __future__ import annotations
+
+import re
+
+NUMBER_WORDS = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+                           r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|twice|double|triple|half|dozens?|"
+                           r"hundreds?|thousands?|millions?|orders? of magnitude|\w+fold)\b", re.I)
+# a figure: a number standing on its own ("3.71%", "7,964 samples", "42.8B tokens", "1.8x", "16-bit"), not a
+# digit inside a name ("CIFAR-10", "GPT-4o", "CSI300"), a formula ("sum_{i=1}", "x^2"), an enumeration "(1)" or a
+# citation "[2]"
+_FIGURE = re.compile(r"(?<![\w^_{=@.\-/])\d+(?:[.,]\d+)*(?:\s?%|\s?×|(?:x|k|K|M|B|T|G|GB|MB|TB|ms|s|h|fps)\b|-[a-z]|(?![\w\-^]))")
+_NOT_FIGURE = re.compile(r"\(\s*(?:\d{1,2}|[ivx]{1,4}|[a-e])\s*\)|\[\d+(?:[,\s–-]+\d+)*\]")
+
+
+def has_figure(sentence: str, given: frozenset[str] = frozenset()) -> bool:
+    """A number (see _FIGURE) or a number word ("five datasets", "only one forward pass"), but not "one"
+    opening the sentence or as a pronoun ("One global model serves many clients", "one of", "one another"),
+    and not one the question itself states (`given`, lower case: "the two benchmarks" answers no "how many").
+
+    >>> [has_figure(s) for s in ("Gains of 3.71%.", "On CIFAR-10 and GPT-4o.", "It uses 42.8B tokens.", "(1) a pool")]
+    [True, False, True, False]
+    >>> has_figure("We introduce two benchmarks.", frozenset({"two"}))
+    False
+    """
+    if any(m.group(0).lower() not in given for m in _FIGURE.finditer(_NOT_FIGURE.sub(" ", sentence))):
+        return True
+    for m in NUMBER_WORDS.finditer(sentence):
+        if m.group(0).lower() in given:
+            continue
+        if m.group(0).lower() != "one":
+            return True
+        if m.start() > 0 and not re.match(r"\s+(?:of|another|or|such|can|may|might|would|could|should)\b", sentence[m.end():]):
+            return True
+    return False
+
+
+def figures_in(question: str) -> frozenset[str]:
+    """The numbers and number words a question states ("the two benchmarks", "top-5"), lower case."""
+    return frozenset(m.group(0).lower() for rx in (_FIGURE, NUMBER_WORDS) for m in rx.finditer(question))
+
+
+MEASURES = {  # "how long ...?", "in millijoules": the abstract must state a value of that kind, not just any number
+    "duration": ("time or duration", re.compile(  # "how long": a time ("from days to hours") or a length
+        r"\b(?:ms|milliseconds?|seconds?|minutes?|mins|hours?|hrs|days?|weeks?|months?|years?|epochs?|GPU[- ]?(?:hours?|days?))\b"
+        r"|\d[\d.,]*\s*(?:s|sec|h|steps?|iterations?|rounds?|tokens?|frames?|words?)\b", re.I)),
+    "time": ("time figure", re.compile(  # a unit asked ("in seconds"): a number with a time unit, "3 days", "120 ms"
+        r"(?:\d[\d.,]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|a few|several|"
+        r"hundreds of|thousands of))\s*-?\s*(?:ms|milliseconds?|s|secs?|seconds?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|"
+        r"months?|years?|GPU[- ]?(?:hours?|days?))\b", re.I)),
+    "energy": ("energy figure", re.compile(r"\d[\d.,]*\s*(?:[mkµμ]?J|[mk]?Wh|[mk]?W)\b|\b(?:milli|kilo)?joules?\b|\bwatts?\b")),
+    "memory": ("memory figure", re.compile(r"\d[\d.,]*\s*(?:[KMGT]i?B|bytes?)\b|\b(?:kilo|mega|giga|tera)bytes\b")),
+}
