@@ -141,6 +141,8 @@ class Preparer:
                     p.abstain = True  # and no other side's abstract says anything of it
                     p.why = (f"No indexed abstract is about {side.text}; it is only mentioned in passing." if status == "passing"
                              else f"No indexed abstract mentions {side.text}.")
+            if not any(p.side_found) and not p.abstain:
+                p.abstain, p.reason = True, "Abstained: no side of the comparison is described by an indexed abstract."
             found = [hs[0] for hs, ok in zip(p.sides, p.side_found) if ok]
             settings = [t for t in q.details if not lexicon.is_common(t)  # not a description, not in a side's own words
                         and not any(norm(t) in norm(side.text) for side in q.sides)]
