@@ -90,12 +90,6 @@ VARIANTS = {
 GAP = 2
 
 
-def _words(phrase: str) -> list[str]:
-    return [w for w in WORD.findall(phrase) if w.lower() not in STOP and w.lower() not in GENERIC_ASKED and len(w) > 1]
-
-
-
-
 def _has_word(word: str, text_low: str, stems: set[str], text: str = "") -> bool:
     s = stem(word)
     if s in ("dataset", "benchmark", "data") and EVALUATED_ON.search(text):

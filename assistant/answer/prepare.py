@@ -113,49 +113,9 @@ class Preparer:
         lexicon = self.lexicon.get()
         p.names = {h.paper_id: lexicon.display[h.paper_id] for h in p.hits if h.paper_id in lexicon.display}
         if q.kind is Kind.COMPARE:
-            candidates = {h.paper_id for side in p.sides for h in side}  # every paper retrieved for a side
-            chosen: list[Hit] = []
-            named_first = sorted(range(len(p.sides)), key=lambda i: not q.sides[i].paper_ids)
-            for i in named_first:  # each side's best paper that is not already a row; named sides choose first
-                p.sides[i] = [h for h in p.sides[i] if h.paper_id not in {c.paper_id for c in chosen}][:1]
-                chosen += p.sides[i]
-            p.side_evidence = [gather_evidence(s.text, hs, self.scorer, top=1) for s, hs in zip(q.sides, p.sides)]
-            if _CHOICE.match(q.standalone):  # "Which of A and B generates ...?": the side that answers comes first
-                fit = [gather_evidence(q.standalone, hs, self.scorer, top=1).score for hs in p.sides]
-                order = sorted(range(len(p.sides)), key=lambda i: -fit[i])
-                p.sides, p.side_evidence = [p.sides[i] for i in order], [p.side_evidence[i] for i in order]
-                p.question = q = replace(q, sides=tuple(q.sides[i] for i in order))
-            # a side is found when it is named, its sentences answer, or (a described side) retrieval is sure of it
-            sure = self._dense_calibrated() and self.retriever.settings.fusion == "score"  # (the share means this only)
-            p.side_found = [bool(hs) and bool(s.paper_ids or not decide(e, th)[0]
-                                             or (sure and self._agreement(hs[0]) >= self.settings.agreement_floor))
-                            for s, hs, e in zip(q.sides, p.sides, p.side_evidence)]
-            p.abstain = not any(p.side_found)
-            p.reason = "Abstained: no side of the comparison is described by an indexed abstract." if p.abstain else ""
-            for i, side in enumerate(q.sides):  # "How do FedMerge and FedProx differ?": a name no abstract is about
-                status = lexicon.status(side.text) if not side.paper_ids and named_terms(side.text) == [side.text] else ""
-                if status not in ("passing", "missing") or lexicon.is_common(side.text):
-                    continue
-                p.side_found[i] = False  # the paper retrieved for it only mentions it: not its row
-                if not p.abstain and not any(has_term(side.text, hs[0].text) for hs, ok in zip(p.sides, p.side_found) if hs and ok):
-                    p.abstain = True  # and no other side's abstract says anything of it
-                    p.why = (f"No indexed abstract is about {side.text}; it is only mentioned in passing." if status == "passing"
-                             else f"No indexed abstract mentions {side.text}.")
-            if not any(p.side_found) and not p.abstain:
-                p.abstain, p.reason = True, "Abstained: no side of the comparison is described by an indexed abstract."
-            found = [hs[0] for hs, ok in zip(p.sides, p.side_found) if ok]
-            settings = [t for t in q.details if not lexicon.is_common(t)  # not a description, not in a side's own words
-                        and not any(norm(t) in norm(side.text) for side in q.sides)]
-            # a setting no side's abstract names, and no other paper retrieved for a side either (that one may be the side)
-            absent = [t for t in settings if found and not any(has_term(t, h.text) for h in found)
-                      and not lexicon.mentioned_in(t) & candidates]
-            if absent and not p.abstain:  # "How do A and B differ on FEMNIST?": no side's abstract names FEMNIST
-                who = " and ".join(p.names.get(h.paper_id, h.title) for h in found)
-                p.abstain, p.why = True, f"The {who} abstract{'s' if len(found) > 1 else ''} report{'' if len(found) > 1 else 's'} no {absent[0]}."
-            return p
+            return self._weigh_compare(p, lexicon, th)
         if q.kind is Kind.LIST:
-            dense = [h.scores["dense"] for h in p.hits if "dense" in h.scores] if self._dense_calibrated() else []
-            unused = self._unused_words(q.criterion, p.hits) if dense and max(dense) < LIST_TOPIC_COSINE else ()
+            unused = self._off_topic_words(q.criterion, p.hits)
             if unused:  # "anything on protein structure prediction?": a criterion word no abstract uses
                 p.question = replace(q, parts=q.parts + unused)
             return p
@@ -172,11 +132,10 @@ class Preparer:
             p.why = (f"No indexed abstract is about {term}; it is only mentioned in passing." if status == "passing"
                      else f"No indexed abstract mentions {term}.")
             return p
-        topic = PAPER_ON.search(q.standalone) if not q.topic else None
-        if topic and len((topic.group("t") or topic.group("u")).split()) <= 6 and self._dense_calibrated():
-            # "Is there a paper on protein structure prediction?": off the corpus's topics, a word no abstract uses
-            dense = [h.scores["dense"] for h in p.hits if "dense" in h.scores]
-            unused = self._unused_words(topic.group("t") or topic.group("u"), p.hits) if dense and max(dense) < LIST_TOPIC_COSINE else ()
+        on = PAPER_ON.search(q.standalone) if not q.topic else None
+        topic = (on.group("t") or on.group("u")) if on else ""
+        if topic and len(topic.split()) <= 6:  # "Is there a paper on protein structure prediction?": off the topics
+            unused = self._off_topic_words(topic, p.hits)
             if unused:
                 p.abstain, p.why = True, f"No indexed abstract mentions {unused[0]}."
                 return p
@@ -214,6 +173,55 @@ class Preparer:
         p.abstain, why = decide(ev, th, names=False)
         p.reason = f"Abstained: {why}." if p.abstain else ""
         return p
+
+    def _weigh_compare(self, p: Prepared, lexicon: Lexicon, th: float) -> Prepared:
+        """Each side's row paper and whether it was found; declines when no side is found, when a side is a name
+        no abstract is about and no other side speaks of it, or when a setting asked ("on FEMNIST") is in none."""
+        q = p.question
+        candidates = {h.paper_id for side in p.sides for h in side}  # every paper retrieved for a side
+        chosen: list[Hit] = []
+        named_first = sorted(range(len(p.sides)), key=lambda i: not q.sides[i].paper_ids)
+        for i in named_first:  # each side's best paper that is not already a row; named sides choose first
+            p.sides[i] = [h for h in p.sides[i] if h.paper_id not in {c.paper_id for c in chosen}][:1]
+            chosen += p.sides[i]
+        p.side_evidence = [gather_evidence(s.text, hs, self.scorer, top=1) for s, hs in zip(q.sides, p.sides)]
+        if _CHOICE.match(q.standalone):  # "Which of A and B generates ...?": the side that answers comes first
+            fit = [gather_evidence(q.standalone, hs, self.scorer, top=1).score for hs in p.sides]
+            order = sorted(range(len(p.sides)), key=lambda i: -fit[i])
+            p.sides, p.side_evidence = [p.sides[i] for i in order], [p.side_evidence[i] for i in order]
+            p.question = q = replace(q, sides=tuple(q.sides[i] for i in order))
+        # a side is found when it is named, its sentences answer, or (a described side) retrieval is sure of it
+        sure = self._dense_calibrated() and self.retriever.settings.fusion == "score"  # (the share means this only)
+        p.side_found = [bool(hs) and bool(s.paper_ids or not decide(e, th)[0]
+                                         or (sure and self._agreement(hs[0]) >= self.settings.agreement_floor))
+                        for s, hs, e in zip(q.sides, p.sides, p.side_evidence)]
+        any_found, why = any(p.side_found), ""
+        for i, side in enumerate(q.sides):  # "How do FedMerge and FedProx differ?": a name no abstract is about
+            status = lexicon.status(side.text) if not side.paper_ids and named_terms(side.text) == [side.text] else ""
+            if status not in ("passing", "missing") or lexicon.is_common(side.text):
+                continue
+            p.side_found[i] = False  # the paper retrieved for it only mentions it: not its row
+            if any_found and not why and not any(has_term(side.text, hs[0].text) for hs, ok in zip(p.sides, p.side_found) if ok):
+                why = (f"No indexed abstract is about {side.text}; it is only mentioned in passing." if status == "passing"
+                       else f"No indexed abstract mentions {side.text}.")  # and no other side's abstract speaks of it
+        found = [hs[0] for hs, ok in zip(p.sides, p.side_found) if ok]
+        if why or not found:
+            p.abstain, p.why = True, why
+            p.reason = "" if why else "Abstained: no side of the comparison is described by an indexed abstract."
+            return p
+        asked = [t for t in q.details if not lexicon.is_common(t)  # not a description, not in a side's own words
+                 and not any(norm(t) in norm(side.text) for side in q.sides)]
+        # a setting no side's abstract names, and no other paper retrieved for a side either (that one may be the side)
+        absent = [t for t in asked if not any(has_term(t, h.text) for h in found) and not lexicon.mentioned_in(t) & candidates]
+        if absent:  # "How do A and B differ on FEMNIST?": no side's abstract names FEMNIST
+            who = " and ".join(p.names.get(h.paper_id, h.title) for h in found)
+            p.abstain, p.why = True, f"The {who} abstract{'s' if len(found) > 1 else ''} report{'' if len(found) > 1 else 's'} no {absent[0]}."
+        return p
+
+    def _off_topic_words(self, phrase: str, hits: list[Hit]) -> tuple[str, ...]:
+        """Words of `phrase` no abstract uses, when the best chunk is far from it (LIST_TOPIC_COSINE): off the topics."""
+        dense = [h.scores["dense"] for h in hits if "dense" in h.scores] if self._dense_calibrated() else []
+        return self._unused_words(phrase, hits) if dense and max(dense) < LIST_TOPIC_COSINE else ()
 
     def _unused_words(self, criterion: str, hits: list[Hit]) -> tuple[str, ...]:
         """Lower-case words of a list's criterion that no abstract of the corpus uses (any form) and that no

@@ -45,7 +45,7 @@ _PROBLEM = re.compile(r"\b(?:however|challeng\w*|remains?|suffer\w*|limitation\w
                       r"problem\w*|issues?|bottleneck\w*|lack\w*|fail\w*|hinder\w*)\b", re.I)
 _RESULT = re.compile(r"\b(?:outperform\w*|achiev\w*|surpass\w*|state-of-the-art|improv\w*|experiments?|results?|"
                      r"demonstrat\w*|show\w*|gains?|reduc\w*|faster|speed-?ups?)\b", re.I)
-_FIGURE = re.compile(r"\d")
+_FIGURE = re.compile(r"\d")  # any digit, as fitted (figures.has_figure refit: within noise, not kept)
 _ENUM = re.compile(r"^\s*(?:\(?(?:\d|i{1,3}|iv|v|[a-d])\)|first(?:ly)?,|second(?:ly)?,|third(?:ly)?,|finally,)", re.I)
 _HOW = re.compile(r"^(?:and\s+)?how\s+(?:does|do|did|is|are|can|could|would)\b|\bwhat\s+(?:mechanism|technique|trick|"
                   r"strategy|component|module|idea|method|approach)\w*\b|\bwhat\s+does\s+.+?\s+(?:use|do|rely on|replace)\b",

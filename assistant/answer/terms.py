@@ -28,14 +28,12 @@ def _spelled_out(term: str, text: str) -> bool:
     acro = re.sub(r"s$", "", term)
     if not re.fullmatch(r"[A-Z]{3,6}", acro):  # two letters ("RL") spell too many word pairs
         return False
-    initials = "".join(w[0].upper() for w in re.findall(r"[A-Za-z]+", text) if w.lower() not in _SKIP)
-    targets = {acro} | ({acro[1:]} if len(acro) >= 3 else set())
     words = [w for w in re.findall(r"[A-Za-z]+", text) if w.lower() not in _SKIP]
-    for t in targets:
-        for i in range(len(words) - len(t) + 1):
-            if initials[i: i + len(t)] == t and all(len(w) > 2 for w in words[i: i + len(t)]):
-                return True
-    return False
+    runs = "".join(w[0].upper() if len(w) > 2 else " " for w in words).split()  # a short word breaks a run
+    return any(acro in run or acro[1:] in run for run in runs)
+
+
+_REFERS = re.compile(r"\b(?:it|its|they|them|their|these|those|this|both|each|respectively|there)\b", re.I)
 
 
 def following(sents: list[str], keep: list[bool], details: tuple[str, ...] = ()) -> list[str]:
@@ -52,5 +50,3 @@ def following(sents: list[str], keep: list[bool], details: tuple[str, ...] = ())
                 out.append(s)
     return out
 
-
-_REFERS = re.compile(r"\b(?:it|its|they|them|their|these|those|this|both|each|respectively|there)\b", re.I)

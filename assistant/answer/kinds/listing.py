@@ -41,7 +41,7 @@ class ListWriter:
             row = ctx.scorer.matrix([crit], sents)[0]
             j = int(row.argmax())
             if row[j] >= th:
-                found.append((float(row[j]), h, j, sents[j]))
+                found.append((h, j, sents[j]))
         # in retrieval order (the whole abstract against the criterion), not by one sentence's overlap with it:
         # "it" in a follow-up is the first listed paper
         if not found:
@@ -50,12 +50,12 @@ class ListWriter:
             draft.related = prep.hits[:3]
             return draft
         lines = [f"**{len(found)} paper{'s' if len(found) != 1 else ''}** in the indexed abstracts match “{crit}”:", ""]
-        for n, (_, h, j, sent) in enumerate(found, start=1):
+        for n, (h, j, sent) in enumerate(found, start=1):
             name = shown_name(prep.names, h, full=True)
             shown = f"**{h.title}**" if not name or name == h.title else f"**{name}** ({h.title})"  # a derived label after the name
             lines.append(f"{n}. {shown} — {trim(sent, 30)} [{n}]")
             draft.citations.append(cite(n, h, [j]))
-        listed = [f[1] for f in found]
+        listed = [f[0] for f in found]
         prep.hits = listed + [h for h in prep.hits if h not in listed]
         draft.text = "\n".join(lines)
         return draft
