@@ -66,3 +66,34 @@ def test_pubmedqa_corpus_has_every_context_as_one_abstract():
     rows = list(corpora.pubmedqa(corpora.SHARED))
     assert len(rows) == 1000 and len({r["id"] for r in rows}) == 1000
     assert all(r["id"].startswith("PMID:") and len(r["abstract"]) > 100 for r in rows)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    if not (corpora.SHARED / corpora.ARXIV).is_file():
+        pytest.skip("needs ../shared/data")
+    out = tmp_path_factory.mktemp("corpora")
+    return {name: corpora.build(name, out) for name, spec in corpora.SPECS.items() if not spec.distractors}
+
+
+def _abstracts(path: Path) -> list[str]:
+    return [r.text for r in read_source(path) if hasattr(r, "paper_id")]
+
+
+@pytest.mark.parametrize("name", [n for n, s in corpora.SPECS.items() if not s.questions])
+def test_question_files_are_valid_against_their_corpus(built, name):
+    """Each question file (written by a reader who saw only that corpus): unique ids, known kinds, at least 60
+    questions, and every gold key verbatim in exactly one abstract as the reader parses it."""
+    from assistant.questions import read_questions
+    from eval import KINDS
+
+    path = corpora.questions_path(name)
+    if not path.is_file():
+        pytest.skip(f"{name}: no question file yet")
+    questions = read_questions(path)
+    assert len(questions) >= 60
+    assert {q["kind"] for q in questions} <= set(KINDS)
+    texts = _abstracts(built[name])
+    for q in questions:
+        for key in q.get("gold") or []:
+            assert sum(key in t for t in texts) == 1, (q["id"], "gold key not unique to one abstract")
