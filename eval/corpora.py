@@ -22,13 +22,14 @@ import ast
 import gzip
 import hashlib
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" / "data"
+SHARED = Path(os.environ.get("PAPERCHAT_SHARED_DATA") or ROOT.parent / "shared" / "data")  # the env var for other layouts
 QUESTIONS_DIR = ROOT / "eval" / "corpora"
 DEFAULT_OUT = Path.home() / ".cache" / "paperchat" / "corpora"
 ARXIV = "arxiv/arxiv_cs_abstracts_2025-2026.jsonl.gz"
