@@ -117,8 +117,11 @@ def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentP
     return {}
 
 
-def check_options(args: list[str], parser: argparse.ArgumentParser) -> list[str]:
-    """Subcommands exist and every option is one the (sub)parser defines, in full."""
+def check_options(args: list[str], parser: argparse.ArgumentParser, placeholders: bool = False) -> list[str]:
+    """Subcommands exist and every option is one the (sub)parser defines, in full.
+
+    With `placeholders` (prose), an upper-case word where a subcommand stands (`paperchat COMMAND --help`)
+    ends the check: what follows belongs to a subcommand not named."""
     problems, cur, path, expect_value = [], parser, ["paperchat"], False
     for tok in args:
         if expect_value:
@@ -134,6 +137,8 @@ def check_options(args: list[str], parser: argparse.ArgumentParser) -> list[str]
             continue
         subs = _subparsers(cur)
         if subs:
+            if placeholders and re.fullmatch(r"[A-Z][A-Z_./-]*", tok):
+                return problems
             if tok not in subs:
                 problems.append(f"`{' '.join(path)}` has no subcommand {tok!r} (it has: {', '.join(sorted(subs))})")
                 return problems
@@ -192,7 +197,7 @@ def problems_in(text: str, name: str, parser: argparse.ArgumentParser, targets: 
         if span.startswith("paperchat "):
             tokens = [t.strip("[]") for t in span.split()[1:]]
             tokens = [t for t in tokens if t and t not in {"|", "..."}]
-            problems += [f"{name}: `{span}`: {p}" for p in check_options(tokens, parser)]
+            problems += [f"{name}: `{span}`: {p}" for p in check_options(tokens, parser, placeholders=True)]
     problems += [f"{name}: `make {t}`: no such Makefile target" for t in MAKE_INLINE.findall(prose) if t not in targets]
     return problems
 
@@ -232,7 +237,7 @@ make no-such-target
 paperchat ask "fine" --json && paperchat stats --json | head -3   # these two are right
 ```
 
-Also `paperchat doctor --fix-everything` in prose, and `make nowhere`.
+Also `paperchat doctor --fix-everything` in prose, and `make nowhere`; `paperchat COMMAND --help` is fine.
 """
 
 
