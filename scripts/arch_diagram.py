@@ -117,7 +117,7 @@ def dot() -> str:
     ]
     for n in STAGES + list(GLUE):
         files, loc = size.get(n, (0, 0))
-        label = f"{n}\\n{DOES[n]}\\n{files} modules, {loc:,} lines".replace("\n", "\\n")
+        label = f"{n}\\n{DOES[n]}\\n{files} module{'s' * (files != 1)}, {loc:,} lines".replace("\n", "\\n")
         color = "#dbe9f6" if n in STAGES else "#f5f5f5"
         lines.append(f'    "{n}" [label="{label}", fillcolor="{color}"];')
     shared = ", ".join(f"{s}.py" for s in SHARED)
@@ -126,7 +126,7 @@ def dot() -> str:
     lines.append("  }")
     for n in EDGES:
         files, loc = size.get(n, (0, 0))
-        label = f"{n}\\n{DOES[n]}\\n{files} modules, {loc:,} lines"
+        label = f"{n}\\n{DOES[n]}\\n{files} module{'s' * (files != 1)}, {loc:,} lines"
         lines.append(f'  "{n}" [label="{label}", fillcolor="#e8f3e8"];')
     for importer in sorted(deps):
         for imported in sorted(deps[importer]):
