@@ -122,7 +122,8 @@ def dot() -> str:
         lines.append(f'    "{n}" [label="{label}", fillcolor="{color}"];')
     shared = ", ".join(f"{s}.py" for s in SHARED)
     rec = ", ".join(records)
-    lines.append(f'    "shared" [label="shared by every stage: {shared}\\nrecords: {rec}", shape=note, fillcolor="#fff8dc"];')
+    label = f"shared by every stage: {shared}\\nrecords: {rec}"
+    lines.append(f'    "shared" [label="{label}", shape=note, fillcolor="#fff8dc"];')
     lines.append("  }")
     for n in EDGES:
         files, loc = size.get(n, (0, 0))

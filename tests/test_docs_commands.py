@@ -257,7 +257,8 @@ def test_a_fabricated_drifted_doc_is_caught(parser):
 def test_shell_reading():
     assert simple_commands("A=1 B=2 paperchat stats --json 2>/dev/null | grep -q x") == [
         ["paperchat", "stats", "--json"], ["grep", "-q", "x"]]
-    assert simple_commands("paperchat ask 'a # not a comment' # a comment") == [["paperchat", "ask", "a # not a comment"]]
+    quoted = "paperchat ask 'a # not a comment' # a comment"
+    assert simple_commands(quoted) == [["paperchat", "ask", "a # not a comment"]]
     assert simple_commands("cmd >log 2>&1 &") == [["cmd"]]
     assert shell_commands("sh", ["paperchat ingest a \\", "  --strict"]) == ["paperchat ingest a    --strict"]
     assert shell_commands("console", ["$ paperchat stats", "papers: 210"]) == ["paperchat stats"]
