@@ -240,7 +240,7 @@ class Settings(_Group):
         key = json.dumps(ident, sort_keys=True)
         return f"{self.store.collection_prefix}-{hashlib.sha256(key.encode()).hexdigest()[:10]}"
 
-    def with_overrides(self, overrides: dict[str, Any]) -> "Settings":
+    def with_overrides(self, overrides: dict[str, Any]) -> Settings:
         data = self.model_dump()
         for dotted, value in overrides.items():
             _set_dotted(data, dotted, value)

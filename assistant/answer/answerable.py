@@ -37,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..index.sentences import split_sentences
-from .figures import NUMBER_WORDS, MEASURES, figures_in, has_figure
+from .figures import MEASURES, NUMBER_WORDS, figures_in, has_figure
 from .instances import EVALUATED_ON, WORD, Common, kind_asked, names_instance
 from .linker import named_terms
 from .support import STOP, stem

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import string
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from ..errors import PromptError
@@ -37,7 +37,7 @@ class Prompt:
         return self.template.format(**values)
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_prompt(name: str, directory: Path = PROMPTS_DIR) -> Prompt:
     path = directory / f"{name}.md"
     if not path.is_file():

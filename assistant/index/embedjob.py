@@ -17,11 +17,10 @@ records that arrive while it runs (another `ingest`) are picked up by its next p
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-
-import dataclasses
 
 import numpy as np
 

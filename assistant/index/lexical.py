@@ -58,7 +58,7 @@ class LexicalIndex:
 
     @classmethod
     def build(cls, ids: Sequence[str], texts: Sequence[str], generation: str = "",
-              metas: Sequence[dict] | None = None) -> "LexicalIndex":
+              metas: Sequence[dict] | None = None) -> LexicalIndex:
         import bm25s
 
         spans, groups = None, {}
@@ -180,7 +180,7 @@ class LexicalIndex:
             return None
 
     @classmethod
-    def load(cls, directory: Path) -> "LexicalIndex | None":
+    def load(cls, directory: Path) -> LexicalIndex | None:
         """The saved index, or None if there is none (the caller rebuilds it)."""
         if not (directory / "ids.json").is_file():
             return None

@@ -23,7 +23,7 @@ class Shard:
     count: int
 
     @classmethod
-    def parse(cls, text: str) -> "Shard":
+    def parse(cls, text: str) -> Shard:
         """'i/N' with 1 <= i <= N."""
         m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text or "")
         if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):

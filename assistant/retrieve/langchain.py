@@ -23,7 +23,7 @@ class PaperRetriever(BaseRetriever):
     k: int = 5
     filters: Filters | None = None
 
-    def with_k(self, k: int) -> "PaperRetriever":
+    def with_k(self, k: int) -> PaperRetriever:
         return PaperRetriever(retriever=self.retriever, k=k, filters=self.filters)
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:

@@ -75,7 +75,7 @@ class AlignmentModel:
             self.encoder = ort.InferenceSession(str(model_dir / "encoder-int8.onnx"), so, providers=cpu)
             self.head = ort.InferenceSession(str(model_dir / "head.onnx"), so, providers=cpu)
             tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-        except Exception as e:  # noqa: BLE001 - any load failure means "no verifier"
+        except Exception as e:  # any load failure means "no verifier"
             raise VerifierUnavailableError(f"Cannot load the verifier model from {model_dir}: {e}") from e
         if tuple(meta.get("labels", ())) != LABELS:
             raise VerifierUnavailableError(f"Unexpected verifier labels {meta.get('labels')} in {model_dir}.")

@@ -64,7 +64,7 @@ def pairs(sentences: Sequence[str], keep: Sequence[int]) -> list[Window]:
     out: dict[int, Window] = {}
     for i in keep:
         for a in (i - 1, i):
-            if 0 <= a and a + 1 < len(sentences) and a not in out:
+            if a >= 0 and a + 1 < len(sentences) and a not in out:
                 out[a] = Window(f"{sentences[a]} {sentences[a + 1]}", (a, a + 1))
     return [out[a] for a in sorted(out)]
 

@@ -26,9 +26,9 @@ from .onnx_int8 import ONNX_FORMAT, ONNX_SUFFIX, OnnxEmbedder, export_int8, onnx
 from .remote import OpenAIEmbedder
 from .torch_st import SentenceTransformerEmbedder
 
-__all__ = ["Embedder", "Progress", "MINILM", "ONNX_SUFFIX", "ONNX_FORMAT", "get_embedder", "minilm_path",
-           "onnx_cache_dir", "export_int8", "OnnxEmbedder", "SentenceTransformerEmbedder", "OpenAIEmbedder",
-           "local_token_counter"]
+__all__ = ["MINILM", "ONNX_FORMAT", "ONNX_SUFFIX", "Embedder", "OnnxEmbedder", "OpenAIEmbedder", "Progress",
+           "SentenceTransformerEmbedder", "export_int8", "get_embedder", "local_token_counter", "minilm_path",
+           "onnx_cache_dir"]
 
 # the old private names, for code that imported them from here
 _LRU = _QueryCache = LRU

