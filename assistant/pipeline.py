@@ -89,7 +89,8 @@ def ingest_paths(
     paths = list(paths) or [BUNDLED_CORPUS]
     for p in paths:
         if not p.exists():
-            raise IngestError(f"No such file: {p}", hint="Check the path; ingest accepts files (.jsonl, .csv, .bib, .txt, .jsonl.gz).")
+            raise IngestError(f"No such file: {p}",
+                              hint="Check the path; ingest accepts files (.jsonl, .csv, .bib, .txt, .jsonl.gz).")
     if strict:
         pre = validate(paths, index.settings.ingest)
         if pre.skipped:

@@ -8,6 +8,7 @@ The scripted chat model lives in `assistant.answer.models.fake` (FakeChatModel).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 from collections.abc import Callable, Sequence
 
@@ -35,7 +36,7 @@ class HashEmbedder:
     def _vec(self, text: str) -> np.ndarray:
         words = _WORD.findall(text.lower())
         v = np.zeros(self.dim, dtype=np.float32)
-        for feat in words + [f"{a} {b}" for a, b in zip(words, words[1:])]:
+        for feat in words + [f"{a} {b}" for a, b in itertools.pairwise(words)]:
             h = int.from_bytes(hashlib.blake2b(feat.encode(), digest_size=8).digest(), "little")
             v[h % self.dim] += 1.0 if (h >> 32) & 1 else -1.0
         n = np.linalg.norm(v)

@@ -71,9 +71,11 @@ CHANGE = {  # change words: the abstract must state a change of this direction (
     "better": ("better", "improv", "outperform", "surpass", "gain", "higher", "beat", "exceed", "superior"),
     "worse": ("worse", "lower", "drop", "degrad", "fall", "underperform"),
 }
-_SPLIT = re.compile(r"\s+(?:and|or|over|on|in|at|for|of|with|from|by|to|when|against|compared|across|per|between)\s+", re.I)
+_SPLIT = re.compile(
+    r"\s+(?:and|or|over|on|in|at|for|of|with|from|by|to|when|against|compared|across|per|between)\s+", re.I)
 _FRACTION_ASK = re.compile(r"\b(?:fraction|percentage|percent|share|proportion|ratio)\b", re.I)
-_FRACTION = re.compile(r"\d\s?%|(?<![\d.])0?\.\d+\b|\b\d+\s?/\s?\d+\b|\b(?:half|third|quarter|fifth|tenth)s?\b|\bper ?cent", re.I)
+_FRACTION = re.compile(
+    r"\d\s?%|(?<![\d.])0?\.\d+\b|\b\d+\s?/\s?\d+\b|\b(?:half|third|quarter|fifth|tenth)s?\b|\bper ?cent", re.I)
 VARIANTS = {
     "dataset": ("dataset", "benchmark", "corpus", "corpora", "data"),
     "data": ("data", "dataset", "benchmark", "corpus", "corpora"),
@@ -96,7 +98,8 @@ def _has_word(word: str, text_low: str, stems: set[str], text: str = "") -> bool
         return True  # "Experiments on CIFAR-10 ..." names its datasets
     for v in VARIANTS.get(s, (s,)):
         if v in stems or (len(v) >= 4 and re.search(rf"(?<![a-z]){re.escape(v)}", text_low)):
-            return True  # a word, or a word beginning ("improv" in "improves"), never inside another ("rate" in "accurate")
+            # a word, or a word beginning ("improv" in "improves"), never inside another ("rate" in "accurate")
+            return True
     return False
 
 
@@ -132,8 +135,11 @@ def _asked_parts(asked: str) -> tuple[list[list[str]], list[str]]:
     parts, changes = [], []
     for chunk in _SPLIT.split(asked):
         toks = [w for w in WORD.findall(chunk) if w.lower() not in ("a", "an", "the")]
-        if len(toks) == 2 and toks[-1].lower() in GENERIC_ASKED and re.fullmatch(r"[a-z]+(?:ed|ing|ive|al|ous|ent|ant|ble|ar)", toks[0]):
-            continue  # "established architectures", "competing methods": an adjective qualifying a generic thing ("batch size" stays)
+        if (len(toks) == 2 and toks[-1].lower() in GENERIC_ASKED
+                and re.fullmatch(r"[a-z]+(?:ed|ing|ive|al|ous|ent|ant|ble|ar)", toks[0])):
+            # "established architectures", "competing methods": an adjective qualifying a generic thing
+            # ("batch size" stays)
+            continue
         words = []
         for w in WORD.findall(chunk):
             lw = w.lower()
@@ -188,7 +194,8 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
     def close(words: list[str], where: str) -> bool:  # the part in other words
         return bool(similar and similar(" ".join(words), where) >= SOFT_MATCH)
 
-    if measure in MEASURES:  # "How long did it take to train X?", "How many millijoules per image?": a value of that kind
+    # "How long did it take to train X?", "How many millijoules per image?": a value of that kind
+    if measure in MEASURES:
         if not any(MEASURES[measure][1].search(s) for s in sents):
             return Missing(f"{who} reports no {MEASURES[measure][0]}.", True)
         return None
@@ -198,7 +205,7 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
             return None  # "How much faster was it?": the quantity is the asker's wording; a figure may be words
         # a value asked for in the asker's words: some sentence sharing a word of the phrase gives a figure
         words = {stem(w) for p in parts for w in p}
-        near = [s for s in sents if words & {stem(w) for w in WORD.findall(s)}] or sents  # none in the asker's words: any
+        near = [s for s in sents if words & {stem(w) for w in WORD.findall(s)}] or sents  # no word shared: any
         if not any(has_figure(s, given) for s in near):
             return Missing(f"{who} reports no figure for {phrase or 'this'}.", True)
         return None
@@ -209,7 +216,8 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
         soft = False
         # "what accuracy does X reach on ScanObjectNN": the sentence that names the setting (or refers back to it)
         where = tuple(t for t in details if not (common and common(t)))  # not a description ("MoE-like")
-        setting = set(following(sents, [any(has_term(t, s) for t in where) for s in sents], where)) if where else set(sents)
+        setting = (set(following(sents, [any(has_term(t, s) for t in where) for s in sents], where)) if where
+                   else set(sents))
         if where and not any(figure_in(s) for s in setting):  # (a figure of another metric for it will do)
             return Missing(f"{who} reports no {phrase or 'figure'} for {' and '.join(where)}.", True)
         if parts:

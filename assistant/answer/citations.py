@@ -105,7 +105,8 @@ def verify(answer: str, sources: SourceIndex, scorer: SupportScorer, threshold: 
         cited = parse_markers(raw)
         bad = sorted({c for c in cited if not 1 <= c <= n_sources})
         if bad:
-            out.notes.append(f"Removed citation marker(s) {', '.join(f'[{b}]' for b in bad)} that point at no retrieved abstract.")
+            out.notes.append(f"Removed citation marker(s) {', '.join(f'[{b}]' for b in bad)} "
+                             "that point at no retrieved abstract.")
         cited = [c for c in dict.fromkeys(cited) if 1 <= c <= n_sources]
         if _blocked(claim, sources):
             out.unsupported.append(claim)
@@ -120,7 +121,8 @@ def verify(answer: str, sources: SourceIndex, scorer: SupportScorer, threshold: 
         elif support:
             best = max(support, key=lambda s: max(scores[i][j] for j, o in enumerate(sources.owner) if o == s))
             if cited:
-                out.notes.append(f"Re-cited a sentence to [{best}] (its cited source did not support it): \"{_short(claim)}\"")
+                out.notes.append(f"Re-cited a sentence to [{best}] (its cited source did not support it): "
+                                 f"\"{_short(claim)}\"")
             kept.append((claim, [(best, support[best])]))
         else:
             out.unsupported.append(claim)
@@ -155,7 +157,8 @@ def _check(kept, sources: SourceIndex, checker, out: Verified):
                              f"\"{_short(claim)}\"")
         else:
             out.unsupported.append(claim)
-            out.notes.append(f"Removed a sentence the claim verifier found unsupported by its cited abstract: \"{_short(claim)}\"")
+            out.notes.append("Removed a sentence the claim verifier found unsupported by its cited abstract: "
+                             f"\"{_short(claim)}\"")
     return result
 
 

@@ -45,7 +45,8 @@ def load_prompt(name: str, directory: Path = PROMPTS_DIR) -> Prompt:
     raw = path.read_text(encoding="utf-8")
     m = _HEADER.match(raw)
     if not m:
-        raise PromptError(f"{path} lacks its '<!-- variables: ... -->' first line.", hint="Declare the variables it uses.")
+        raise PromptError(f"{path} lacks its '<!-- variables: ... -->' first line.",
+                          hint="Declare the variables it uses.")
     declared = {v.strip() for v in m.group(1).split(",") if v.strip() and v.strip() != "none"}
     body = raw[m.end():].strip() + "\n"
     used = {f for _, f, _, _ in string.Formatter().parse(body) if f is not None}

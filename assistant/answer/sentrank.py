@@ -36,8 +36,9 @@ from .support import _NAMED
 WEIGHTS = Path(__file__).with_name("sentrank.json")
 
 _PROPOSE = re.compile(
-    r"\b(?:we|this (?:paper|work|study|article)|our (?:work|paper|method|approach)) (?:\w+ )?(?:propose|introduce|present|"
-    r"develop|design|devise|refer to|call|name|term|coin|formulate|put forward)\w*\b|\b(?:called|dubbed|named|termed)\b|"
+    r"\b(?:we|this (?:paper|work|study|article)|our (?:work|paper|method|approach)) (?:\w+ )?"
+    r"(?:propose|introduce|present|develop|design|devise|refer to|call|name|term|coin|formulate|put forward)\w*\b"
+    r"|\b(?:called|dubbed|named|termed)\b|"
     r"\bwe (?:then |also |further )?(?:use|employ|leverage|adopt|apply|exploit|construct|build|learn|train)\w*\b",
     re.I,
 )
@@ -48,7 +49,8 @@ _RESULT = re.compile(r"\b(?:outperform\w*|achiev\w*|surpass\w*|state-of-the-art|
 _FIGURE = re.compile(r"\d")  # any digit, as fitted (figures.has_figure refit: within noise, not kept)
 _ENUM = re.compile(r"^\s*(?:\(?(?:\d|i{1,3}|iv|v|[a-d])\)|first(?:ly)?,|second(?:ly)?,|third(?:ly)?,|finally,)", re.I)
 _HOW = re.compile(r"^(?:and\s+)?how\s+(?:does|do|did|is|are|can|could|would)\b|\bwhat\s+(?:mechanism|technique|trick|"
-                  r"strategy|component|module|idea|method|approach)\w*\b|\bwhat\s+does\s+.+?\s+(?:use|do|rely on|replace)\b",
+                  r"strategy|component|module|idea|method|approach)\w*\b|"
+                  r"\bwhat\s+does\s+.+?\s+(?:use|do|rely on|replace)\b",
                   re.I)
 _WHICH_WORK = re.compile(r"\b(?:which|what)\s+(?:work|paper|study|method|approach|framework|model|system|algorithm)\b|"
                          r"\bis there\b|\bi (?:remember|recall)\b|\bthere(?:'s| is| was) (?:a|an|one)\b", re.I)

@@ -86,7 +86,8 @@ class SupportScorer:
                 found[t] = self._cache[t] = v
         return np.stack([found[t] for t in texts])
 
-    def matrix(self, claims: Sequence[str], sentences: Sequence[str], abstracts: Sequence[str] | None = None) -> np.ndarray:
+    def matrix(self, claims: Sequence[str], sentences: Sequence[str],
+               abstracts: Sequence[str] | None = None) -> np.ndarray:
         """scores[i, j] of claim i against sentence j (abstracts[j] = the abstract sentence j belongs to)."""
         if not claims or not sentences:
             return np.zeros((len(claims), len(sentences)), dtype=np.float32)
@@ -105,7 +106,7 @@ class SupportScorer:
         """Cosine of `claim` to each sentence (the embedding half of `matrix`; cached vectors)."""
         if not sentences:
             return np.zeros(0, dtype=np.float32)
-        vecs = self._embed([claim] + list(sentences))
+        vecs = self._embed([claim, *sentences])
         return np.clip(vecs[1:] @ vecs[0], 0.0, 1.0)
 
     def phrase_similarity(self, phrase: str, text: str) -> float:
@@ -115,7 +116,7 @@ class SupportScorer:
         spans = _spans(text)
         if not phrase.strip() or not spans:
             return 0.0
-        vecs = self._embed([phrase] + spans)
+        vecs = self._embed([phrase, *spans])
         return float(np.max(vecs[1:] @ vecs[0]))
 
 

@@ -9,6 +9,7 @@ says another process wrote more. Hybrid fusion renormalises exactly these papers
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 from .records import PENDING
@@ -23,10 +24,8 @@ def release_memory() -> None:
     import gc
 
     gc.collect()
-    try:
+    with contextlib.suppress(OSError, AttributeError):  # not glibc
         ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc
-        pass
 
 
 class DenseView:

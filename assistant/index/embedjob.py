@@ -115,7 +115,8 @@ def _prepare(index, records: list[Record]) -> _Batch:
     stored = index.records_db.chunks_of([r.paper_id for r in records])
     ids, docs, texts, metas, per = [], [], [], [], []
     for r in records:
-        rows = stored.get(r.paper_id) or [(cid, text, embed, meta) for cid, _i, text, embed, meta in index.chunk_rows(r)]
+        rows = (stored.get(r.paper_id)
+                or [(cid, text, embed, meta) for cid, _i, text, embed, meta in index.chunk_rows(r)])
         per.append(len(rows))
         for cid, text, embed, meta in rows:
             ids.append(cid)

@@ -11,6 +11,7 @@ model, dimension and distance when created; opening with another model or dimens
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import time
@@ -85,12 +86,10 @@ def _readonly_snapshot(path: Path) -> Path:
 
 def clear_client_cache() -> None:
     """Forget chromadb's per-path client systems (after the files under a path were moved or replaced)."""
-    try:
+    with contextlib.suppress(Exception):  # an older chromadb without the cache
         from chromadb.api.client import SharedSystemClient
 
         SharedSystemClient.clear_system_cache()
-    except Exception:  # noqa: BLE001 - an older chromadb without the cache
-        pass
 
 
 def _reraise_control(e: BaseException) -> None:
@@ -110,7 +109,8 @@ def damaged(data_dir: Path, e: BaseException) -> StoreError:
                              "kept, and the unfinished one is redone (`paperchat doctor` checks the store).")
     if getattr(e, "errno", None) in (30, 13) or "readonly database" in low or "read-only" in low:  # EROFS, EACCES
         return StoreError(f"Cannot write the vector store in {data_dir} ({text}).",
-                          hint="The directory is read-only or not yours: fix its permissions, or use another --data-dir.")
+                          hint="The directory is read-only or not yours: fix its permissions, "
+                               "or use another --data-dir.")
     return StoreDamagedError(
         f"The vector store in {data_dir / 'chroma'} cannot be used ({type(e).__name__}: {text}).",
         hint="Run `paperchat doctor` to see what is damaged; `paperchat rebuild-index --dense` rebuilds the vectors "
@@ -281,7 +281,8 @@ class ChromaStore:
             return str((self.client.get_collection(self.papers.name, embedding_function=None).metadata or {})
                        .get("generation", "0"))
         except Exception as e:
-            raise StoreError(f"The vector store is unavailable: {e}", hint="Check the data directory or the server.") from e
+            raise StoreError(f"The vector store is unavailable: {e}",
+                             hint="Check the data directory or the server.") from e
 
     @translated
     def count(self) -> tuple[int, int]:
@@ -301,7 +302,8 @@ class ChromaStore:
                 for doc, meta in zip(got["documents"], got["metadatas"]):
                     out.append((record_from_row(doc, meta), str(meta.get("hash", ""))))
             return out
-        return list(self._paged(self.papers, lambda doc, meta, _id: (record_from_row(doc, meta), str(meta.get("hash", "")))))
+        return list(self._paged(self.papers,
+                                lambda doc, meta, _id: (record_from_row(doc, meta), str(meta.get("hash", "")))))
 
     @translated
     def paper_vectors(self, ids: list[str]) -> dict[str, np.ndarray]:

@@ -8,6 +8,7 @@ and every candidate pair is verified with the exact Jaccard, so results never in
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Iterator, Sequence
 
@@ -125,7 +126,7 @@ def _lsh_pairs(grams: np.ndarray, gdoc: np.ndarray) -> set[tuple[int, int]]:
         order = np.argsort(keys, kind="stable")
         sk = keys[order]
         bounds = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1], True])
-        for s, e in zip(bounds[:-1], bounds[1:]):
+        for s, e in itertools.pairwise(bounds):
             if e - s > 1:
                 members = sorted(int(docs[x]) for x in order[s:e])
                 pairs.update((members[x], members[y]) for x in range(len(members)) for y in range(x + 1, len(members)))
@@ -179,7 +180,7 @@ def near_duplicates(
             if sim >= threshold:
                 sims[(i, j)] = sim
     best: dict[int, int] = {}
-    for (i, j), sim in sorted(sims.items()):
+    for i, j in sorted(sims):
         if records[i].paper_id != records[j].paper_id and j not in best:
             best[j] = i
     out: dict[str, str] = {}

@@ -7,7 +7,8 @@ a line that is valid JSON but not an object (null, [1,2]) is rejected on its own
 
 Fields: id|_id|paper_id|doc_id, title, abstract|text|summary (a list of sentences is joined), authors
 (list, or "A and B" / "A; B"), year (or first_seen/date/published, or the arXiv id), venue|journal|
-booktitle, doi, categories (arXiv: a list or "cs.CL cs.LG"); label, label_derived and duplicate_of are kept, so a written corpus reads back as is.
+booktitle, doi, categories (arXiv: a list or "cs.CL cs.LG"); label, label_derived and duplicate_of are kept,
+so a written corpus reads back as is.
 With `kind=None` the kind (jsonl, beir or arxiv) is sniffed from the first good object's keys.
 """
 

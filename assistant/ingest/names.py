@@ -90,9 +90,9 @@ def _expansion(text: str, acronym: str) -> str:
         for start in range(len(words) - 1, -1, -1):
             cand = words[start:]
             ini = _initials(cand)
-            if ini == letters or (len(cand) >= 2 and len(ini) == len(letters) and ini[:2] == letters[:2]):
-                if cand[0].lower() not in ARTICLES:
-                    return " ".join(cand)
+            if ((ini == letters or (len(cand) >= 2 and len(ini) == len(letters) and ini[:2] == letters[:2]))
+                    and cand[0].lower() not in ARTICLES):
+                return " ".join(cand)
     return ""
 
 
@@ -116,7 +116,7 @@ def _title_run(words: list[str]) -> list[str]:
 
 def _acronym_in(rest: str, limit: int = 120) -> tuple[str, str, str] | None:
     """ "... words (ACR) rest" within `limit` characters of one sentence -> (ACR, words, rest)."""
-    m = re.match(r"([^().;]{0,%d}?)\s*\(\s*([^()]{2,20}?)\s*\)" % limit, rest)
+    m = re.match(rf"([^().;]{{0,{limit}}}?)\s*\(\s*([^()]{{2,20}}?)\s*\)", rest)
     if m and is_name_like(m.group(2).replace(" ", ""), strong=True):
         return m.group(2), m.group(1).strip(" ,"), rest[m.end() :]
     return None
@@ -157,9 +157,8 @@ def _name_at(after: str) -> tuple[str, str, str] | None:
         acr = _acronym_in(after, 60)  # "the global context (GC) block", "method, Federated Orthogonal Training (FOT)"
         tail = acr[1].split(",")[-1].strip() if acr else ""
         plain = not any(w in PREPOSITIONS | BOUNDARY_WORDS for w in tail.split())
-        if acr and tail and (plain or _title_run(tail.split()) == tail.split()):
-            if 0 < len(tail.split()) <= 8:
-                return acr[0], _expansion(after, acr[0]) or tail, acr[2]
+        if acr and tail and (plain or _title_run(tail.split()) == tail.split()) and 0 < len(tail.split()) <= 8:
+            return acr[0], _expansion(after, acr[0]) or tail, acr[2]
     first = words[0]
     token = strip_token(first)
     if not is_name_like(token, strong=True):

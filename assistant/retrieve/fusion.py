@@ -80,7 +80,8 @@ def normalised_score_fusion(
     return sorted(total.items(), key=lambda kv: -kv[1])
 
 
-def group_by(ranked: Sequence[tuple[str, float]], key: Mapping[str, str], limit: int) -> list[tuple[str, list[str], float]]:
+def group_by(ranked: Sequence[tuple[str, float]], key: Mapping[str, str],
+             limit: int) -> list[tuple[str, list[str], float]]:
     """Collapse a fused ranking of items (chunks) into groups (papers), best first.
 
     Returns (group, member ids best first, best member's score) for the first `limit` groups, so

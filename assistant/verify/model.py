@@ -59,7 +59,8 @@ class AlignmentModel:
         go_offline()
         missing = [f for f in FILES if not (model_dir / f).is_file()]
         if missing:
-            raise VerifierUnavailableError(f"The verifier model is incomplete: {', '.join(missing)} missing in {model_dir}.")
+            raise VerifierUnavailableError(
+                f"The verifier model is incomplete: {', '.join(missing)} missing in {model_dir}.")
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer

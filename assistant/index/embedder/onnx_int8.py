@@ -102,7 +102,8 @@ def export_int8(path: Path, out: Path) -> Path:
             self.m = m
 
         def forward(self, input_ids, attention_mask, token_type_ids):
-            return self.m(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids).last_hidden_state
+            return self.m(input_ids=input_ids, attention_mask=attention_mask,
+                          token_type_ids=token_type_ids).last_hidden_state
 
     ids = torch.ones((2, 8), dtype=torch.long)
     names = ["input_ids", "attention_mask", "token_type_ids"]
@@ -129,7 +130,8 @@ def export_int8(path: Path, out: Path) -> Path:
             q = Path(tmp) / "model-int8.onnx"
             quantize_dynamic(str(fp32), str(q), weight_type=QuantType.QInt8, per_channel=True,
                              op_types_to_quantize=["MatMul", "Attention"], extra_options={"DefaultTensorType": 1})
-            (out.parent / "export.json").write_text(json.dumps({"fused": stats, "format": ONNX_FORMAT}), encoding="utf-8")
+            (out.parent / "export.json").write_text(json.dumps({"fused": stats, "format": ONNX_FORMAT}),
+                                                    encoding="utf-8")
             os.replace(q, out)
         finally:
             root.setLevel(level)

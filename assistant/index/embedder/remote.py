@@ -52,8 +52,10 @@ def check_url(url: str) -> str:
     u = urlparse(url.strip())
     if u.scheme not in ("http", "https") or not u.hostname:
         raise ConfigError(
-            f"Bad embedding server URL '{url}'." if url.strip() else "embedding.backend=openai needs embedding.server_url.",
-            hint="Set --set embedding.server_url=http://HOST:PORT (Infinity) or http://HOST:PORT/v1 (TEI, vLLM, Ollama).",
+            f"Bad embedding server URL '{url}'." if url.strip()
+            else "embedding.backend=openai needs embedding.server_url.",
+            hint="Set --set embedding.server_url=http://HOST:PORT (Infinity) "
+                 "or http://HOST:PORT/v1 (TEI, vLLM, Ollama).",
         )
     return url.strip().rstrip("/")
 
@@ -67,7 +69,8 @@ class OpenAIEmbedder:
 
         self.base_url = check_url(settings.server_url)
         if not settings.server_model.strip():
-            raise ConfigError("embedding.backend=openai needs embedding.server_model (the model name the server serves).",
+            raise ConfigError("embedding.backend=openai needs embedding.server_model "
+                              "(the model name the server serves).",
                               hint="e.g. --set embedding.server_model=all-MiniLM-L6-v2 (see the server's GET /models).")
         self.model = settings.server_model.strip()
         self.url = f"{self.base_url}/embeddings"
@@ -191,7 +194,8 @@ class OpenAIEmbedder:
         try:
             arr = np.asarray(vecs, dtype=np.float32)
         except (ValueError, TypeError) as e:  # ragged rows, strings
-            raise ModelError(f"The embedding server at {self.base_url} sent vectors of different lengths or non-numbers.",
+            raise ModelError(f"The embedding server at {self.base_url} sent vectors of different lengths "
+                             "or non-numbers.",
                              hint="Check the server's model; a batch with such vectors is never stored.") from e
         want = self.dim or (arr.shape[1] if arr.ndim == 2 else 0)
         if arr.ndim != 2 or arr.shape[1] != want or want == 0:
@@ -216,7 +220,8 @@ class OpenAIEmbedder:
         else:
             hint = (f"Check embedding.server_model ('{self.model}': the server's GET /models lists its names) and "
                     "that texts fit its input limit (embedding.batch_size, embedding.max_seq_tokens).")
-        return ModelError(f"The embedding server at {self.base_url} refused the request: HTTP {resp.status_code}: {text}",
+        return ModelError(f"The embedding server at {self.base_url} refused the request: "
+                          f"HTTP {resp.status_code}: {text}",
                           hint=hint)
 
 
