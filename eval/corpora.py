@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("PAPERCHAT_SHARED_DATA") or ROOT.parent / "shared" / "data")  # the env var for other layouts
+# the env var for other layouts
+SHARED = Path(os.environ.get("PAPERCHAT_SHARED_DATA") or ROOT.parent / "shared" / "data")
 QUESTIONS_DIR = ROOT / "eval" / "corpora"
 DEFAULT_OUT = Path.home() / ".cache" / "paperchat" / "corpora"
 ARXIV = "arxiv/arxiv_cs_abstracts_2025-2026.jsonl.gz"
@@ -114,17 +115,20 @@ def scifact(shared: Path) -> Iterator[dict]:
         for line in f:
             row = json.loads(line)
             if row.get("text", "").strip():
-                yield {"id": f"scifact:{row['_id']}", "title": row["title"].strip(), "abstract": " ".join(row["text"].split())}
+                yield {"id": f"scifact:{row['_id']}", "title": row["title"].strip(),
+                       "abstract": " ".join(row["text"].split())}
 
 
 SPECS: dict[str, CorpusSpec] = {s.name: s for s in (
     CorpusSpec("arxiv-cl", "tune", "400 arXiv abstracts, primary category cs.CL (language)",
                arxiv_slice(("cs.CL",), 400, "cl")),
-    CorpusSpec("pubmedqa", "tune", "PubMedQA PQA-L: 1,000 biomedical abstracts (structured contexts, no titles)", pubmedqa),
+    CorpusSpec("pubmedqa", "tune", "PubMedQA PQA-L: 1,000 biomedical abstracts (structured contexts, no titles)",
+               pubmedqa),
     CorpusSpec("arxiv-gr-iv", "heldout", "400 arXiv abstracts, primary category cs.GR or eess.IV (graphics, imaging)",
                arxiv_slice(("cs.GR", "eess.IV"), 400, "gr-iv")),
     CorpusSpec("arxiv-it-ce", "heldout", "375 arXiv abstracts, primary cs.IT, cs.CE or cs.SD (information theory, "
-               "computational engineering, sound), as BibTeX", arxiv_slice(("cs.IT", "cs.CE", "cs.SD"), 375, "it-ce"), fmt="bib"),
+               "computational engineering, sound), as BibTeX", arxiv_slice(("cs.IT", "cs.CE", "cs.SD"), 375, "it-ce"),
+               fmt="bib"),
     CorpusSpec("scifact", "heldout", "SciFact: 5,183 biomedical abstracts", scifact),
     CorpusSpec("arxiv-gr-iv-5k", "heldout", "arxiv-gr-iv mixed with 5,000 arXiv abstracts of other fields",
                arxiv_slice(("cs.GR", "eess.IV"), 400, "gr-iv"), distractors=5000, questions="arxiv-gr-iv"),
@@ -140,7 +144,8 @@ def _bib_escape(text: str) -> str:
 def to_bibtex(rec: dict) -> str:
     key = rec["id"].replace("arXiv:", "arxiv").replace(".", "_")
     fields = {"title": rec["title"], "author": " and ".join(rec.get("authors") or []), "abstract": rec["abstract"],
-              "year": str(rec["year"] or ""), "journal": rec.get("venue") or "", "eprint": rec["id"].removeprefix("arXiv:")}
+              "year": str(rec["year"] or ""), "journal": rec.get("venue") or "",
+              "eprint": rec["id"].removeprefix("arXiv:")}
     body = ",\n".join(f"  {k} = {{{_bib_escape(v)}}}" for k, v in fields.items() if v)
     return f"@article{{{key},\n{body}\n}}\n"
 
@@ -167,7 +172,8 @@ def build(name: str, out: Path = DEFAULT_OUT, shared: Path = SHARED) -> Path:
     tmp = path.with_suffix(path.suffix + ".part")
     with open(tmp, "w", encoding="utf-8") as f:
         for rec in records:
-            f.write(to_bibtex(rec) + "\n" if spec.fmt == "bib" else json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n")
+            f.write(to_bibtex(rec) + "\n" if spec.fmt == "bib"
+                    else json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n")
     tmp.replace(path)
     return path
 
@@ -217,8 +223,11 @@ def _ingest(corpus: str, settings, files: Path, progress: bool) -> None:
     if progress:
         from tqdm import tqdm
 
-        n = path.read_text(encoding="utf-8").count("@article{") if path.suffix == ".bib" else \
-            sum(1 for _ in open(path, encoding="utf-8"))
+        if path.suffix == ".bib":
+            n = path.read_text(encoding="utf-8").count("@article{")
+        else:
+            with open(path, encoding="utf-8") as f:
+                n = sum(1 for _ in f)
         bar = tqdm(total=n, unit="abstract", desc=f"ingest {corpus}", file=sys.stderr)
     report = ingest_paths(index, [path], progress=bar.update if bar else None)
     if bar:
@@ -274,7 +283,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{s.name:16} {s.role:8} {s.what}")
         return 0
     if not (SHARED / ARXIV).exists():
-        print(f"error: {SHARED} not found; the corpora are built from ../shared/data next to the project.", file=sys.stderr)
+        print(f"error: {SHARED} not found; the corpora are built from ../shared/data next to the project.",
+              file=sys.stderr)
         return 2
     for name in args.names or list(SPECS):
         path = build(name, args.out)

@@ -125,7 +125,8 @@ def pubmedqa_questions(path: Path, limit: int | None = None) -> list[dict]:
     return out
 
 
-def pubmedqa_corpus(path: Path, needed: Iterable[str] = (), corpus_size: int | None = None, seed: int = 0) -> list[dict]:
+def pubmedqa_corpus(path: Path, needed: Iterable[str] = (), corpus_size: int | None = None,
+                    seed: int = 0) -> list[dict]:
     data = _pubmedqa(path)
     needed = {str(x) for x in needed}
     docs = [{"id": str(pmid), "title": "", "text": " ".join(c.strip() for c in item["CONTEXTS"]),
@@ -152,7 +153,8 @@ def write_jsonl(rows: Iterable[dict], path: Path) -> Path:
 def prepare(
     name: str, work_dir: Path, limit: int | None = None, corpus_size: int | None = None, root: Path | None = None
 ) -> tuple[Path, Path, list[dict]]:
-    """Write `work_dir/<name>-questions.jsonl` and `work_dir/<name>-corpus.jsonl`; return both paths and the questions."""
+    """Write `work_dir/<name>-questions.jsonl` and `work_dir/<name>-corpus.jsonl`; return both paths and the
+    questions."""
     if name == "scifact":
         base = Path(root or SHARED_DATA / "scifact")
         questions = scifact_questions(base, limit)

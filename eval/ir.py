@@ -45,7 +45,8 @@ def unit_docs(ranking: Sequence[str], units: Sequence[frozenset[str]]) -> tuple[
     return {f"u{j}": 1 for j in range(len(units))}, run
 
 
-def batch_scores(items: Iterable[tuple[str, Sequence[str], Sequence[frozenset[str]]]]) -> dict[str, dict[str, float | None]]:
+def batch_scores(
+        items: Iterable[tuple[str, Sequence[str], Sequence[frozenset[str]]]]) -> dict[str, dict[str, float | None]]:
     """{qid: {recall@5, recall@10, mrr, ndcg@10}} for (qid, ranking, gold units) items; None without gold."""
     qrels: dict[str, dict[str, int]] = {}
     run: dict[str, dict[str, float]] = {}

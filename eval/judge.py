@@ -109,14 +109,16 @@ def make_judge(spec: str, settings) -> Judge:
 
     spec = (spec or "").strip()
     if spec != "openai" and not spec.startswith("hf:"):
-        raise ConfigError(f"Unknown judge '{spec}'.", hint="Use --judge openai (an OpenAI-compatible server) or --judge hf:/path/to/model.")
+        raise ConfigError(f"Unknown judge '{spec}'.",
+                          hint="Use --judge openai (an OpenAI-compatible server) or --judge hf:/path/to/model.")
     model = get_chat_model(settings.answer.model_copy(update={"model": spec}))
     label = f"openai:{settings.answer.openai_model}@{settings.answer.openai_base_url}" if spec == "openai" else spec
     return Judge(model, label)
 
 
 def _sources(citations: Iterable[Mapping]) -> str:
-    return "\n".join(f"[{c.get('marker')}] {c.get('title', '')}\n{(c.get('text') or '')[:MAX_SOURCE_CHARS]}" for c in citations)
+    return "\n".join(f"[{c.get('marker')}] {c.get('title', '')}\n{(c.get('text') or '')[:MAX_SOURCE_CHARS]}"
+                     for c in citations)
 
 
 def tasks(rec: Mapping) -> dict[str, dict[str, str]]:
@@ -155,7 +157,8 @@ def judge_records(records: list[dict], judge: Judge, progress: Callable[[], None
                     raise
                 v = Verdict(m, None, None, status="error", detail=f"{type(e).__name__}: {e.message}")
             first = False
-            counts[m]["scored" if v.status == "scored" else "parse_failures" if v.status == "parse_failure" else "errors"] += 1
+            key = "scored" if v.status == "scored" else "parse_failures" if v.status == "parse_failure" else "errors"
+            counts[m][key] += 1
             verdicts[m] = v.to_json()
             metrics[m] = v.score
         if verdicts:
@@ -197,8 +200,9 @@ def judge_run(run_dir, judge: Judge, progress: Callable[[], None] | None = None)
     rows = [{"id": r.get("id"), "kind": r.get("kind", "factoid"), **(r.get("metrics") or {})} for r in records]
     summary["overall"], summary["by_kind"] = M.aggregate(rows), M.by_kind(rows)
     summary["judge"] = info
-    summary["notes"] = [note(info)] + [n for n in summary.get("notes", []) if not n.startswith(("Not measured: judge", "Not measured: answer correctness",
-                                                                                                   "Judge `"))]
+    kept = [n for n in summary.get("notes", [])
+            if not n.startswith(("Not measured: judge", "Not measured: answer correctness", "Judge `"))]
+    summary["notes"] = [note(info), *kept]
     with open(d / "results.jsonl", "w", encoding="utf-8") as f:
         for rec in records:
             f.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")

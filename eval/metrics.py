@@ -236,7 +236,8 @@ def claim_units(answer: str, splitter=None) -> list[tuple[str, list[int]]]:
     [('FedMerge merges global models per client [1].', [1]), ('It beats clustering baselines.', [2])]
     >>> claim_units("| Paper | Data |\\n|---|---|\\n| **FedMerge** [1] | Experiments on CIFAR-10 images [1] |")
     [('Experiments on CIFAR-10 images [1]', [1])]
-    >>> claim_units("- **FedMerge** [1]: It merges global models per client.\\n1. **Kite** — Kite distils an ensemble [2]")
+    >>> claim_units("- **FedMerge** [1]: It merges global models per client.\\n"
+    ...             "1. **Kite** — Kite distils an ensemble [2]")
     [('It merges global models per client.', [1]), ('Kite distils an ensemble [2]', [2])]
     """
     split = splitter or _simple_split
@@ -415,7 +416,7 @@ def score_question(
         **retrieval_scores(ranking, units),  # recall@5, recall@10, mrr, ndcg@10 by trec_eval (eval/ir.py)
     }
     if rec.get("retrieval_only"):
-        row.update({m: None for m in ANSWER_METRICS})
+        row.update(dict.fromkeys(ANSWER_METRICS))
         row.update({"abstained": None, "gold_cited": None, "supported": 0, "claims": 0,
                     "first_token_s": None, "total_s": None})
         return row

@@ -102,21 +102,26 @@ def changed_html(changed: Sequence[Mapping], name_a: str, name_b: str, regressio
     head = (f'<h4 class="pc-cmp-h">Questions whose outcome changed: {len(changed)} ({reg} regressed)'
             + (f", showing the {len(shown)} regression(s)" if regressions_only else "") + "</h4>")
     if not shown:
-        return head + f'<p class="pc-empty">{"No regressions." if regressions_only else "No question changed its outcome."}</p>'
+        empty = "No regressions." if regressions_only else "No question changed its outcome."
+        return head + f'<p class="pc-empty">{empty}</p>'
     blocks = []
     for c in shown:
         qid, a, b = str(c["id"]), c["a"], c["b"]
         cols = "".join(
             f'<div class="pc-cmp-side"><div class="pc-cmp-label">{esc(label)}: {esc(name)} — '
-            f'<span class="pc-outcome pc-o-{esc(s.get("outcome") or "na")}">{esc(s.get("outcome") or "n/a")}</span></div>'
+            f'<span class="pc-outcome pc-o-{esc(s.get("outcome") or "na")}">{esc(s.get("outcome") or "n/a")}</span>'
+            "</div>"
             f"{_answer_html(qid, side, s)}{_cites_html(qid, side, s)}</div>"
             for side, label, name, s in (("a", "A", name_a, a), ("b", "B", name_b, b)))
         evidence = _evidence_html(qid, "a", "A", a) + _evidence_html(qid, "b", "B", b)
-        ev = (f'<details class="pc-cmp-evidence" open><summary>Evidence: the cited abstracts</summary>{evidence}</details>'
+        ev = ('<details class="pc-cmp-evidence" open><summary>Evidence: the cited abstracts</summary>'
+              f"{evidence}</details>"
               if evidence else "")
-        ref = f'<p class="pc-meta">Reference answer: {esc(c["reference_answer"])}</p>' if c.get("reference_answer") else ""
+        ref = (f'<p class="pc-meta">Reference answer: {esc(c["reference_answer"])}</p>' if c.get("reference_answer")
+               else "")
         blocks.append(f'<section class="pc-cmp-q pc-{esc(c["direction"])}" data-qid="{esc(qid)}">'
-                      f'<h5><code>{esc(qid)}</code> ({esc(c.get("kind"))}): {esc(c["change"])} — {esc(c["direction"])}</h5>'
+                      f'<h5><code>{esc(qid)}</code> ({esc(c.get("kind"))}): '
+                      f'{esc(c["change"])} — {esc(c["direction"])}</h5>'
                       f'<p class="pc-cmp-question">{esc(c.get("question") or "")}</p>{ref}'
                       f'<div class="pc-cmp-cols">{cols}</div>{ev}</section>')
     return head + "".join(blocks)
@@ -124,8 +129,10 @@ def changed_html(changed: Sequence[Mapping], name_a: str, name_b: str, regressio
 
 def comparison_html(cmp: Mapping, regressions_only: bool = False) -> str:
     """The whole comparison view for one A-vs-B comparison."""
-    cfg = "".join(f"<li>{esc(k)}: <code>{esc(a)}</code> → <code>{esc(b)}</code></li>" for k, (a, b) in cmp["config_diff"].items())
-    intro = (f'<p>A = <b>{esc(cmp["a"])}</b> (baseline), B = <b>{esc(cmp["b"])}</b>; {cmp["questions"]} paired questions. '
+    cfg = "".join(f"<li>{esc(k)}: <code>{esc(a)}</code> → <code>{esc(b)}</code></li>"
+                  for k, (a, b) in cmp["config_diff"].items())
+    intro = (f'<p>A = <b>{esc(cmp["a"])}</b> (baseline), B = <b>{esc(cmp["b"])}</b>; '
+             f'{cmp["questions"]} paired questions. '
              "A difference counts only when its 95% CI excludes 0 and p &lt; 0.05 (rows in green / red); grey rows are "
              "within noise on this many questions.</p>" + (f"<ul class='pc-meta'>{cfg}</ul>" if cfg else ""))
     judge = ""

@@ -63,7 +63,8 @@ def report_markdown(summary: dict, label: str) -> str:
 
     cfg = summary.get("config") or {}
     n = (summary.get("counts") or {}).get("overall", 0)
-    head = (f"### Latest report: {render.md_escape(label)}\n\n{n} questions, model `{render.md_escape(cfg.get('answer.model', '?'))}`, "
+    head = (f"### Latest report: {render.md_escape(label)}\n\n"
+            f"{n} questions, model `{render.md_escape(cfg.get('answer.model', '?'))}`, "
             f"started {render.md_escape(summary.get('started', ''))}, {float(summary.get('elapsed_s') or 0):.0f} s.")
     if summary.get("errors"):
         head += f" **{int(summary['errors'])} question(s) failed** (counted as missed)."
@@ -71,7 +72,7 @@ def report_markdown(summary: dict, label: str) -> str:
 
 
 def _image(path: Path) -> Any:
-    from PIL import Image  # noqa: PLC0415 - only when a report is shown
+    from PIL import Image  # only when a report is shown
     with Image.open(path) as im:
         return im.copy()  # in memory: gradio saves its own copy into its cache
 
@@ -104,14 +105,16 @@ class EvalTab:
         try:
             summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            return (f"_The latest report ({render.md_escape(label)}) could not be read._", *[gr.skip()] * len(PLOT_KEYS))
+            return (f"_The latest report ({render.md_escape(label)}) could not be read._",
+                    *[gr.skip()] * len(PLOT_KEYS))
         imgs = [gr.update(value=_image(d / PLOTS[k]), visible=True) if (d / PLOTS[k]).is_file()
                 else gr.update(value=None, visible=False) for k in PLOT_KEYS]
         return (report_markdown(summary, label), *imgs)
 
     def start(self, model: Any, size: Any) -> tuple[str, Any]:
         if model not in EVAL_MODELS or size not in SIZES:  # validated server-side, never trusted from the browser
-            raise gr.Error(f"Choose a model ({', '.join(EVAL_MODELS)}) and a size ({', '.join(SIZES)}).", print_exception=False)
+            raise gr.Error(f"Choose a model ({', '.join(EVAL_MODELS)}) and a size ({', '.join(SIZES)}).",
+                           print_exception=False)
         if not self.lock.acquire(blocking=False):
             return "An evaluation is already running; wait for it to finish.", gr.Timer(active=True)
         self.status = f"Starting the {model} run (loading the models)…"
@@ -136,7 +139,8 @@ class EvalTab:
             summary = run_eval(self.questions, out, settings, progress=lambda d, t: self._tick(d, t),
                                assistant=_WithModel(self.assistant, model), limit=limit)
             n, fails = summary["counts"]["overall"], summary.get("errors", 0)
-            self.status = f"Finished: {n} questions in {summary['elapsed_s']:.0f} s" + (f", {fails} failed." if fails else ".")
+            self.status = (f"Finished: {n} questions in {summary['elapsed_s']:.0f} s"
+                           + (f", {fails} failed." if fails else "."))
         except AssistantError as e:
             self.status = f"Failed: {render.safe_error_text(e.message, e.hint)}"
         except Exception:  # noqa: BLE001 - logged with a trace id, never shown
@@ -189,8 +193,9 @@ class EvalTab:
         if not candidates:
             raise gr.Error("No thumbs-down feedback yet: nothing to export.", print_exception=False)
         out = export_jsonl(candidates, "candidate-questions.jsonl")
-        msg = f"{len(candidates)} candidate question(s) from {len(records)} feedback record(s)" + (
-            f" ({bad} unreadable line(s) skipped)" if bad else "") + ". Fill in `gold`, then add them to eval/questions.jsonl."
+        skipped = f" ({bad} unreadable line(s) skipped)" if bad else ""
+        msg = (f"{len(candidates)} candidate question(s) from {len(records)} feedback record(s){skipped}. "
+               "Fill in `gold`, then add them to eval/questions.jsonl.")
         return gr.update(value=str(out), visible=True), msg
 
 

@@ -41,7 +41,8 @@ def export_markdown(answer: Answer, records: dict[str, Record] | None = None) ->
             text = c.text or (rec.text if rec else "")
             if text:
                 out += ["Abstract:", "", md_escape(text), ""]
-    out += [f"_Model: {md_escape(answer.model or 'unknown')}. Answer id: {md_escape(answer.id or answer_key(answer))}._", ""]
+    out += [f"_Model: {md_escape(answer.model or 'unknown')}. "
+            f"Answer id: {md_escape(answer.id or answer_key(answer))}._", ""]
     return "\n".join(out)
 
 
@@ -55,7 +56,8 @@ def _bib_escape(s: str) -> str:
 def bib_key(record: Record, taken: set[str]) -> str:
     surname = record.authors[0].split()[-1] if record.authors and record.authors[0].split() else ""
     word = next((w for w in re.findall(r"[A-Za-z]+", record.display) if len(w) > 3), "")
-    base = re.sub(r"[^A-Za-z0-9]", "", f"{surname}{record.year or ''}{word}") or re.sub(r"[^A-Za-z0-9]", "", record.paper_id)
+    base = (re.sub(r"[^A-Za-z0-9]", "", f"{surname}{record.year or ''}{word}")
+            or re.sub(r"[^A-Za-z0-9]", "", record.paper_id))
     base = base[:40] or "paper"
     key, i = base, 1
     while key in taken:

@@ -12,7 +12,7 @@ import threading
 import time
 import uuid
 from collections.abc import Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -82,7 +82,7 @@ def export_jsonl(rows: list[dict], filename: str) -> Path:
 def feedback_row(answer: Answer, options: Mapping[str, Any], rating: str, comment: str, settings) -> dict:
     """What one rating stores: the question, answer, citations, retrieved ids and the settings used."""
     return {
-        "time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "time": datetime.now(UTC).isoformat(timespec="seconds"),
         "rating": rating,
         "comment": (comment or "").strip()[:MAX_COMMENT_CHARS],
         "answer_id": answer.id,

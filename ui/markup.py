@@ -60,7 +60,8 @@ def safe_error_text(message: str, hint: str = "") -> str:
     """An error for the browser: no file-system paths (basename only), escaped, with the hint."""
 
     def _strip_paths(s: str) -> str:
-        s = re.sub(r"(?:[A-Za-z]:)?(?:[\\/][^\s\\/'\"`:;,()]+){2,}[\\/]?", lambda m: m.group(0).rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1], s)
+        s = re.sub(r"(?:[A-Za-z]:)?(?:[\\/][^\s\\/'\"`:;,()]+){2,}[\\/]?",
+                   lambda m: m.group(0).rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1], s)
         return re.sub(r"~[\\/][^\s'\"`]+", "~", s)
 
     text = _strip_paths(message or "")

@@ -21,7 +21,8 @@ _CARRY = 1024  # a part header cut by a chunk boundary is scanned again with the
 
 class UploadGuard:
     def __init__(self, app: Any, types: tuple[str, ...], max_files: int, max_bytes: int) -> None:
-        self.app, self.types, self.max_files, self.max_bytes = app, tuple(t.lower() for t in types), max_files, max_bytes
+        self.app, self.types = app, tuple(t.lower() for t in types)
+        self.max_files, self.max_bytes = max_files, max_bytes
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http" or scope.get("method") != "POST" or not UPLOAD_PATH.search(scope.get("path", "")):
@@ -31,8 +32,7 @@ class UploadGuard:
         if length and length.isdigit() and int(length) > self.max_bytes:
             await _refuse(send, 413, f"Upload larger than {self.max_bytes // (1024 * 1024)} MB in total.")
             return
-        spool = tempfile.SpooledTemporaryFile(max_size=1 << 20)
-        try:
+        with tempfile.SpooledTemporaryFile(max_size=1 << 20) as spool:
             total, files, tail, error = 0, 0, b"", ""
             more = True
             while more:
@@ -61,8 +61,6 @@ class UploadGuard:
                 spool.write(body)
             spool.seek(0)
             await self.app(scope, _replay(spool), send)
-        finally:
-            spool.close()
 
 
 def _replay(spool: Any):
@@ -83,5 +81,6 @@ def _replay(spool: Any):
 async def _refuse(send: Any, status: int, text: str) -> None:
     body = text.encode()
     await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]})
+                "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                            (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
