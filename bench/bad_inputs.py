@@ -50,25 +50,30 @@ def make_inputs(d: Path) -> dict[str, Path]:
     out[f"gzip bomb ({p.stat().st_size / 1e6:.1f} MB -> 2 GB)"] = p
     p = d / "abstract5mb.jsonl"
     sent = "Sparse message passing keeps the accuracy of graph networks on molecules. "
-    p.write_text(_good(1) + "\n" + json.dumps({"id": "long", "abstract": sent * (5_000_000 // len(sent))}) + "\n" + _good(2) + "\n")
+    p.write_text(_good(1) + "\n" + json.dumps({"id": "long", "abstract": sent * (5_000_000 // len(sent))}) + "\n"
+                 + _good(2) + "\n")
     out["5 MB abstract"] = p
     p = d / "surrogate.jsonl"
-    p.write_text(_good(1) + '\n{"id": "s", "title": "Half emoji \\ud83d", "abstract": "' + GOOD + '"}\n' + _good(2) + "\n")
+    p.write_text(_good(1) + '\n{"id": "s", "title": "Half emoji \\ud83d", "abstract": "' + GOOD + '"}\n'
+                 + _good(2) + "\n")
     out["lone surrogate title"] = p
     p = d / "shapes.jsonl"
-    p.write_text("null\n[1,2,3]\n\n   \n" + _good(1) + "\n" + '{"id": "x", "abstract": "cut' + "\n" + _good(2) + '\n{"id": "t", "abs')
+    p.write_text("null\n[1,2,3]\n\n   \n" + _good(1) + "\n" + '{"id": "x", "abstract": "cut' + "\n" + _good(2)
+                 + '\n{"id": "t", "abs')
     out["null/array/blank/middle+tail cut"] = p
     return out
 
 
 def run(path: Path, data: Path) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False"}
-    cmd = [sys.executable, "-m", "assistant.cli", "--preset", "debug", "--data-dir", str(data), "ingest", str(path)]  # with the progress bar: its line count is bounded too
+    # with the progress bar: its line count is bounded too
+    cmd = [sys.executable, "-m", "assistant.cli", "--preset", "debug", "--data-dir", str(data), "ingest", str(path)]
     timev = shutil.which("time") or ("/usr/bin/time" if Path("/usr/bin/time").exists() else "")
     proc = subprocess.run([timev, "-v", *cmd] if timev else cmd, env=env, capture_output=True, text=True, cwd=ROOT)
     m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
     rss = int(m.group(1)) / 1024 if m else -1
-    stats = subprocess.run([sys.executable, "-m", "assistant.cli", "--preset", "debug", "--data-dir", str(data), "stats", "--json"],
+    stats = subprocess.run([sys.executable, "-m", "assistant.cli", "--preset", "debug", "--data-dir", str(data),
+                            "stats", "--json"],
                            env=env, capture_output=True, text=True, cwd=ROOT)
     papers = json.loads(stats.stdout)["papers"] if stats.returncode == 0 else -1
     warnings = [ln for ln in proc.stderr.splitlines() if ln.startswith(("warning:", "error:"))]
@@ -88,7 +93,8 @@ def main() -> None:
             rows[name] = run(path, work / f"data-{path.stem}")
             r = rows[name]
             ok = r["peak_rss_mb"] < LIMIT_MB and r["exit"] == 0
-            print(f"{name:34} exit={r['exit']} papers={r['papers']} issues={r['issues']} peak_rss={r['peak_rss_mb']} MB "
+            print(f"{name:34} exit={r['exit']} papers={r['papers']} issues={r['issues']} "
+                  f"peak_rss={r['peak_rss_mb']} MB "
                   f"{'OK' if ok else 'FAIL'}  {r['first_issue'][0][:110] if r['first_issue'] else ''}", flush=True)
     finally:
         if not args.keep:

@@ -68,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
                 right += prep.hits[prep.main].paper_id in gold
         rows.append({"margin": margin, "main_is_gold": right / len(questions), "retrieval_at_1": first / len(questions),
                      "answered": answered / len(questions)})
-        print(f"margin {margin:4.2f}: main paper gold {right / len(questions):.3f}  retrieval@1 {first / len(questions):.3f}"
+        print(f"margin {margin:4.2f}: main paper gold {right / len(questions):.3f}  "
+              f"retrieval@1 {first / len(questions):.3f}"
               f"  answered {answered / len(questions):.3f}", flush=True)
     # ties: the largest margin short of 1.0 (1.0 = never leave retrieval's order, kept as the reference row)
     best = max((r for r in rows if r["margin"] < 1.0), key=lambda r: (round(r["main_is_gold"], 6), r["margin"]))

@@ -7,6 +7,7 @@ is what the wall time would be on an idle machine if the step kept every core bu
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import itertools
 import json
@@ -114,7 +115,7 @@ def timed(acc: Timing | None = None) -> Iterator[Timing]:
 def percentile(values: list[float], p: float) -> float:
     """Nearest-rank percentile (p in 0..100) of a non-empty list."""
     v = sorted(values)
-    k = max(0, min(len(v) - 1, int(round(p / 100 * len(v) + 0.5)) - 1))
+    k = max(0, min(len(v) - 1, round(p / 100 * len(v) + 0.5) - 1))
     return v[k]
 
 
@@ -164,10 +165,8 @@ def dir_size(path: Path) -> int:
     total = 0
     for root, _dirs, files in os.walk(path):
         for f in files:
-            try:
+            with contextlib.suppress(OSError):  # removed meanwhile
                 total += os.path.getsize(os.path.join(root, f))
-            except OSError:
-                pass
     return total
 
 

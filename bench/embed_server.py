@@ -90,8 +90,8 @@ def client_overhead(texts: list[str], batch: int, concurrency: int) -> dict:
     from assistant.settings import load_settings
 
     port = free_port()
-    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "openai_stub.py"), "--port", str(port), "--dim", "384",
-                             "--instant"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "openai_stub.py"), "--port", str(port),
+                             "--dim", "384", "--instant"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     out: dict = {}
     try:
         url = f"http://127.0.0.1:{port}/v1"

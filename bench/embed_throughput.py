@@ -46,8 +46,8 @@ def chunk_texts(index, records) -> list[str]:
     return [index._embed_text(r, ch) for r in records for ch in index.chunk(r)]
 
 
-def measure(n: int = 1000, slice_size: int = 256, batch: int = 64, contenders=("plain", "plain_abstracts", "before", "after"),
-            keep_after: Path | None = None) -> dict:
+def measure(n: int = 1000, slice_size: int = 256, batch: int = 64,
+            contenders=("plain", "plain_abstracts", "before", "after"), keep_after: Path | None = None) -> dict:
     """Interleaved throughput of the contenders over the first `n` arXiv abstracts."""
     offline()
     from sentence_transformers import SentenceTransformer
@@ -74,7 +74,8 @@ def measure(n: int = 1000, slice_size: int = 256, batch: int = 64, contenders=("
         plain = SentenceTransformer(str(minilm_path()), device="cpu")
         load["plain"] = round(time.perf_counter() - t, 2)
     ref = indexes.get("after") or indexes.get("before")
-    texts_per_slice = [chunk_texts(ref, records[lo : lo + slice_size]) for lo in range(0, len(records), slice_size)] if plain else []
+    texts_per_slice = ([chunk_texts(ref, records[lo : lo + slice_size]) for lo in range(0, len(records), slice_size)]
+                       if plain else [])
     whole_per_slice = [[f"{r.title}. {r.text}" if r.title else r.text for r in records[lo : lo + slice_size]]
                        for lo in range(0, len(records), slice_size)]
     # warm-up outside the clock (first-call allocations, lazy imports)
@@ -84,7 +85,7 @@ def measure(n: int = 1000, slice_size: int = 256, batch: int = 64, contenders=("
     for ix in indexes.values():
         ix.embedder.embed_documents(warm)
     times = {name: Timing() for name in contenders}
-    chunks = {name: 0 for name in contenders}
+    chunks = dict.fromkeys(contenders, 0)
     with bar(len(records), f"throughput {n} ({'/'.join(contenders)})") as b:
         for si, lo in enumerate(range(0, len(records), slice_size)):
             part = records[lo : lo + slice_size]
@@ -105,7 +106,8 @@ def measure(n: int = 1000, slice_size: int = 256, batch: int = 64, contenders=("
         del ix.refresh_lexical  # the class method again
         with timed(times[name]):
             ix.refresh_lexical(force=True)
-    out: dict = {"n": len(records), "slice": slice_size, "add_batch": min(batch, slice_size), "model_load_s": load, "contenders": {}}
+    out: dict = {"n": len(records), "slice": slice_size, "add_batch": min(batch, slice_size), "model_load_s": load,
+                 "contenders": {}}
     for name in contenders:
         t = times[name]
         out["contenders"][name] = {**t.as_dict(), "chunks": chunks[name],

@@ -24,7 +24,18 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import ARXIV, ARXIV_TOTAL, CACHE, RESULTS, arxiv_titles, machine_info, offline, settings_for, summary_ms, write_json
+from bench.common import (
+    ARXIV,
+    ARXIV_TOTAL,
+    CACHE,
+    RESULTS,
+    arxiv_titles,
+    machine_info,
+    offline,
+    settings_for,
+    summary_ms,
+    write_json,
+)
 
 
 def strided_slice(n: int) -> Path:
@@ -104,8 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     queries = arxiv_titles(args.queries * 2, skip=1)  # titles; the strided slice holds few of them
     warm, timed = queries[: args.queries], queries[args.queries:]
-    out = {"label": args.label, "legacy": args.legacy, "abstracts": len(records), "preset": args.preset, "k": 5, "filters": {},
-           "machine": machine_info(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    out = {"label": args.label, "legacy": args.legacy, "abstracts": len(records), "preset": args.preset, "k": 5,
+           "filters": {}, "machine": machine_info(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     for name, f in filters.items():
         passing = len(retriever.matching_papers(f)) if f.active() else len(records)
         took = []

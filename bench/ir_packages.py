@@ -56,7 +56,7 @@ def synthetic(n: int, seed: int = 0):
         docs = [f"d{q}_{i}" for i in range(30)]
         rel = rnd.sample(docs, rnd.randint(1, 3))
         ranked = rnd.sample(docs, 10)
-        qrels[f"q{q}"] = {d: 1 for d in rel}
+        qrels[f"q{q}"] = dict.fromkeys(rel, 1)
         run[f"q{q}"] = {d: float(10 - i) for i, d in enumerate(ranked)}
     return qrels, run
 
@@ -101,7 +101,8 @@ def main() -> None:
     small, large = synthetic(77), synthetic(10_000, seed=1)
     results = {}
     for name, fn in FUNCS.items():
-        code = f"import sys, time; sys.path.extend({args.extra_path!r}); t = time.perf_counter(); import {name}; print(time.perf_counter() - t)"
+        code = (f"import sys, time; sys.path.extend({args.extra_path!r}); t = time.perf_counter(); import {name}; "
+                "print(time.perf_counter() - t)")
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         if proc.returncode:
             results[name] = {"available": False}
@@ -116,7 +117,8 @@ def main() -> None:
              "added_mb": round(sum(v or 0 for v in sizes.values()) / 1e6, 1),
              "added_distributions": {d: round(v / 1e6, 2) for d, v in sizes.items() if v}}
         results[name] = r
-        print(f"{name:12} +{r['added_mb']:6.1f} MB  import {r['import_s']:.2f} s  first call {r['first_call_77_s']:.3f} s  "
+        print(f"{name:12} +{r['added_mb']:6.1f} MB  import {r['import_s']:.2f} s  "
+              f"first call {r['first_call_77_s']:.3f} s  "
               f"77 q {r['eval_77_s'] * 1000:.1f} ms  10k q {r['eval_10000_s']:.2f} s")
     out = ROOT / "bench" / "results" / "ir_packages.json"
     out.parent.mkdir(parents=True, exist_ok=True)

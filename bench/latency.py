@@ -144,7 +144,8 @@ def measure(data_dir: Path, backend: str = "onnx", queries: int = 200, k: int = 
         "embedder": index.embedder.name, "candidates": settings.retrieval.candidates,
         "search": summary_ms(totals), "search_repeated_query": summary_ms(cached),
         "stages": {s: summary_ms(v) for s, v in per_stage.items()},
-        "open_s": round(open_s, 2), "lexical_load_s": round(lexical_load_s, 2), "first_search_s": round(first_search_s, 3),
+        "open_s": round(open_s, 2), "lexical_load_s": round(lexical_load_s, 2),
+        "first_search_s": round(first_search_s, 3),
         "rss_mb": {"before_open": round(base / 2**20), "peak": round(rss.peak / 2**20),
                    "after": round(rss.sample() / 2**20)},
     }
@@ -166,7 +167,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", dest="assign", action="append", default=[], help="GROUP.NAME=VALUE")
     args = ap.parse_args(argv)
     overrides = dict(a.split("=", 1) for a in args.assign)
-    print(json.dumps(measure(args.data_dir, args.backend, args.queries, overrides=overrides, preset=args.preset), indent=2))
+    print(json.dumps(measure(args.data_dir, args.backend, args.queries, overrides=overrides, preset=args.preset),
+                     indent=2))
     return 0
 
 

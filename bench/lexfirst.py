@@ -76,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
                     "pending again (vectors deleted) and time a fresh `paperchat embed` of them, with its peak RSS "
                     "(= the end of a full run's embed phase: every other vector loaded). Adds `embed_tail` to --out.")
     ap.add_argument("--resume", action="store_true", help="On a --data-dir whose ingest was stopped part-way: run "
-                    "`paperchat embed` to full coverage, with its coverage timeline and peak RSS (adds `resume` to --out).")
+                    "`paperchat embed` to full coverage, with its coverage timeline and peak RSS "
+                    "(adds `resume` to --out).")
     args = ap.parse_args(argv)
     offline()
     if args.embed_tail:
@@ -129,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
                 res.setdefault("ask_errors", []).append(p.stderr[-300:])
         if now - last_log >= 15 or proc.poll() is not None:
             last_log = now
-            res["timeline"].append({"s": round(now, 1), "embedded": cov[0] if cov else 0, "stored": cov[1] if cov else 0,
+            res["timeline"].append({"s": round(now, 1), "embedded": cov[0] if cov else 0,
+                                    "stored": cov[1] if cov else 0,
                                     "rss_mb": round(_rss(proc.pid) / 2**20), "peak_rss_mb": round(peak[0] / 2**20)})
             res["peak_rss_mb"] = round(peak[0] / 2**20)
             _rates(res, n)

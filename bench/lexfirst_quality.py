@@ -7,8 +7,8 @@ and 100% of the papers embedded, for two ways of fusing a chunk that has no vect
 
 BM25 alone and dense alone are shown beside them. SciFact (5,183 abstracts) is ingested lexically
 (`embed=False`), then the embed job runs until each coverage level is reached (it embeds in paper_id
-order, as the real job does: an arbitrary subset with respect to the claims; `limit` stops it exactly). At 100% coverage the
-`renormalised` ranking goes through exactly today's code path (no unembedded paper), and the script
+order, as the real job does: an arbitrary subset with respect to the claims; `limit` stops it exactly). At 100%
+coverage the `renormalised` ranking goes through exactly today's code path (no unembedded paper), and the script
 checks that every claim's ranking is identical with and without the renormalisation.
 
     nice -n 10 .venv/bin/python bench/lexfirst_quality.py [--data-dir /tmp/lexfirst-scifact] [--limit N]
@@ -94,8 +94,8 @@ def main(argv: list[str] | None = None) -> int:
         row["dense"], _ = evaluate(index, settings, claims, True, "dense")
         row["identical_rankings_renorm_vs_zero"] = ranked_renorm == ranked_zero
         res["levels"].append(row)
-        print(f"coverage {row['coverage']:.0%}: " + ", ".join(
-            f"{k} {row[k]['ndcg@10']:.4f}" for k in ("hybrid renormalised", "hybrid missing=0", "bm25", "dense")), flush=True)
+        ks = ("hybrid renormalised", "hybrid missing=0", "bm25", "dense")
+        print(f"coverage {row['coverage']:.0%}: " + ", ".join(f"{k} {row[k]['ndcg@10']:.4f}" for k in ks), flush=True)
         write_json(args.out, res)
     full = res["levels"][-1]
     print(f"100%: renormalised == today's fusion on every claim: {full['identical_rankings_renorm_vs_zero']}")
@@ -141,8 +141,8 @@ def from_full(args) -> int:
         row["bm25"], _ = evaluate(index, settings, claims, True, "bm25")
         row["dense"], _ = evaluate(index, settings, claims, True, "dense")
         res["levels"].append(row)
-        print(f"coverage {row['coverage']:.0%}: " + ", ".join(
-            f"{k} {row[k]['ndcg@10']:.4f}" for k in ("hybrid renormalised", "hybrid missing=0", "bm25", "dense")), flush=True)
+        ks = ("hybrid renormalised", "hybrid missing=0", "bm25", "dense")
+        print(f"coverage {row['coverage']:.0%}: " + ", ".join(f"{k} {row[k]['ndcg@10']:.4f}" for k in ks), flush=True)
         write_json(args.out, res)
     print(f"-> {args.out}")
     return 0

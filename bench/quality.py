@@ -55,7 +55,8 @@ def evaluate(docs: int | None = None, n_claims: int | None = None, backends=("to
 
     claims = load_claims(n_claims)
     corpus = corpus_slice(docs, claims)
-    n_docs = sum(1 for _ in open(corpus, encoding="utf-8"))
+    with open(corpus, encoding="utf-8") as f:
+        n_docs = sum(1 for _ in f)
     out: dict = {"docs": n_docs, "claims": len(claims), "corpus": str(corpus), "backends": {}}
     for backend in backends:
         data_dir = CACHE / f"scifact-{n_docs}-{backend}"

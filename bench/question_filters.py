@@ -60,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
             c[1] += len({p for p in got - exp if p[0] == field})
             c[2] += len({p for p in exp - got if p[0] == field})
         if got != exp:
-            wrong.append({"id": q["id"], "question": q["question"], "got": sorted(map(list, got)), "expected": sorted(map(list, exp))})
+            wrong.append({"id": q["id"], "question": q["question"], "got": sorted(map(list, got)),
+                          "expected": sorted(map(list, exp))})
     precision, recall = tp / max(1, tp + fp), tp / max(1, tp + fn)
     out = {
         "set": name, "questions": len(rows), "with_filters": sum(1 for r in rows if r["expected"]),

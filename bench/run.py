@@ -121,9 +121,10 @@ def table(res: dict) -> list[tuple[str, str, str, str, str]]:
         rows.append((
             f"SciFact nDCG@10 hybrid ({q.get('docs')} docs, {q.get('claims')} claims)", "within 0.005",
             f"{_g(q, 'backends', 'torch', 'hybrid', 'ndcg@10')}", f"{_g(q, 'backends', 'onnx', 'hybrid', 'ndcg@10')} "
-            f"(delta {q.get('delta_hybrid_ndcg@10')}; dense delta {q.get('delta_dense_ndcg@10')})", _ok(q.get("target_met")),
+            f"(delta {q.get('delta_hybrid_ndcg@10')}; dense delta {q.get('delta_dense_ndcg@10')})",
+            _ok(q.get("target_met")),
         ))
-    for n, s in res.get("scale", {}).items():
+    for s in res.get("scale", {}).values():
         if not isinstance(s, dict) or "n" not in s:
             continue
         before_rate = _g(t, "contenders", "before", "abstracts_per_s")
@@ -135,7 +136,8 @@ def table(res: dict) -> list[tuple[str, str, str, str, str]]:
             _ok(s["under_30_min"]) if s["n"] >= ARXIV_TOTAL else "-",
         ))
         rows.append((f"index on disk ({s['n']})", "reported", "-",
-                     f"{s['disk_mb_per_1k_abstracts']} MB per 1,000 abstracts ({s['disk_bytes'] / 2**20:.0f} MB, {s['chunks']} chunks)", "-"))
+                     f"{s['disk_mb_per_1k_abstracts']} MB per 1,000 abstracts "
+                     f"({s['disk_bytes'] / 2**20:.0f} MB, {s['chunks']} chunks)", "-"))
     lat = res.get("latency", {})
     for key, m in lat.items():
         if not isinstance(m, dict) or "search" not in m:
@@ -143,7 +145,8 @@ def table(res: dict) -> list[tuple[str, str, str, str, str]]:
         big = m["papers"] >= 70000
         st = m["stages"]
         rows.append((
-            f"search p50/p95 warm ({key}: {m['papers']} papers, {m['queries']} q)", "p95 < 30 ms (75k)" if big else "-", "-",
+            f"search p50/p95 warm ({key}: {m['papers']} papers, {m['queries']} q)", "p95 < 30 ms (75k)" if big else "-",
+            "-",
             f"{m['search']['p50_ms']}/{m['search']['p95_ms']} ms (embed {st['embed_query']['p50_ms']}, chroma "
             f"{st['chroma_query']['p50_ms']}, bm25 {st['bm25']['p50_ms']}, gen {st['generation_check']['p50_ms']}, "
             f"meta {st['chunk_meta_get']['p50_ms']}, records {st['records_get']['p50_ms']} ms p50)",
@@ -157,13 +160,15 @@ def table(res: dict) -> list[tuple[str, str, str, str, str]]:
         def fmt(x, key):
             return "-" if not x or "warm" not in x else f"{x['warm'].get(key)} s"
         rows.append(("answer first token p50 (question -> first token)", "< 2 s", fmt(b, "first_token_wall_p50_s"),
-                     fmt(a, "first_token_wall_p50_s") + f" (prompt ~{a['warm']['prompt_tokens_p50']} tokens; model call "
-                     f"{a['warm']['first_token_p50_s']} s)", _ok(a["targets"]["first_token_lt_2s"])))
-        rows.append(("answer total p50", "< 8 s", fmt(b, "total_p50_s"), fmt(a, "total_p50_s"), _ok(a["targets"]["total_p50_lt_8s"])))
+                     fmt(a, "first_token_wall_p50_s") + f" (prompt ~{a['warm']['prompt_tokens_p50']} tokens; "
+                     f"model call {a['warm']['first_token_p50_s']} s)", _ok(a["targets"]["first_token_lt_2s"])))
+        rows.append(("answer total p50", "< 8 s", fmt(b, "total_p50_s"), fmt(a, "total_p50_s"),
+                     _ok(a["targets"]["total_p50_lt_8s"])))
         cb = _g(b, "cold", "cold_start_s")
         rows.append(("cold start to first answer", "< 30 s", f"{cb} s" if cb else "-",
                      f"{_g(a, 'cold', 'cold_start_s')} s (setup {_g(a, 'cold', 'setup_s')} s; first run on a machine, "
-                     f"converting the GGUF: {_g(a, 'cold_first_run', 'cold_start_s')} s)", _ok(a["targets"]["cold_start_lt_30s"])))
+                     f"converting the GGUF: {_g(a, 'cold_first_run', 'cold_start_s')} s)",
+                     _ok(a["targets"]["cold_start_lt_30s"])))
     return rows
 
 
@@ -172,7 +177,7 @@ def print_table(res: dict) -> None:
     print(f"\npaperchat bench ({res['mode']}), {m['date']}: {m['cpu_count']} x {m['cpu_model']} ({m['cpu_flags']}), "
           f"{m['ram_gb']} GB RAM, load average at start {m['load_avg_at_start']}")
     rows = table(res)
-    widths = [max(len(r[i]) for r in rows + [("figure", "target", "before", "after", "status")]) for i in range(5)]
+    widths = [max(len(r[i]) for r in [*rows, ("figure", "target", "before", "after", "status")]) for i in range(5)]
     widths[3] = min(widths[3], 110)
     head = ("figure", "target", "before", "after", "status")
     print("  ".join(h.ljust(w) for h, w in zip(head, widths)))

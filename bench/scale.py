@@ -21,8 +21,19 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import (ARXIV_TOTAL, CACHE, SCALE_PRESET, arxiv_slice, bar, cores, cpu_seconds, dir_size, offline,
-                          settings_for, write_json)
+from bench.common import (
+    ARXIV_TOTAL,
+    CACHE,
+    SCALE_PRESET,
+    arxiv_slice,
+    bar,
+    cores,
+    cpu_seconds,
+    dir_size,
+    offline,
+    settings_for,
+    write_json,
+)
 
 LOG = "bench-ingest.json"
 
@@ -86,7 +97,8 @@ def build(n: int, backend: str = "onnx", data_dir: Path | None = None, fresh: bo
     return {
         "n": n, "backend": backend, "embedder": index.embedder.name, "data_dir": str(data_dir),
         "papers": papers, "chunks": chunks, "segments": len(log["segments"]),
-        "this_run": {"wall_s": seg["wall_s"], "cpu_s": seg["cpu_s"], "added": report.added, "unchanged": report.unchanged},
+        "this_run": {"wall_s": seg["wall_s"], "cpu_s": seg["cpu_s"], "added": report.added,
+                     "unchanged": report.unchanged},
         "total_wall_s": round(total_wall, 1), "total_cpu_s": round(total_cpu, 1),
         "abstracts_per_s": round(n / total_wall, 2) if total_wall and embedded else None,
         "idle_machine_estimate_s": round(total_cpu / cores(), 1),

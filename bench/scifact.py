@@ -70,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     claims = load_claims(args.limit)
     configs = {
         "dense": {"mode": "dense"}, "bm25": {"mode": "bm25"},
-        "hybrid (RRF)": {"mode": "hybrid", "fusion": "rrf"}, "hybrid (score fusion)": {"mode": "hybrid", "fusion": "score"},
+        "hybrid (RRF)": {"mode": "hybrid", "fusion": "rrf"},
+        "hybrid (score fusion)": {"mode": "hybrid", "fusion": "score"},
     }
     results = {}
     for name, cfg in configs.items():

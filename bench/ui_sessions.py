@@ -102,17 +102,19 @@ def storm(url: str, people: list[dict], turns_out: dict) -> dict:
         resolved += me["method"] in searched and me["data"] in outs[1]
         own_first += all(f"[1] {me['method']}" in o for o in outs)
     lat.sort()
-    return {"sessions": len(people), "turns": len(lat), "errors": len(errors), "queue_full": sum("queue" in e.lower() for e in errors),
-            "error_samples": errors[:3], "leaks": leaks, "followups_resolved": resolved, "own_paper_cited_first": own_first,
+    return {"sessions": len(people), "turns": len(lat), "errors": len(errors),
+            "queue_full": sum("queue" in e.lower() for e in errors), "error_samples": errors[:3], "leaks": leaks,
+            "followups_resolved": resolved, "own_paper_cited_first": own_first,
             "p50_s": round(statistics.median(lat), 2) if lat else None,
             "p95_s": round(lat[int(0.95 * (len(lat) - 1))], 2) if lat else None, "wall_s": round(wall, 1)}
 
 
 def run(n: int, tmp: Path, queue_size: int | None = None) -> dict:
-    from assistant.answer.assistant import Assistant
     from conftest import PAPERS
-    from ui.app import build_app
     from ui_helpers import make_settings, running
+
+    from assistant.answer.assistant import Assistant
+    from ui.app import build_app
 
     people = corpus(n)
     extra = {"ui.queue_size": queue_size} if queue_size else {}

@@ -19,6 +19,7 @@ novel number or name; kept at answer.support_threshold): max over the source's s
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import random
 import statistics
@@ -29,11 +30,11 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import RESULTS, ROOT, machine_info, offline  # noqa: E402
+from bench.common import RESULTS, ROOT, machine_info, offline
 
 sys.path.insert(0, str(ROOT / "scripts"))
-import verifier_data as V  # noqa: E402
-from train_verifier import auc  # noqa: E402
+import verifier_data as V
+from train_verifier import auc
 
 
 def scifact_sets(which: str):
@@ -81,7 +82,8 @@ def rates(flags: list[bool]) -> float | None:
     return round(sum(flags) / len(flags), 4) if flags else None
 
 
-def scifact_metrics(sup: list[float], keep: list[bool], gold: list[str], contradicted: list[bool] | None = None) -> dict:
+def scifact_metrics(sup: list[float], keep: list[bool], gold: list[str],
+                    contradicted: list[bool] | None = None) -> dict:
     s = [x for x, g in zip(sup, gold) if g == "SUPPORT"]
     c = [x for x, g in zip(sup, gold) if g == "CONTRADICT"]
     m = {"n_support": len(s), "n_contradict": len(c), "auc_support_vs_contradict": round(auc(s, c), 4),
@@ -133,12 +135,12 @@ def _settings(args):
 
 
 def run(args) -> dict:
-    from assistant.settings import load_settings
     from assistant.verify import Verifier
 
     settings = _settings(args)
     ver = Verifier(settings.verify).load()
-    res: dict = {"machine": machine_info(), "settings": settings.verify.model_dump(), "model_dir": str(ver._model.model_dir)}
+    res: dict = {"machine": machine_info(), "settings": settings.verify.model_dump(),
+                 "model_dir": str(ver._model.model_dir)}
     base = Baseline(settings.answer.support_threshold)
     sf = scifact_sets("test")
     claims, gold = [x[0] for x in sf], [x[3] for x in sf]
@@ -167,7 +169,7 @@ def run(args) -> dict:
     ver.verify_many(ans[0])  # warm
     for a in ans:
         ver._model._cache.clear()  # each answer pays for encoding its claims and sources
-        _, ms, cpu = timed(lambda: ver.verify_many(a))
+        _, ms, cpu = timed(functools.partial(ver.verify_many, a))
         walls.append(ms)
         cpus.append(cpu)
         cl = list(dict.fromkeys(c for c, _ in a))
@@ -175,7 +177,7 @@ def run(args) -> dict:
         sents = [[s.text for s in V.split_sentences(x)] for x in srcs]
         flat_s = [s for ss in sents for s in ss]
         abst = [x for x, ss in zip(srcs, sents) for _ in ss]
-        _, bms, _ = timed(lambda: base.scorer.matrix(cl, flat_s, abst))
+        _, bms, _ = timed(functools.partial(base.scorer.matrix, cl, flat_s, abst))
         bwalls.append(bms)
     q = lambda xs, p: round(sorted(xs)[min(len(xs) - 1, int(p * len(xs)))], 1)  # noqa: E731
     res["one_answer_ms"] = {"answers": len(walls), "claims_x_sources": "8 x 5 whole abstracts",
@@ -192,7 +194,6 @@ def calibrate(args) -> dict:
     `contradicted` maximises CONTRADICT-vs-rest accuracy among the unsupported."""
     import numpy as np
 
-    from assistant.settings import load_settings
     from assistant.verify import Verifier
 
     ver = Verifier(_settings(args).verify).load()
@@ -210,7 +211,7 @@ def calibrate(args) -> dict:
         # the issue's targets: kept >= .85, flagged >= .80, changing >= .90, keeping <= .05; least total shortfall
         score = -(max(0, .85 - kept) + max(0, .80 - flag) + max(0, .90 - ch) + max(0, kp - .05))
         if best is None or score > best[0]:
-            best = (score, round(float(t), 2), dict(kept=kept, flagged=flag, changing=ch, keeping=kp))
+            best = (score, round(float(t), 2), {"kept": kept, "flagged": flag, "changing": ch, "keeping": kp})
     t_s = best[1]
     rest = [(v.contradiction, g == "CONTRADICT") for v, g in zip(v_sf, gold) if v.support < t_s]
     rest += [(v.contradiction, p.label == V.CON) for v, p in zip(v_syn, syn) if v.support < t_s]

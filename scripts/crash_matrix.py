@@ -115,19 +115,21 @@ def matrix(points: int, n: int, work: Path, seed: int = 13) -> dict:
             "pending_left": final["pending"], "doctor_ok": final["doctor_ok"], "bad": final["bad"],
         })
         shutil.rmtree(data, ignore_errors=True)
-    return {"records": n, "reference": {k: ref[k] for k in ("papers", "chunks", "records")}, "full_ingest_s": round(full_s, 1),
-            "points": rows}
+    return {"records": n, "reference": {k: ref[k] for k in ("papers", "chunks", "records")},
+            "full_ingest_s": round(full_s, 1), "points": rows}
 
 
 def summary(res: dict) -> str:
     rows = res["points"]
     lines = [f"crash matrix: {len(rows)} SIGKILLs over a {res['records']}-record ingest "
-             f"(reference {res['reference']['papers']} papers / {res['reference']['chunks']} chunks, {res['full_ingest_s']} s)"]
+             f"(reference {res['reference']['papers']} papers / {res['reference']['chunks']} chunks, "
+             f"{res['full_ingest_s']} s)"]
     for r in rows:
         ak = r["after_kill"]
         lines.append(f"  kill@{r['kill_after_s']:>5}s  after kill: opens={ak['opens']} papers={ak['papers']} "
                      f"records={ak['records']} pending={ak['pending']} doctor_ok={ak['doctor_ok']}  | after re-run: "
-                     f"lost={r['lost']} duplicated={r['duplicated']} orphaned={r['orphaned']} pending={r['pending_left']} "
+                     f"lost={r['lost']} duplicated={r['duplicated']} orphaned={r['orphaned']} "
+                     f"pending={r['pending_left']} "
                      f"doctor_ok={r['doctor_ok']}")
     tot = {k: sum(r[k] for r in rows) for k in ("lost", "duplicated", "orphaned")}
     opens = sum(r["after_kill"]["opens"] for r in rows)

@@ -75,10 +75,10 @@ def _cli(*argv: str) -> tuple[int, str, str]:
 def run_case(store: Path) -> dict:
     """In this process: doctor, search, rebuild-index, doctor on an already damaged store."""
     base = ["--preset", "debug", "--data-dir", str(store)]
-    code, out, err = _cli(*base, "doctor", "--json")
+    code, out, _err = _cli(*base, "doctor", "--json")
     found = json.loads(out) if out.strip().startswith("{") else {"findings": []}
     bad = [f for f in found["findings"] if not f["ok"]]
-    s_code, s_out, s_err = _cli(*base, "search", "graph neural networks")
+    s_code, _s_out, s_err = _cli(*base, "search", "graph neural networks")
     r_code, r_out, r_err = _cli(*base, "rebuild-index", "--quiet")
     a_code, a_out, _ = _cli(*base, "doctor", "--json")
     after = json.loads(a_out) if a_out.strip().startswith("{") else {"findings": [], "ok": False}
@@ -156,7 +156,8 @@ def main() -> None:
               f"search_clear_error={r.get('search_clear_error')} repaired={r.get('healthy_after')} "
               f"probe_after='{r.get('self_retrieval_after', '')}'")
         if name in SELF_HEALING:
-            print(f"    self-healing: search exit {r.get('search_exit')}, doctor healthy after: {r.get('healthy_after')}")
+            print(f"    self-healing: search exit {r.get('search_exit')}, "
+                  f"doctor healthy after: {r.get('healthy_after')}")
         for f in r.get("findings", [])[:2]:
             print(f"    {f}")
         if r.get("crash"):

@@ -21,7 +21,7 @@ import argparse
 import json
 import os
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-FILES = ("eval/questions.jsonl", "eval/questions-blind.jsonl", "eval/questions-blind2.jsonl", "eval/questions-blind3.jsonl")
+FILES = ("eval/questions.jsonl", "eval/questions-blind.jsonl", "eval/questions-blind2.jsonl",
+         "eval/questions-blind3.jsonl")
 KINDS = ("factoid", "paraphrase", "followup", "compare", "multi")
 
 
@@ -94,15 +95,17 @@ def main() -> int:
 
     settings = load_settings(None, {"store.data_dir": str(args.data_dir), "answer.model": "extractive"})
     assistant = Assistant(settings)
-    records = {d["paper_id"]: d["text"] for d in map(json.loads, (ROOT / "data" / "corpus.jsonl").read_text(encoding="utf-8").splitlines())}
+    lines = (ROOT / "data" / "corpus.jsonl").read_text(encoding="utf-8").splitlines()
+    records = {d["paper_id"]: d["text"] for d in map(json.loads, lines)}
     per_file = {f: groups_of(ROOT / f, assistant, records) for f in FILES}
-    report: dict = {"fitted": datetime.now(timezone.utc).isoformat(timespec="seconds"), "files": list(FILES),
+    report: dict = {"fitted": datetime.now(UTC).isoformat(timespec="seconds"), "files": list(FILES),
                     "l2": args.l2, "held_out": {}}
     for f in FILES:  # leave one file out
         train = [(x, y) for g, gs in per_file.items() if g != f for x, y, _ in gs]
         w = fit(train, l2=args.l2)
         report["held_out"][f] = {"evidence_order": accuracy(per_file[f]), "ranker": accuracy(per_file[f], w)}
-        print(f"held out {f}: evidence order {report['held_out'][f]['evidence_order']}  ranker {report['held_out'][f]['ranker']}")
+        print(f"held out {f}: evidence order {report['held_out'][f]['evidence_order']}  "
+              f"ranker {report['held_out'][f]['ranker']}")
     everything = [(x, y) for gs in per_file.values() for x, y, _ in gs]
     w = fit(everything, l2=args.l2)
     report["train"] = {"groups": len(everything), "log_likelihood": round(log_likelihood(everything, w), 4),

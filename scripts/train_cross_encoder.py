@@ -30,11 +30,11 @@ import sys
 import tempfile
 import time
 import warnings
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import verifier_data as V  # noqa: E402
+import verifier_data as V
 
 log = logging.getLogger("train_verifier")
 
@@ -79,7 +79,8 @@ class Trainer:
         random.seed(args.seed)
         self.args = args
         cfg = AutoConfig.from_pretrained(str(model_path), num_labels=3, num_hidden_layers=args.layers,
-                                         id2label=dict(enumerate(V.LABELS)), label2id={k: i for i, k in enumerate(V.LABELS)})
+                                         id2label=dict(enumerate(V.LABELS)),
+                                         label2id={k: i for i, k in enumerate(V.LABELS)})
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             logging.getLogger("transformers").setLevel(logging.ERROR)
@@ -136,9 +137,7 @@ class Trainer:
         lossf = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
         history, t0, seen, run_loss = [], time.time(), 0, 0.0
         self.model.train()
-        step = 0
-        for items in self.batches(data, rng):
-            step += 1
+        for step, items in enumerate(self.batches(data, rng), 1):
             if step > self.total:
                 break
             ids, tt, mask, y = self.collate(items)
@@ -178,7 +177,8 @@ class Trainer:
         with torch.no_grad():
             for lo in range(0, len(data), 64):
                 ids, tt, mask, _ = self.collate(data[lo : lo + 64])
-                out += torch.softmax(self.model(input_ids=ids, attention_mask=mask, token_type_ids=tt).logits, -1).tolist()
+                logits = self.model(input_ids=ids, attention_mask=mask, token_type_ids=tt).logits
+                out += torch.softmax(logits, -1).tolist()
         return out
 
     def evaluate(self, evals: dict) -> dict:
@@ -335,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
         c = Trainer(args, base)
         compare = c.train(data["scifact_train"] * args.scifact_repeat, args.compare_steps, evals, set(), "scifact-only")
     record = {
-        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "args": {k: str(v) for k, v in vars(args).items()},
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "args": {k: str(v) for k, v in vars(args).items()},
         "data": {k: len(v) for k, v in data.items()}, "data_kinds": {k: V.describe(v) for k, v in data.items()},
         "main_run_minutes": round(train_minutes, 1), "total_minutes": round((time.time() - started) / 60, 1),
         "history": history, "compare": compare, "onnx": info, "onnx_pair_metrics": onnx_eval,

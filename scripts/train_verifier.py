@@ -37,13 +37,13 @@ import sys
 import tempfile
 import time
 import warnings
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import verifier_data as V  # noqa: E402
+import verifier_data as V
 
 log = logging.getLogger("train_verifier")
 MAX_SENT_TOKENS = 96  # per claim or source sentence (with [CLS]/[SEP], which the head ignores)
@@ -70,7 +70,8 @@ def export_encoder(base: Path, layers: int, out_file: Path) -> dict:
     cfg = AutoConfig.from_pretrained(str(base), num_hidden_layers=layers)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = AutoModel.from_pretrained(str(base), config=cfg, local_files_only=True, attn_implementation="eager").eval()
+        model = AutoModel.from_pretrained(str(base), config=cfg, local_files_only=True,
+                                          attn_implementation="eager").eval()
 
     class Wrap(torch.nn.Module):
         def __init__(self, m) -> None:
@@ -319,7 +320,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="Gaussian noise on token states in training, times their std (robustness to int8 noise).")
     ap.add_argument("--no-compare", action="store_true", help="Skip the SciFact-only recipe.")
     ap.add_argument("--feature-cache", type=Path, help="Keep/reuse the encoder's token states here (a pickle).")
-    ap.add_argument("--card-only", action="store_true", help="Only rewrite MODEL_CARD.md (adds bench/results/verifier.json).")
+    ap.add_argument("--card-only", action="store_true",
+                    help="Only rewrite MODEL_CARD.md (adds bench/results/verifier.json).")
     args = ap.parse_args(argv)
     if args.card_only:
         from verifier_card import write_card
@@ -371,13 +373,14 @@ def main(argv: list[str] | None = None) -> int:
     meta = {"labels": list(V.LABELS), "layers": args.layers, "hidden": args.hidden, "base": "all-MiniLM-L6-v2",
             "max_sentence_tokens": MAX_SENT_TOKENS, "format": 1}
     (args.out / "verifier.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
-    test = {k: metrics(data[k], predict(head, [feats.item(p) for p in data[k]])) for k in ("scifact_dev", "synthetic_dev", "scifact_test")}
+    test = {k: metrics(data[k], predict(head, [feats.item(p) for p in data[k]]))
+            for k in ("scifact_dev", "synthetic_dev", "scifact_test")}
     log.info("held-out pair-level: %s", json.dumps(test))
     compare = []
     if not args.no_compare:
         _, compare = train_head(args, data["scifact_train"] * args.scifact_repeat, feats, evals, "scifact-only")
     record = {
-        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "args": {k: str(v) for k, v in vars(args).items()},
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "args": {k: str(v) for k, v in vars(args).items()},
         "data": {k: len(v) for k, v in data.items()}, "data_kinds": {k: V.describe(v) for k, v in data.items()},
         "encode_minutes": encode_min, "head_minutes": head_min, "total_minutes": round((time.time() - started) / 60, 1),
         "history": history, "compare": compare, "encoder": info,

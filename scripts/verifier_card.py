@@ -40,9 +40,9 @@ def write_card(out: Path, bench: Path | None = None) -> Path:
         "the other texts of a call.", "",
         "## Data (only ../shared/data)", "",
         "* SciFact training claims with rationales (`scifact/queries.jsonl` + `corpus.jsonl`), split by groups of "
-        "claims sharing an abstract: 70% train / 10% dev / 20% test; no dev/test claim's abstract is trained on. Pairs: "
-        "claim vs rationale sentences (SUPPORT -> supported, CONTRADICT -> contradicted), also with a neighbouring "
-        "sentence; claim vs 2 other sentences of the same abstract -> not_supported.",
+        "claims sharing an abstract: 70% train / 10% dev / 20% test; no dev/test claim's abstract is trained on. "
+        "Pairs: claim vs rationale sentences (SUPPORT -> supported, CONTRADICT -> contradicted), also with a "
+        "neighbouring sentence; claim vs 2 other sentences of the same abstract -> not_supported.",
         "* Synthetic pairs from arXiv cs abstracts (`arxiv/arxiv_cs_abstracts_2025-2026.jsonl.gz`), split 80/10/10 by "
         "a hash of the arXiv id: a sentence (or it with a neighbour) as source, an edited copy as claim. "
         "Meaning-changing: number swapped, name swapped for another name of the same abstract, negation, antonym, "
@@ -51,20 +51,22 @@ def write_card(out: Path, bench: Path | None = None) -> Path:
         "Meaning-keeping (supported): verbatim, clause dropped, compressed, list order changed, close paraphrase.",
         f"* Pairs: {json.dumps(r['data'])} (SciFact training pairs x{a['scifact_repeat']} in the mix).", "",
         "## Pair-level metrics (argmax; flagged = P(supported) < 0.5)", "",
-        "| split | accuracy | AUC SUPPORT vs CONTRADICT | keeping flagged | changing flagged |", "|---|---|---|---|---|",
+        "| split | accuracy | AUC SUPPORT vs CONTRADICT | keeping flagged | changing flagged |",
+        "|---|---|---|---|---|",
     ]
     lines += [f"| {k} | {_row(m)} |" for k, m in r["pair_metrics"].items()]
     lines += ["", "## Data recipes compared (dev splits)", "",
-              "| recipe | epoch | SciFact dev: acc / AUC / keep-flagged / change-flagged | synthetic dev: acc / AUC / keep-flagged / change-flagged |",
+              "| recipe | epoch | SciFact dev: acc / AUC / keep-flagged / change-flagged "
+              "| synthetic dev: acc / AUC / keep-flagged / change-flagged |",
               "|---|---|---|---|"]
     lines += [f"| {h['recipe']} | {h['epoch']} | {_row(h.get('scifact_dev'))} | {_row(h.get('synthetic_dev'))} |"
               for h in r["history"] + r["compare"]]
     lines += ["", "Tried first and not shipped: a cross-encoder fine-tuned from the same MiniLM (first 3 layers, "
-              "`scripts/train_cross_encoder.py`, SciFact + synthetic). On this machine it trained at ~7 pairs/s; at step "
-              "400 of batch 16 (15.2 min) it stood at SciFact dev accuracy 0.44 / AUC 0.747 / keep-flagged 0.70 / "
+              "`scripts/train_cross_encoder.py`, SciFact + synthetic). On this machine it trained at ~7 pairs/s; at "
+              "step 400 of batch 16 (15.2 min) it stood at SciFact dev accuracy 0.44 / AUC 0.747 / keep-flagged 0.70 / "
               "change-flagged 0.82 and synthetic dev accuracy 0.53 / keep-flagged 0.35 / change-flagged 0.47, with ~25 "
-              "more minutes needed per epoch of the data. The frozen encoder + head reached better synthetic figures in "
-              "minutes, so it was shipped; the cross-encoder's SciFact AUC was as good at 15 minutes and might win "
+              "more minutes needed per epoch of the data. The frozen encoder + head reached better synthetic figures "
+              "in minutes, so it was shipped; the cross-encoder's SciFact AUC was as good at 15 minutes and might win "
               "with hours of training."]
     if bench and bench.is_file():
         b = json.loads(bench.read_text(encoding="utf-8"))
@@ -78,24 +80,26 @@ def write_card(out: Path, bench: Path | None = None) -> Path:
             for k in ("auc_support_vs_contradict", "support_kept", "contradict_flagged"):
                 lines.append(f"| {part} | {k} | {b[part]['verifier'][k]} | {b[part]['baseline'][k]} |")
         for k in ("changing_flagged", "keeping_flagged", "verbatim_flagged"):
-            lines.append(f"| synthetic (test abstracts) | {k} | {b['synthetic']['verifier'][k]} | {b['synthetic']['baseline'][k]} |")
+            lines.append(f"| synthetic (test abstracts) | {k} | {b['synthetic']['verifier'][k]} "
+                         f"| {b['synthetic']['baseline'][k]} |")
         sp = b["one_answer_ms"]
         lines += ["", f"Speed: {b['pairs_per_s']['wall_per_s']} claim-window pairs/s; one answer (8 claims x 5 whole "
-                  f"abstracts) p50 {sp['p50']} ms wall, {sp['cpu_p50']} ms CPU; the similarity check {sp['baseline_p50']} ms "
+                  f"abstracts) p50 {sp['p50']} ms wall, {sp['cpu_p50']} ms CPU; "
+                  f"the similarity check {sp['baseline_p50']} ms "
                   f"(load average at start {b['machine']['load_avg_at_start']} on 2 cores)."]
     lines += ["", "## Rebuild", "", "```",
               "nice -n 10 .venv/bin/python scripts/train_verifier.py --out assistant/verify/model",
               ".venv/bin/python bench/verifier.py --calibrate   # thresholds -> VerifySettings defaults",
               ".venv/bin/python bench/verifier.py && .venv/bin/python scripts/train_verifier.py --card-only",
               "```", "",
-              "Limits: English scientific prose; a claim is read against one- and two-sentence windows, so a claim that "
-              "needs three sentences together, or world knowledge, is at best not_supported. The synthetic edits are "
-              "rule-made: held-out figures on them measure those edit types, not every way a sentence can go wrong. Known "
-              "misses (tests/test_verify.py, strict xfail): a paraphrase that moves a phrase ('FedMerge improves accuracy "
-              "on CIFAR-10 by 24.7% compared with FedAvg' for 'On CIFAR-10, FedMerge improves accuracy by 24.7% over "
-              "FedAvg') reads as swapped sides, and 'one GPU' for 'a single GPU' as a changed number. SciFact claims are "
-              "human paraphrases with domain knowledge: the verifier separates SUPPORT from CONTRADICT far better than "
-              "the similarity check but below the issue's 0.85 AUC.", ""]
+              "Limits: English scientific prose; a claim is read against one- and two-sentence windows, so a claim "
+              "that needs three sentences together, or world knowledge, is at best not_supported. The synthetic edits "
+              "are rule-made: held-out figures on them measure those edit types, not every way a sentence can go "
+              "wrong. Known misses (tests/test_verify.py, strict xfail): a paraphrase that moves a phrase ('FedMerge "
+              "improves accuracy on CIFAR-10 by 24.7% compared with FedAvg' for 'On CIFAR-10, FedMerge improves "
+              "accuracy by 24.7% over FedAvg') reads as swapped sides, and 'one GPU' for 'a single GPU' as a changed "
+              "number. SciFact claims are human paraphrases with domain knowledge: the verifier separates SUPPORT from "
+              "CONTRADICT far better than the similarity check but below the issue's 0.85 AUC.", ""]
     path = out / "MODEL_CARD.md"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path

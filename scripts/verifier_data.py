@@ -165,7 +165,8 @@ _FILLER = re.compile(
     r"novel|new|simple|efficient|extensive|comprehensive|remarkably|particularly|especially|successfully)\s+", re.I)
 _PREFIX = re.compile(r"^(?:Furthermore|Moreover|Additionally|In addition|Finally|Specifically|In particular|"
                      r"In this paper|In this work|To this end|Notably|However|Overall|Thus),\s+", re.I)
-_THAT = re.compile(r"^(?:We|Our (?:results|experiments|analysis|findings)) (?:show|demonstrate|find|reveal|observe)s? that\s+", re.I)
+_THAT = re.compile(
+    r"^(?:We|Our (?:results|experiments|analysis|findings)) (?:show|demonstrate|find|reveal|observe)s? that\s+", re.I)
 _LIST = re.compile(r"\b([\w\-]+(?: [\w\-]+)?), ([\w\-]+(?: [\w\-]+)?),? and ([\w\-]+(?: [\w\-]+)?)\b")
 _LIST2 = re.compile(r"\b(both )?([A-Za-z][\w\-]+) and ([A-Za-z][\w\-]+)\b")
 
@@ -283,7 +284,8 @@ def _drop_clause(s: str, abstract: str, rng: random.Random) -> str | None:
     t = _PREFIX.sub("", s)
     if t != s:
         opts.append(_cap(t))
-    m = re.search(r",\s+(which|while|where|thereby|enabling|allowing|leading|resulting|making|including|such as)\b[^.;]*", s)
+    m = re.search(r",\s+(which|while|where|thereby|enabling|allowing|leading|resulting|making|including|such as)\b"
+                  r"[^.;]*", s)
     if m:
         opts.append(s[: m.start()] + s[m.end():])
     m = re.search(r";[^;]*$", s.rstrip("."))
