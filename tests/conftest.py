@@ -29,8 +29,9 @@ def settings(tmp_path: Path) -> Settings:
 PAPERS = [
     Record("p-fedmerge", "FedMerge merges several global models into one personalised model per client in federated "
            "learning. Each client receives a weighted merge of the server's models. Experiments on CIFAR-10 show "
-           "FedMerge beats clustering-based personalised federated learning.", title="", label="FedMerge: model merging",
-           label_derived=True, year=2025, authors=("Ann Lee", "Bo Chen"), source="a.jsonl"),
+           "FedMerge beats clustering-based personalised federated learning.", title="",
+           label="FedMerge: model merging", label_derived=True, year=2025, authors=("Ann Lee", "Bo Chen"),
+           source="a.jsonl"),
     Record("p-prune", "Layer pruning compresses large language models. We propose Prune&Comp, which compensates the "
            "magnitude gap of removed layers. Prune&Comp reduces perplexity by 24.72% on LLaMA-3-8B.",
            title="Prune&Comp: Free Lunch for Layer-Pruned LLMs", label="Prune&Comp: Free Lunch for Layer-Pruned LLMs",

@@ -35,7 +35,8 @@ from typing import Any
 
 @dataclass
 class Behavior:
-    kind: str = "ok"  # ok | slow | status | cut | malformed | empty | json (ignores stream=true) | short | wrong_dim | nan
+    # ok | slow | status | cut | malformed | empty | json (ignores stream=true) | short | wrong_dim | nan
+    kind: str = "ok"
     text: str = "Hello from the stub server."
     delay_s: float = 0.0  # before the first byte
     chunk_delay_s: float = 0.0  # between SSE chunks

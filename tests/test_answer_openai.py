@@ -4,14 +4,13 @@ or a 5xx gives a clear error (CLI: message + hint, non-zero exit), never a hang.
 
 from __future__ import annotations
 
-
 import pytest
+from openai_stub import Behavior, OpenAIStub
 
 from assistant.answer.assistant import Assistant
 from assistant.cli import main
 from assistant.errors import ModelError
 from assistant.index.indexer import Index
-from openai_stub import Behavior, OpenAIStub
 
 pytestmark = pytest.mark.timeout(120)
 Q = "How much does Prune&Comp reduce perplexity?"

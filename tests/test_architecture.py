@@ -28,7 +28,7 @@ def _imports(path: Path) -> set[str]:
 def test_stages_import_only_leftwards():
     bad = []
     for i, stage in enumerate(ORDER):
-        later = ORDER[i + 1 :] + ["cli"]
+        later = [*ORDER[i + 1 :], "cli"]
         for path in (ROOT / stage).rglob("*.py"):
             for mod in _imports(path):
                 parts = mod.split(".")

@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import PAPERS
 
 pytestmark = pytest.mark.slow
@@ -50,8 +49,8 @@ def chroma_url(tmp_path_factory):
 
 
 def _cli(args: list[str], data_dir: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "assistant.cli", "--data-dir", str(data_dir), "--preset", "debug", *args],
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-m", "assistant.cli", "--data-dir", str(data_dir), "--preset", "debug",
+                           *args], capture_output=True, text=True, timeout=300)
 
 
 def test_ingest_in_one_process_query_in_another(chroma_url, tmp_path):

@@ -35,7 +35,8 @@ def _prune_id(index) -> str:
 def test_search_ranks_prune_and_comp_first(bundled):
     settings, index = bundled
     res = subprocess.run([sys.executable, "-m", "assistant.cli", "--data-dir", str(settings.store.data_dir), "search",
-                          "How much does Prune&Comp reduce perplexity?", "--json"], capture_output=True, text=True, timeout=300)
+                          "How much does Prune&Comp reduce perplexity?", "--json"],
+                         capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     hits = json.loads(res.stdout)["hits"]
     assert hits[0]["paper_id"] == _prune_id(index)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conftest import PAPERS, make_settings
 from openai_stub import Behavior, OpenAIStub, stub_vector
 
@@ -106,9 +105,9 @@ def test_api_key_from_the_named_environment_variable(tmp_path, stub, monkeypatch
 
 
 def test_configuration_errors(tmp_path, stub):
-    with pytest.raises(ConfigError, match="needs embedding.server_url"):
+    with pytest.raises(ConfigError, match=r"needs embedding\.server_url"):
         get_embedder(_settings(tmp_path, "").embedding)
-    with pytest.raises(ConfigError, match="needs embedding.server_model"):
+    with pytest.raises(ConfigError, match=r"needs embedding\.server_model"):
         get_embedder(_settings(tmp_path, stub.base_url, **{"embedding.server_model": ""}).embedding)
     stub.stop()  # nothing listens there any more
     with pytest.raises(ModelError) as e:

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import PAPERS
 from servers import SERVED_NAME, infinity
 
@@ -63,7 +62,8 @@ def test_ingest_and_search_through_the_server_and_the_guard(server_url, tmp_path
     res = _cli([*_server_settings(server_url), "ingest", str(corpus), "--quiet"], data)
     assert res.returncode == 0, res.stderr
     assert "4 added" in res.stdout
-    res = _cli([*_server_settings(server_url), "search", "layer pruning of language models", "--json", "--mode", "dense"], data)
+    res = _cli([*_server_settings(server_url), "search", "layer pruning of language models", "--json",
+                "--mode", "dense"], data)
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)["hits"][0]["paper_id"] == "p-prune"
     stats = json.loads(_cli([*_server_settings(server_url), "stats", "--json"], data).stdout)

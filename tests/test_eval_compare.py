@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from eval_helpers import KINDS, _rec, base_records, write_run
 
 from assistant.cli import main
 from eval import stats
 from eval.compare import compare_runs, outcome
 from eval.compare_report import render, write_comparison
-from eval_helpers import KINDS, _rec, base_records, write_run
+
 
 def test_a_run_compared_with_itself_shows_no_difference(tmp_path):
     run = write_run(tmp_path / "a", base_records())
@@ -38,7 +38,8 @@ def test_runs_differing_on_known_questions_find_exactly_those(tmp_path):
     for i in answered_absent:
         b[i] = _rec(i, "absent", False, abstain=False)
     for i in abstain:
-        b[i] = _rec(i, a[i]["kind"], False, abstain=True, r5=a[i]["metrics"]["recall@5"], latency=a[i]["metrics"]["total_s"])
+        b[i] = _rec(i, a[i]["kind"], False, abstain=True, r5=a[i]["metrics"]["recall@5"],
+                    latency=a[i]["metrics"]["total_s"])
     cmp = compare_runs(write_run(tmp_path / "a", a), write_run(tmp_path / "b", b, model="local"))
 
     changed = {c["id"]: c for c in cmp["changed"]}

@@ -19,7 +19,8 @@ def _fake_shared(root: Path) -> Path:
     rows = [{"id": f"2501.{i:05d}", "title": f"Paper {i} on {'graphics' if i % 3 else 'language'}",
              "abstract": LONG.format(t=f"topic {i} with braces {{x}} and $\\infty$"),
              "authors": str(["Ada Lovelace", f"Author {i}"]),
-             "categories": str(["cs.GR" if i % 3 else "cs.CL", "cs.LG"]), "first_seen": "2025-01-02"} for i in range(30)]
+             "categories": str(["cs.GR" if i % 3 else "cs.CL", "cs.LG"]), "first_seen": "2025-01-02"}
+            for i in range(30)]
     with gzip.open(root / corpora.ARXIV, "wt", encoding="utf-8") as f:
         for r in rows:
             f.write(json.dumps(r) + "\n")

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from conftest import PAPERS
+
 from assistant.settings import load_settings
 from assistant.verify import get_verifier
-from conftest import PAPERS
 from eval.faithfulness import verified_counts
 
 PRUNE = PAPERS[1]

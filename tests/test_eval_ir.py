@@ -8,9 +8,9 @@ import math
 import random
 
 import pytest
+from conftest import make_settings
 
 from assistant.settings import BUNDLED_CORPUS, PROJECT_DIR
-from conftest import make_settings
 from eval import ir
 from eval import metrics as M
 

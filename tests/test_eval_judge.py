@@ -7,13 +7,13 @@ import json
 import math
 
 import pytest
+from conftest import PAPERS, make_settings
+from openai_stub import Behavior, OpenAIStub
 
 from assistant.answer.prompts import load_prompt
 from assistant.cli import main
 from assistant.errors import ConfigError, ModelError
-from conftest import PAPERS, make_settings
 from eval.judge import METRICS, JudgeParseError, judge_records, make_judge, parse_verdict
-from openai_stub import Behavior, OpenAIStub
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -127,8 +127,8 @@ def _run(tmp_path, extra=()):
 
 def test_cli_run_with_judge_and_judge_an_existing_run(tmp_path, stub, capsys):
     q = _run(tmp_path)
-    base = ["--data-dir", str(tmp_path / "store"), "--preset", "debug", "--set", f"answer.openai_base_url={stub.base_url}",
-            "--set", "answer.retries=0"]
+    base = ["--data-dir", str(tmp_path / "store"), "--preset", "debug",
+            "--set", f"answer.openai_base_url={stub.base_url}", "--set", "answer.retries=0"]
     stub.script(Behavior.ok('{"score": 5}'), Behavior.ok("not json"), Behavior.ok('{"score": 3}'))
     assert main([*base, "eval", "run", "--questions", str(q), "--out", str(tmp_path / "run"), "--quiet", "--no-plots",
                  "--judge", "openai"]) == 0

@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import PAPERS, SHARED, make_settings
 
 from assistant.cli import main
 from assistant.types import Answer, Citation, Hit
-from conftest import PAPERS, SHARED, make_settings
 from eval import datasets
 from eval.compare import compare_runs
 from eval.compare_report import write_comparison
@@ -25,7 +25,8 @@ QUESTIONS = [
      "gold": ["Prune&Comp reduces perplexity by 24.72% on LLaMA-3-8B"], "must_mention": ["24.72%"]},
     {"id": "f2", "kind": "factoid", "question": "What does FedMerge give each client?",
      "gold": ["Each client receives a weighted merge of the server's models"]},
-    {"id": "p1", "kind": "paraphrase", "question": "How can detection of things below the sea surface run on weak hardware?",
+    {"id": "p1", "kind": "paraphrase",
+     "question": "How can detection of things below the sea surface run on weak hardware?",
      "gold": ["lightweight detector for low-power devices that runs in real time"]},
     {"id": "m1", "kind": "multi", "question": "Which papers address federated learning or layer pruning?",
      "gold": ["FedMerge merges several global models into one personalised model",
@@ -35,7 +36,8 @@ QUESTIONS = [
               "Prune&Comp, which compensates the magnitude gap of removed layers"]},
     {"id": "u1", "kind": "followup", "history": ["What is FedMerge?"], "question": "Which datasets did they use?",
      "gold": ["Experiments on CIFAR-10 show FedMerge beats clustering-based"], "must_mention": ["CIFAR-10"]},
-    {"id": "a1", "kind": "absent", "question": "What search algorithm does AlphaZero use during self-play?", "gold": []},
+    {"id": "a1", "kind": "absent", "question": "What search algorithm does AlphaZero use during self-play?",
+     "gold": []},
     {"id": "a2", "kind": "absent", "question": "Which optimizer trains BERT in the original paper?", "gold": []},
 ]
 
@@ -59,7 +61,8 @@ def test_run_eval_writes_results_summary_report_and_plots(tmp_path, debug_assist
     settings, a = debug_assistant
     qpath = write_questions(tmp_path / "q.jsonl")
     seen = []
-    summary = run_eval(qpath, tmp_path / "run", settings, assistant=a, progress=lambda n, total: seen.append((n, total)))
+    summary = run_eval(qpath, tmp_path / "run", settings, assistant=a,
+                       progress=lambda n, total: seen.append((n, total)))
     out = tmp_path / "run"
     assert seen[-1] == (len(QUESTIONS), len(QUESTIONS))
 
@@ -134,7 +137,7 @@ class StandIn:
 
 
 def test_a_failing_question_is_recorded_and_the_run_goes_on(tmp_path, settings):
-    qs = QUESTIONS[:2] + [{"id": "boom", "kind": "factoid", "question": "explode please", "gold": ["xxxxxxxxxx"]}]
+    qs = [*QUESTIONS[:2], {"id": "boom", "kind": "factoid", "question": "explode please", "gold": ["xxxxxxxxxx"]}]
     summary = run_eval(write_questions(tmp_path / "q.jsonl", qs), tmp_path / "run", settings, assistant=StandIn(),
                        progress=False, plots=False)
     records = load_run(tmp_path / "run")[1]
@@ -178,7 +181,8 @@ def test_results_rows_are_the_ask_json_plus_the_question(tmp_path, debug_assista
 
     settings, a = debug_assistant
     qs = [QUESTIONS[0]]
-    run_eval(write_questions(tmp_path / "q.jsonl", qs), tmp_path / "run", settings, assistant=a, progress=False, plots=False)
+    run_eval(write_questions(tmp_path / "q.jsonl", qs), tmp_path / "run", settings, assistant=a, progress=False,
+             plots=False)
     row = load_run(tmp_path / "run")[1][0]
     assert main(["--data-dir", str(tmp_path / "store"), "--preset", "debug", "ask", qs[0]["question"], "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
@@ -207,7 +211,8 @@ def test_cli_eval_run_on_an_ingested_store(tmp_path, capsys):
     Index(make_settings(tmp_path)).add(PAPERS)  # the same store the CLI opens below
     base = ["--data-dir", str(tmp_path / "store"), "--preset", "debug"]
     qpath = write_questions(tmp_path / "q.jsonl")
-    assert main([*base, "eval", "run", "--questions", str(qpath), "--out", str(tmp_path / "run"), "--quiet", "--limit", "3"]) == 0
+    assert main([*base, "eval", "run", "--questions", str(qpath), "--out", str(tmp_path / "run"), "--quiet",
+                 "--limit", "3"]) == 0
     out = capsys.readouterr().out
     assert "recall@5" in out and "3 questions" in out
     assert len((tmp_path / "run" / "results.jsonl").read_text().splitlines()) == 3
@@ -217,8 +222,9 @@ def test_export_feedback(tmp_path, capsys):
     fb = tmp_path / "store" / "feedback.jsonl"
     fb.parent.mkdir()
     rows = [
-        {"question": "Which datasets does FedMerge use?", "answer": "ImageNet [1].", "citations": [{"paper_id": "p-fedmerge"}],
-         "rating": "down", "comment": "wrong dataset", "settings": {"answer.model": "local"}},
+        {"question": "Which datasets does FedMerge use?", "answer": "ImageNet [1].",
+         "citations": [{"paper_id": "p-fedmerge"}], "rating": "down", "comment": "wrong dataset",
+         "settings": {"answer.model": "local"}},
         {"question": "What is Prune&Comp?", "answer": "...", "citations": [], "rating": "up"},
         {"question": "Which datasets does  FedMerge use?", "rating": "down", "comment": "still wrong"},
     ]
@@ -241,7 +247,7 @@ def test_export_feedback(tmp_path, capsys):
 
 @pytest.mark.skipif(not (SHARED / "data" / "scifact").is_dir(), reason="shared SciFact data not present")
 def test_scifact_adapter(tmp_path):
-    qpath, cpath, qs = datasets.prepare("scifact", tmp_path, limit=5, corpus_size=50)
+    _qpath, cpath, qs = datasets.prepare("scifact", tmp_path, limit=5, corpus_size=50)
     assert len(qs) == 5 and all(q["gold_ids"] and q["question"].startswith("Is it true that") for q in qs)
     docs = [json.loads(line) for line in cpath.read_text().splitlines()]
     ids = {d["id"] for d in docs}
@@ -252,8 +258,8 @@ def test_scifact_adapter(tmp_path):
 
 @pytest.mark.skipif(not (SHARED / "data" / "pubmedqa").is_dir(), reason="shared PubMedQA data not present")
 def test_pubmedqa_adapter(tmp_path):
-    qpath, cpath, qs = datasets.prepare("pubmedqa", tmp_path, limit=3)
-    assert [q["gold_ids"] for q in qs][0] == ["21645374"] and qs[0]["answer"] in ("yes", "no", "maybe")
+    _qpath, cpath, qs = datasets.prepare("pubmedqa", tmp_path, limit=3)
+    assert qs[0]["gold_ids"] == ["21645374"] and qs[0]["answer"] in ("yes", "no", "maybe")
     assert qs[0]["kind"] == f"answer-{qs[0]['answer']}"
     docs = {d["id"]: d for d in map(json.loads, cpath.read_text().splitlines())}
     assert len(docs) == 1000 and docs["21645374"]["text"].startswith("Programmed cell death (PCD)")
@@ -275,8 +281,9 @@ def test_dataset_ingest_keeps_exactly_the_prepared_corpus(tmp_path):
     from assistant.index.indexer import Index
 
     settings = make_settings(tmp_path)
-    big = datasets.write_jsonl([{"id": r.paper_id, "title": r.title, "text": r.text} for r in PAPERS], tmp_path / "big.jsonl")
-    small = datasets.write_jsonl([{"id": r.paper_id, "title": r.title, "text": r.text} for r in PAPERS[:2]], tmp_path / "small.jsonl")
+    rows = [{"id": r.paper_id, "title": r.title, "text": r.text} for r in PAPERS]
+    big = datasets.write_jsonl(rows, tmp_path / "big.jsonl")
+    small = datasets.write_jsonl(rows[:2], tmp_path / "small.jsonl")
     report, removed = datasets.ingest(settings, big)
     assert report.added == 4 and removed == 0
     report, removed = datasets.ingest(settings, small)  # a smaller corpus after a bigger one

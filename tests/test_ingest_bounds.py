@@ -37,11 +37,11 @@ def test_lone_high_surrogate_in_a_title_costs_nothing(tmp_path):
         '{"id": "b", "title": "Half emoji \\ud83d", "abstract": "' + GOOD + '"}',
         json.dumps({"id": "c", "title": "Good two", "abstract": GOOD + " More."}),
     ]
-    recs, issues = _split(list(read_source(_write(tmp_path, "s.jsonl", "\n".join(lines)))))
+    recs, _issues = _split(list(read_source(_write(tmp_path, "s.jsonl", "\n".join(lines)))))
     assert [r.paper_id for r in recs] == ["a", "b", "c"]
     assert recs[1].title == "Half emoji \ufffd"
     for r in recs:  # every stored field encodes, so hashing and Chroma never see a surrogate
-        r.hash
+        assert r.hash
         json.dumps(r.to_dict(), ensure_ascii=False).encode("utf-8")
 
 
@@ -65,7 +65,8 @@ json_char = st.one_of(
 json_str = st.lists(json_char, max_size=12).map("".join)
 
 
-@settings(max_examples=60, deadline=timedelta(seconds=5), suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@settings(max_examples=60, deadline=timedelta(seconds=5), suppress_health_check=[HealthCheck.too_slow],
+          derandomize=True)
 @given(title=json_str, author=json_str, ident=json_str, extra=json_str)
 def test_any_json_escapes_in_one_record_never_cost_the_others(title, author, ident, extra):
     bad = (f'{{"id": "b{ident}", "title": "{title}", "authors": ["{author}"], "venue": "{extra}", '
@@ -81,7 +82,7 @@ def test_any_json_escapes_in_one_record_never_cost_the_others(title, author, ide
     for item in items:
         str(item).encode("utf-8")
         if isinstance(item, Record):
-            item.hash
+            assert item.hash
             for v in (item.title, item.text, item.paper_id, item.venue, item.duplicate_of, *item.authors):
                 v.encode("utf-8")
 

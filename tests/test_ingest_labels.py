@@ -97,5 +97,5 @@ def test_unique_labels_disambiguates_derived_only():
     out = list(unique_labels([t, a, b, issue, c]))
     labels = [r.label for r in out if isinstance(r, Record)]
     assert labels[0] == "Federated learning"  # titles never change
-    assert len(set(x.casefold() for x in labels)) == 4
+    assert len({x.casefold() for x in labels}) == 4
     assert out[3] is issue

@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, make_settings
 from servers import chroma, free_port
 
@@ -93,8 +92,9 @@ def test_three_shard_workers_write_one_input_concurrently(server, tmp_path):
     again = _run_all([_worker(server, tmp_path / "fresh", str(CORPUS), "--shard", "2/3")])[0]
     assert _added(again) == 0 and "already stored" in again
     assert len(_in_chroma(index)[0]) == len(paper_ids)
-    stats = subprocess.run([sys.executable, "-m", "assistant.cli", "--data-dir", str(tmp_path / "reader"), "--chroma-url",
-                            server, "--preset", "debug", "stats", "--json"], capture_output=True, text=True, timeout=300)
+    stats = subprocess.run([sys.executable, "-m", "assistant.cli", "--data-dir", str(tmp_path / "reader"),
+                            "--chroma-url", server, "--preset", "debug", "stats", "--json"],
+                           capture_output=True, text=True, timeout=300)
     got = json.loads(stats.stdout)
     assert got["papers"] == got["records"] == len(paper_ids) and got["chunks"] == len(chunk_ids)  # all workers' records
 

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from assistant.answer.assistant import Assistant
 from assistant.index.doctor import diagnose
@@ -22,8 +23,6 @@ from assistant.retrieve.fusion import normalised_score_fusion, reciprocal_rank_f
 from assistant.retrieve.hybrid import HybridRetriever
 from assistant.settings import load_settings
 from assistant.types import Record
-
-from conftest import ROOT
 
 
 def _lexical(settings, records) -> Index:
@@ -125,7 +124,8 @@ def test_stats_json_shows_coverage(settings, papers, capsys):
 def test_an_updated_record_replaces_its_chunks_everywhere(settings, papers):
     index = Index(settings)
     index.add(papers)
-    longer = Record("p-gnn", papers[2].text + " " + " ".join(f"Sentence {i} adds detail about sparsity." for i in range(40)),
+    longer = Record("p-gnn",
+                    papers[2].text + " " + " ".join(f"Sentence {i} adds detail about sparsity." for i in range(40)),
                     label="Sparsified 2-FWL GNNs", label_derived=True)
     res = index.add([longer])
     assert res.updated == 1 and res.embedded == 1
@@ -172,7 +172,8 @@ def test_killed_embed_job_resumes_and_indexes_every_paper_exactly_once(tmp_path)
             db.close()
 
     assert embedded() == 0
-    proc = subprocess.Popen(_cli(data, "embed"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT, env=env)
+    proc = subprocess.Popen(_cli(data, "embed"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT,
+                            env=env)
     deadline = time.monotonic() + 300
     while embedded() < 3 * 32 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)

@@ -91,7 +91,7 @@ def test_factory_names() -> None:
 def test_factory_hf_path_errors(tmp_path) -> None:
     with pytest.raises(ModelError, match="not found"):
         get_chat_model(AnswerSettings(model=f"hf:{tmp_path / 'missing'}"))
-    with pytest.raises(ModelError, match="config.json"):
+    with pytest.raises(ModelError, match=r"config\.json"):
         get_chat_model(AnswerSettings(model=f"hf {tmp_path}"))
 
 

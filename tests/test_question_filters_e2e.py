@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from ui_helpers import make_assistant
 
 from assistant.cli import main
 from assistant.retrieve import hybrid
 from assistant.retrieve.hybrid import Filters, HybridRetriever
 from assistant.types import Record
 from ui import app as ui_app
-from ui_helpers import make_assistant
 
 TOPIC = ("Federated learning trains a shared model across clients without moving their data. We study "
          "client drift and personalised aggregation for federated learning on non-IID data, variant {i}.")
@@ -74,7 +74,8 @@ def test_dense_paths_agree(built, monkeypatch):
         monkeypatch.setattr(hybrid, "OVERFETCH_MAX", 0)
         ids = r.search(q, k=5, filters=f, mode="dense")
         monkeypatch.setattr(hybrid, "OVERFETCH_MAX", 1)
-        monkeypatch.setattr(hybrid, "IDS_MAX", 1)  # every list is "too long": fetch 1, then more (by the pass rate seen) unfiltered
+        # every list is "too long": fetch 1, then more (by the pass rate seen) unfiltered
+        monkeypatch.setattr(hybrid, "IDS_MAX", 1)
         grow = r.search(q, k=5, filters=f, mode="dense")
         monkeypatch.setattr(hybrid, "IDS_MAX", 10_000)
         monkeypatch.setattr(hybrid, "OVERFETCH_MAX", 0)
@@ -92,7 +93,8 @@ def test_categories_are_carried_from_arxiv_json_to_the_store(tmp_path, monkeypat
     monkeypatch.setenv("PAPERCHAT_DATA_DIR", str(tmp_path / "store"))
     f = tmp_path / "arxiv.jsonl"
     rows = [{"id": f"2501.0000{i}", "title": f"Federated study {i}", "abstract": TOPIC.format(i=i),
-             "authors": ["Wei Chen"] if i % 2 else ["Ann Lee"], "categories": ["cs.CL"] if i % 2 else ["cs.CV", "cs.LG"],
+             "authors": ["Wei Chen"] if i % 2 else ["Ann Lee"],
+             "categories": ["cs.CL"] if i % 2 else ["cs.CV", "cs.LG"],
              "first_seen": "2025-01-02", "url": f"https://arxiv.org/abs/2501.0000{i}"} for i in range(6)]
     f.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
     assert main(["ingest", str(f), "--quiet"]) == 0

@@ -13,7 +13,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -31,7 +30,8 @@ def _write_records(path: Path, n: int) -> None:
     rnd = random.Random(7)
     with open(path, "w", encoding="utf-8") as f:
         for i in range(n):
-            sents = [" ".join(rnd.choice(_WORDS) for _ in range(rnd.randint(8, 18))).capitalize() + "." for _ in range(5)]
+            sents = [" ".join(rnd.choice(_WORDS) for _ in range(rnd.randint(8, 18))).capitalize() + "."
+                     for _ in range(5)]
             f.write(json.dumps({
                 "id": f"2601.{i:05d}", "title": f"Synthetic paper {i} on {rnd.choice(_WORDS)}",
                 "abstract": f"Record {i} studies item {i * 7919 % 100003}. " + " ".join(sents),
@@ -54,7 +54,8 @@ def _ingest(data_dir: Path, src: Path) -> subprocess.CompletedProcess:
 
 
 def _stats(data_dir: Path) -> dict:
-    p = subprocess.run(_cmd(data_dir, "stats", "--json"), capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=300)
+    p = subprocess.run(_cmd(data_dir, "stats", "--json"), capture_output=True, text=True, cwd=ROOT, env=_env(),
+                       timeout=300)
     assert p.returncode == 0, p.stderr
     return json.loads(p.stdout)
 

@@ -17,7 +17,8 @@ def test_rrf_by_hand():
     assert fused["a"] == pytest.approx(1 / 11 + 1 / 12)
     assert fused["b"] == pytest.approx(1 / 12)
     assert fused["c"] == pytest.approx(1 / 13 + 1 / 11)
-    assert [i for i, _ in reciprocal_rank_fusion({"dense": ["a", "b", "c"], "bm25": ["c", "a"]}, k=10)] == ["a", "c", "b"]
+    ranked = reciprocal_rank_fusion({"dense": ["a", "b", "c"], "bm25": ["c", "a"]}, k=10)
+    assert [i for i, _ in ranked] == ["a", "c", "b"]
 
 
 def test_rrf_weights_and_repeated_items():
@@ -26,7 +27,8 @@ def test_rrf_weights_and_repeated_items():
 
 
 def test_score_fusion_by_hand():
-    fused = dict(normalised_score_fusion({"dense": [("a", 0.8), ("b", 0.6), ("c", 0.4)], "bm25": [("c", 9.0), ("a", 3.0)]}))
+    fused = dict(normalised_score_fusion({"dense": [("a", 0.8), ("b", 0.6), ("c", 0.4)],
+                                          "bm25": [("c", 9.0), ("a", 3.0)]}))
     # dense: a=1, b=.5, c=0 ; bm25: c=1, a=0
     assert fused == pytest.approx({"a": 1.0, "b": 0.5, "c": 1.0})
 
@@ -58,7 +60,7 @@ def test_versions_of_a_paper_appear_once(settings, papers):
     index = Index(settings)
     v2 = dataclasses.replace(papers[1], paper_id="p-prune-v2", duplicate_of="p-prune",
                              text=papers[1].text + " Code is available.")
-    index.add(papers + [v2])
+    index.add([*papers, v2])
     hits = HybridRetriever(index, settings.retrieval).search("Prune&Comp perplexity", k=4)
     ids = [h.paper_id for h in hits]
     assert len([i for i in ids if i.startswith("p-prune")]) == 1
@@ -72,7 +74,8 @@ def test_filters_apply_inside_both_retrievers(retriever):
     assert retriever.search("anything", k=4, filters=Filters(year_min=2030)) == []
     assert retriever.matching_papers(Filters(source="a.jsonl")) == {"p-fedmerge", "p-gnn"}
     for mode in ("dense", "bm25"):
-        assert {h.paper_id for h in retriever.search("graph expressivity", k=4, mode=mode, filters=Filters(year_max=2023))} <= {"p-gnn", "p-underwater"}
+        hits = retriever.search("graph expressivity", k=4, mode=mode, filters=Filters(year_max=2023))
+        assert {h.paper_id for h in hits} <= {"p-gnn", "p-underwater"}
 
 
 def _spy_gets(index, monkeypatch) -> list:
@@ -91,7 +94,7 @@ def test_search_takes_chunk_metadata_from_the_lexical_index_not_a_store_get(sett
     index = Index(settings)
     v2 = dataclasses.replace(papers[1], paper_id="p-prune-v2", duplicate_of="p-prune",
                              text=papers[1].text + " Code is available.")
-    index.add(papers + [v2])
+    index.add([*papers, v2])
     r = HybridRetriever(index, settings.retrieval)
     expected = [(h.paper_id, h.sentences) for h in r.search("Prune&Comp perplexity", k=4)]
     calls = _spy_gets(index, monkeypatch)

@@ -8,7 +8,6 @@ import importlib.util
 import sys
 
 import pytest
-
 from conftest import ROOT
 
 pytestmark = pytest.mark.slow

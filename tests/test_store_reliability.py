@@ -3,7 +3,6 @@ read-only data dirs, records before chunks (no chunk without its paper, repaired
 
 from __future__ import annotations
 
-import dataclasses
 import errno
 import json
 import os
@@ -12,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import PAPERS, ROOT
 
 from assistant.cli import main
 from assistant.errors import DiskFullError, VectorSettingsError
@@ -19,15 +19,15 @@ from assistant.index.indexer import Index
 from assistant.index.records import PENDING
 from assistant.retrieve.hybrid import HybridRetriever
 from assistant.types import Record
-from conftest import PAPERS, ROOT
 
 
 def _collections(data_dir: Path) -> list[str]:
     code = ("import chromadb,sys; from chromadb.config import Settings as S; "
             "c=chromadb.PersistentClient(path=sys.argv[1], settings=S(anonymized_telemetry=False)); "
             "print(sorted(x if isinstance(x,str) else x.name for x in c.list_collections()))")
-    out = subprocess.run([sys.executable, "-c", code, str(data_dir / "chroma")], capture_output=True, text=True, check=True)
-    return eval(out.stdout)  # noqa: S307 - our own subprocess' repr of a list of names
+    out = subprocess.run([sys.executable, "-c", code, str(data_dir / "chroma")], capture_output=True, text=True,
+                         check=True)
+    return eval(out.stdout)  # our own subprocess' repr of a list of names
 
 
 @pytest.fixture
@@ -54,7 +54,7 @@ def test_vector_settings_change_is_an_error_naming_both_and_the_ways_forward(set
     assert "embedding.backend=onnx" in msg and "embedding.backend=torch" in msg
     assert "rebuild-index --dense" in e.value.hint and "--set embedding.backend=onnx" in e.value.hint
     chunking = settings.with_overrides({"chunking.chunk_tokens": 120})
-    with pytest.raises(VectorSettingsError, match="chunking.chunk_tokens=200"):
+    with pytest.raises(VectorSettingsError, match=r"chunking\.chunk_tokens=200"):
         Index(chunking)
 
 
@@ -97,7 +97,8 @@ def test_input_duplicate_of_cannot_hide_a_real_paper(settings, papers):
     hits = HybridRetriever(index, settings.retrieval).search(real.title, k=3)
     assert real.paper_id in [h.paper_id for h in hits]
     # a true second version may still say so: the claim is checked with the project's near-duplicate test
-    v2 = Record("v2", real.text.replace("24.72%", "24.7%") + " Code is public.", title=real.title, duplicate_of=real.paper_id)
+    v2 = Record("v2", real.text.replace("24.72%", "24.7%") + " Code is public.", title=real.title,
+                duplicate_of=real.paper_id)
     index.add([v2])
     assert index.records(["v2"])["v2"].duplicate_of == real.paper_id
 
@@ -108,7 +109,8 @@ def test_k_is_validated(cli_store, capsys, k):
     assert code == 2 and "--k must be between 1 and 100" in err and not out
 
 
-@pytest.mark.parametrize("url", ["http://[bad", "http://host:notaport", "ftp://x:1", "http://h:99999", "localhost:8000"])
+@pytest.mark.parametrize("url", ["http://[bad", "http://host:notaport", "ftp://x:1", "http://h:99999",
+                                 "localhost:8000"])
 def test_bad_chroma_url_is_a_clear_error(cli_store, capsys, url):
     code, _, err = run(capsys, "--chroma-url", url, "stats")
     assert code == 2 and "Bad Chroma URL" in err and "Traceback" not in err
@@ -225,8 +227,8 @@ def test_read_only_data_dir_serves_search_stats_and_ask(tmp_path, cli_store, cap
         env = {**os.environ, "PYTHONPATH": str(ROOT), "PAPERCHAT_DATA_DIR": str(ro)}
         cli = [sys.executable, "-m", "assistant.cli"]
         for argv, want in ((["stats", "--json"], '"papers": 4'), (["search", "Prune&Comp perplexity"], "p-prune"),
-                           (["--preset", "extractive", "--set", "embedding.model=hash", "ask", "What does Prune&Comp do?"],
-                            "Prune")):
+                           (["--preset", "extractive", "--set", "embedding.model=hash",
+                             "ask", "What does Prune&Comp do?"], "Prune")):
             p = subprocess.run([*cli, *argv], env=env, capture_output=True, text=True, cwd=ROOT)
             assert p.returncode == 0 and want in p.stdout, (argv, p.stdout, p.stderr)
         p = subprocess.run([*cli, "ingest", str(f), "--quiet"], env=env, capture_output=True, text=True, cwd=ROOT)

@@ -8,12 +8,12 @@ import types
 
 import gradio as gr
 import pytest
-from PIL import Image
-
 from conftest import PAPERS
+from PIL import Image
+from ui_helpers import make_assistant
+
 from ui import app as ui_app
 from ui import eval_tab
-from ui_helpers import make_assistant
 
 QUESTIONS = [
     {"id": "t1", "kind": "factoid", "question": "How does FedMerge personalise federated learning?",
@@ -24,9 +24,11 @@ QUESTIONS = [
      "gold": ["We sparsify the connectivity and keep full expressivity"]},
     {"id": "t4", "kind": "followup", "history": ["What is FedMerge?"], "question": "Which dataset did it use?",
      "gold": ["Experiments on CIFAR-10 show"], "must_mention": ["CIFAR-10"]},
-    {"id": "t5", "kind": "absent", "question": "What is the boiling point of liquid nitrogen in a tokamak?", "gold": []},
+    {"id": "t5", "kind": "absent", "question": "What is the boiling point of liquid nitrogen in a tokamak?",
+     "gold": []},
     {"id": "t6", "kind": "absent", "question": "Who won the 1998 football world cup?", "gold": []},
-    {"id": "t7", "kind": "factoid", "question": "What does layer pruning compress?", "gold": ["Layer pruning compresses"]},
+    {"id": "t7", "kind": "factoid", "question": "What does layer pruning compress?",
+     "gold": ["Layer pruning compresses"]},
 ]
 
 
@@ -73,7 +75,7 @@ def test_no_report_yet(built):
 
 
 def test_run_writes_a_report_and_a_second_start_is_refused(built, monkeypatch):
-    a, s, _, tab = built
+    _, s, _, tab = built
     gate = threading.Event()
     tick = tab._tick
 
@@ -162,7 +164,8 @@ def test_export_feedback_as_candidate_questions(built, tmp_path, monkeypatch):
     upd, msg = tab.export_feedback()
     path = upd["value"]
     assert path.startswith(str(tmp_path / "gradio")) and path.endswith(".jsonl")
-    rows = [json.loads(x) for x in open(path, encoding="utf-8").read().splitlines()]
+    with open(path, encoding="utf-8") as f:
+        rows = [json.loads(x) for x in f.read().splitlines()]
     assert len(rows) == 2 and {r["kind"] for r in rows} == {"feedback"}
     assert all(r["question"] and r["gold"] == [] and r["id"].startswith("fb-") for r in rows)
     assert rows[0]["feedback"][0]["comment"] == "missing the datasets"
@@ -196,7 +199,7 @@ def test_comparison_view_lists_changed_questions_with_a_regressions_filter(built
     _, _, _, tab = built
     regressed, improved = _comparison_runs(tmp_path / "proj-runs")
     tab.project_runs = tmp_path / "proj-runs"
-    a_up, b_up = tab.run_choices()
+    _, b_up = tab.run_choices()
     assert {"eval/runs/base", "eval/runs/new"} <= set(b_up["choices"])
     html = tab.compare("eval/runs/base", "eval/runs/new", False)
     assert "95% CI" in html and 'class="pc-worse"><td>outcome_right' in html

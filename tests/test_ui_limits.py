@@ -11,11 +11,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-
 from conftest import PAPERS, ROOT
+from ui_helpers import free_port, make_assistant, running
+
 from ui.app import build_app
 from ui.launch import MARKER, TEMP_PREFIX, remove_stale_temp_dirs
-from ui_helpers import free_port, make_assistant, running
 
 pytestmark = pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning")
 
@@ -83,7 +83,7 @@ def test_fifty_concurrent_sessions_with_the_extractive_model(tmp_path):
     from bench.ui_sessions import run
 
     res = run(50, tmp_path)
-    print(res)
+    print(res)  # noqa: T201 - the measured figures, in the log of a passing run too (-rP)
     assert res["errors"] == 0 and res["queue_full"] == 0, res
     assert res["leaks"] == 0, res
     assert res["followups_resolved"] == 50 and res["own_paper_cited_first"] == 50, res

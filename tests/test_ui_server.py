@@ -12,14 +12,15 @@ from pathlib import Path
 
 import httpx
 import pytest
+from conftest import PAPERS
 from gradio_client import Client
+from gradio_client.exceptions import AppError, AuthenticationError
+from ui_helpers import echo_first_source, make_assistant, running
 
 from assistant.answer.models.fake import FakeChatModel
 from assistant.settings import BUNDLED_CORPUS
 from assistant.types import Record
-from conftest import PAPERS
 from ui.app import build_app
-from ui_helpers import echo_first_source, make_assistant, running
 
 pytestmark = [
     pytest.mark.slow,
@@ -30,7 +31,8 @@ pytestmark = [
 
 CANARY_A, CANARY_B = "CANARYA7Q", "CANARYB3X"
 CANARY_RECORDS = [
-    Record("p-canary-a", f"Zorbulax {CANARY_A} networks compress zorbulax graphs quickly. We evaluate them on the QM9 set.",
+    Record("p-canary-a",
+           f"Zorbulax {CANARY_A} networks compress zorbulax graphs quickly. We evaluate them on the QM9 set.",
            label=f"Zorbulax {CANARY_A}", year=2021, source="canary.jsonl"),
     Record("p-canary-b", f"Quenvile {CANARY_B} models denoise quenvile audio streams. Tests use LibriSpeech.",
            label=f"Quenvile {CANARY_B}", year=2022, source="canary.jsonl"),
@@ -130,7 +132,7 @@ def test_concurrent_sessions_never_see_each_other(server):
 def test_errors_reach_the_client_as_safe_messages(server):
     c = client(server["url"])
     limit = server["settings"].ui.max_question_chars
-    with pytest.raises(Exception) as e:
+    with pytest.raises(AppError) as e:
         c.predict("x" * (limit + 500), api_name="/ask")
     msg = str(e.value)
     assert "limit" in msg and "Traceback" not in msg and str(server["settings"].store.data_dir) not in msg
@@ -139,7 +141,7 @@ def test_errors_reach_the_client_as_safe_messages(server):
 def test_private_endpoints_are_not_offered_to_clients(server):
     c = client(server["url"])
     assert set(c.view_api(print_info=False, return_format="dict")["named_endpoints"]) == {"/ask", "/search"}
-    with pytest.raises(Exception):
+    with pytest.raises(ValueError, match="Cannot find a function"):
         c.predict("hi", api_name="/chat_stream")
     rows = c.predict("federated learning", 3, None, None, "", api_name="/search")
     assert rows["data"][0][4] == "p-fedmerge"
@@ -230,11 +232,12 @@ def test_login_covers_the_api_and_file_routes(tmp_path):
             status, body = raw_get(url, path)
             assert status in (401, 403, 404, 405), (path, status)
             assert PASSWD_MARK.encode() not in body
-        with pytest.raises(Exception):
+        with pytest.raises(AuthenticationError):
             client(url)  # no credentials
-        with pytest.raises(Exception):
+        with pytest.raises(ValueError, match="Could not login"):
             client(url, auth=("ann", "wrong"))
-        out = client(url, auth=("ann", "correct horse")).predict("How much does Prune&Comp reduce perplexity?", api_name="/ask")
+        out = client(url, auth=("ann", "correct horse")).predict("How much does Prune&Comp reduce perplexity?",
+                                                                 api_name="/ask")
         assert "p-prune" in out
 
 
@@ -268,7 +271,8 @@ def test_uploads_over_the_size_limit_are_refused(server):
     files = {"files": ("big.jsonl", b"x" * (limit + 1), "application/octet-stream")}
     r = httpx.post(server["url"] + "/gradio_api/upload", files=files, timeout=60)
     assert r.status_code == 413
-    ok = httpx.post(server["url"] + "/gradio_api/upload", files={"files": ("ok.jsonl", b"{}\n", "text/plain")}, timeout=60)
+    ok = httpx.post(server["url"] + "/gradio_api/upload", files={"files": ("ok.jsonl", b"{}\n", "text/plain")},
+                    timeout=60)
     assert ok.status_code == 200
 
 
@@ -302,7 +306,7 @@ def test_paperchat_ui_command_starts_the_server(tmp_path):
             time.sleep(0.5)
         info = httpx.get(url + "/gradio_api/info", timeout=10).json()
         assert set(info["named_endpoints"]) == {"/ask", "/search"}
-        with pytest.raises(Exception) as e:  # empty store: a clear message with the hint, no internals
+        with pytest.raises(AppError) as e:  # empty store: a clear message with the hint, no internals
             client(url).predict("What is FedMerge?", api_name="/ask")
         assert "ingest" in str(e.value).lower() and str(tmp_path) not in str(e.value)
         assert raw_get(url, "/gradio_api/file=/etc/passwd")[0] in (403, 404)

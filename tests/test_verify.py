@@ -26,8 +26,8 @@ CASES = [
     ("On CIFAR-10, FedMerge improves accuracy by 24.7% over FedAvg.", SOURCE, {"supported"}),
     ("Dropout reduces overfitting in the small client networks.", SOURCE, {"supported"}),
     pytest.param("FedMerge improves accuracy on CIFAR-10 by 24.7% compared with FedAvg.", SOURCE, {"supported"},
-                 marks=pytest.mark.xfail(strict=True, reason="known miss (MODEL_CARD): a paraphrase that moves a phrase "
-                                         "reads as swapped sides -> contradicted")),
+                 marks=pytest.mark.xfail(strict=True, reason="known miss (MODEL_CARD): a paraphrase that moves a "
+                                         "phrase reads as swapped sides -> contradicted")),
     pytest.param("Training takes 3 hours on one GPU.", SOURCE, {"supported"},
                  marks=pytest.mark.xfail(strict=True, reason="known miss (MODEL_CARD): 'one' for 'a single' reads as a "
                                          "changed number (support 0.55 < 0.63)")),
@@ -117,7 +117,8 @@ def test_cli_batch_contract_and_bad_lines(tmp_path, capsys):
     pairs = tmp_path / "pairs.jsonl"
     lines = [
         {"id": "a", "claim": CASES[0][0], "source": SOURCE},
-        {"id": 2, "claim": "Training takes 3 hours on a single GPU.", "source": ["Dropout helps.", "Training takes 3 hours on a single GPU."]},
+        {"id": 2, "claim": "Training takes 3 hours on a single GPU.",
+         "source": ["Dropout helps.", "Training takes 3 hours on a single GPU."]},
         "{not json",
         {"id": "c", "claim": "", "source": SOURCE},
         {"claim": "no id", "source": SOURCE},

@@ -105,18 +105,18 @@ def hand_answer(**kw) -> Answer:
         Hit("p-two", r2, 0.016, {"fused": 0.016, "dense": 0.42}, {"dense": 2}),
         Hit("p-three", Record("p-three", "Unrelated."), 0.01, {"fused": 0.01}),
     )
-    base = dict(
-        question="How good is Alpha?",
-        answer="Alpha beats Beta by 3 points [1]. Gamma uses ImageNet [2].",
-        standalone_query="How good is Alpha?",
-        abstained=False,
-        citations=(
+    base = {
+        "question": "How good is Alpha?",
+        "answer": "Alpha beats Beta by 3 points [1]. Gamma uses ImageNet [2].",
+        "standalone_query": "How good is Alpha?",
+        "abstained": False,
+        "citations": (
             Citation(1, "p-one", "Alpha method", r1.text, ("Alpha beats Beta by 3 points.",), (1,)),
             Citation(2, "p-two", "Gamma <b>bold</b>", r2.text, ("Gamma uses ImageNet.",), (1,)),
         ),
-        retrieved=hits,
-        id="ans-1",
-        model="fake",
-    )
+        "retrieved": hits,
+        "id": "ans-1",
+        "model": "fake",
+    }
     base.update(kw)
     return Answer(**base)
