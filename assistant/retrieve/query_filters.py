@@ -11,7 +11,8 @@ confirm: "by Smith" is an author filter only when a stored author is called Smit
 when a stored venue is, "cs.CL" only when a stored paper has that category. A year is a filter only
 after a temporal cue ("in 2024", "since 2024", "before 2023", "between 2022 and 2024", "from 2025 on",
 "2024 papers"); "ResNet-2015 style", "COCO 2017" and "GPT-4" are not. "this year" / "last year" /
-"the last N years" count from the newest year in the corpus (the corpus may end before today).
+"the last N years" count from the newest year in the corpus (the corpus may end before today). A year
+the corpus lacks ("in 2031", "from year 99999999999") is still parsed: `filter_check.py` reports it.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from ..types import Record
+from .filter_check import FilterFinding
 from .hybrid import Filters
 
 KINDS = ("year", "author", "venue", "categories")
+FUTURE_YEARS = 10  # a 4-digit number after a temporal cue is a year up to this far past the corpus's newest
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,8 @@ _NOUN = r"(?:papers?|abstracts?|works?|articles?|publications?|studies|preprints
 
 # (pattern, handler) in order of precedence; each handler gives (year_min, year_max)
 _YEAR_RX: list[tuple[re.Pattern, str]] = [
+    # "from year 2031", "in the year 99999999999": the word says it is a year, whatever the corpus holds
+    (re.compile(r"\b(?:(?:published|written|released|appeared|submitted)\s+)?(?:in|during|from)\s+(?:the\s+)?year\s+(\d{4,12})(?![\w.\-])", re.I), "year"),
     (re.compile(rf"\b(?:(?:published|written|released|appeared)\s+)?(?:between|from)\s+{_Y}\s*(?:and|to|until|through|-|–)\s*{_Y}", re.I), "range"),
     (re.compile(rf"\b(?:(?:published|written|released|appeared)\s+)?(?:in|during)\s+{_Y}\s*(?:-|–|to)\s*{_Y}", re.I), "range"),
     (re.compile(rf"\b(?:from|starting(?:\s+(?:in|from))?)\s+{_Y}\s+(?:on(?:wards?)?|forward)\b", re.I), "min"),
@@ -168,9 +173,9 @@ def parse_filters(question: str, vocab: Vocabulary) -> QueryFilters:
             if not free(m.start(), m.end()):
                 continue
             lo, hi = _years(how, m, vocab.newest_year)
-            if lo is None and hi is None or not all(_plausible(y, vocab.newest_year) for y in (lo, hi) if y is not None):
+            if lo is None and hi is None:
                 continue
-            if lo is not None and hi is not None and lo > hi:
+            if how != "year" and not all(_plausible(y, vocab.newest_year) for y in (lo, hi) if y is not None):
                 continue
             y_min = lo if y_min is None or (lo is not None and lo > y_min) else y_min
             y_max = hi if y_max is None or (hi is not None and hi < y_max) else y_max
@@ -211,8 +216,10 @@ def parse_filters(question: str, vocab: Vocabulary) -> QueryFilters:
 
 
 def _plausible(year: int, newest: int | None) -> bool:
-    """A year a question can mean about this corpus ("trained in 2048 steps" is not one)."""
-    return 1950 <= year <= (newest or 2030) + 2
+    """A year a question can mean about this corpus: up to a decade past its newest paper ("papers in 2031"
+    on a corpus ending in 2025 asks for a year it lacks, which the filter check then reports), but not
+    "trained in 2048 steps"."""
+    return 1950 <= year <= (newest or 2030) + FUTURE_YEARS
 
 
 def _years(how: str, m: re.Match, newest: int | None) -> tuple[int | None, int | None]:
@@ -227,7 +234,7 @@ def _years(how: str, m: re.Match, newest: int | None) -> tuple[int | None, int |
         return None, int(m.group(1)) - 1
     if how == "max":
         return None, int(m.group(1))
-    if how == "exact":
+    if how in ("exact", "year"):
         return int(m.group(1)), int(m.group(1))
     if newest is None:
         return None, None
@@ -279,10 +286,14 @@ def _clean(question: str, taken: list[tuple[int, int]], repl: dict[int, str]) ->
     return text or question
 
 
-def describe(applied: Filters | None, spans: Iterable[Span]) -> dict:
-    """What an answer shows: {"applied": the filters used, "from_question": [{kind, text, value}]}."""
-    return {"applied": applied.describe() if applied is not None else {},
-            "from_question": [{"kind": s.kind, "text": s.text, "value": s.value} for s in spans]}
+def describe(applied: Filters | None, spans: Iterable[Span], finding: FilterFinding | None = None) -> dict:
+    """What an answer shows: {"applied": the filters used, "from_question": [{kind, text, value}]}, and
+    "finding": {rule, kinds, message} when the filters leave no paper (see filter_check.py)."""
+    out = {"applied": applied.describe() if applied is not None else {},
+           "from_question": [{"kind": s.kind, "text": s.text, "value": s.value} for s in spans]}
+    if finding is not None:
+        out["finding"] = finding.to_json()
+    return out
 
 
 def summary(applied: dict) -> str:
