@@ -77,6 +77,8 @@ def _print_summary(summary: dict, out: Path) -> None:
 
         print(table({"scorecard" + (f" ({summary['split']})" if summary.get("split") else ""): summary["scorecard"]}))
     print(f"{summary['counts']['overall']} questions -> {out}/ (results.jsonl, summary.json, report.md)")
+    for w in summary.get("warnings") or []:
+        print(f"warning: {w}", file=sys.stderr)
     if summary.get("errors"):
         print(f"warning: {summary['errors']} question(s) failed; see report.md", file=sys.stderr)
 
