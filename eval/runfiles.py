@@ -39,21 +39,21 @@ def read_json_object(path: Path) -> dict:
 def read_jsonl_objects(path: Path) -> list[dict]:
     """One JSON object per non-blank line of `path` (results.jsonl); a ConfigError names the first bad line."""
     out = []
-    with open(path, encoding="utf-8", errors="strict") as f:
-        n = 0
-        try:
-            for n, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise _bad(path, n, f"not valid JSON ({e.msg}, column {e.colno})") from None
-                if not isinstance(rec, dict):
-                    raise _bad(path, n, f"a JSON {type(rec).__name__}, not an object")
-                out.append(rec)
-        except UnicodeDecodeError:
-            raise _bad(path, n + 1, "not UTF-8 text") from None
+    with open(path, "rb") as f:  # bytes, decoded per line: a bad byte is named with its own line
+        for n, raw in enumerate(f, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise _bad(path, n, "not UTF-8 text") from None
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise _bad(path, n, f"not valid JSON ({e.msg}, column {e.colno})") from None
+            if not isinstance(rec, dict):
+                raise _bad(path, n, f"a JSON {type(rec).__name__}, not an object")
+            out.append(rec)
     return out
 
 
