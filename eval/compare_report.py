@@ -10,7 +10,6 @@ from .compare import JUDGE_METRICS, compare_settings
 from .report import fmt
 
 
-
 def _pct(x: float) -> str:
     """
     >>> _pct(0.95), _pct(0.8), _pct(0.995)

@@ -90,8 +90,8 @@ def kind_warnings(questions: list[dict], path: Path | str) -> list[str]:
     if not odd:
         return []
     shown = ", ".join(f"{i} ({k!r})" for i, k in odd[:5]) + (" ..." if len(odd) > 5 else "")
-    return [f"{path}: {len(odd)} question(s) have a kind that is none of {', '.join(KNOWN_KINDS)} "
-            f"(nor claim-*/answer-*): {shown}; they are reported as a kind of their own."]
+    return [(f"{path}: {len(odd)} question(s) have a kind that is none of {', '.join(KNOWN_KINDS)} "
+             f"(nor claim-*/answer-*): {shown}; they are reported as a kind of their own.")]
 
 
 def load_questions(path: Path | str) -> tuple[list[dict], list[str]]:
@@ -103,4 +103,4 @@ def load_questions(path: Path | str) -> tuple[list[dict], list[str]]:
     return questions, kind_warnings(questions, path)
 
 
-__all__ = ["DATASET_KIND_PREFIXES", "EvalQuestion", "KNOWN_KINDS", "check_question", "known_kind", "load_questions"]
+__all__ = ["DATASET_KIND_PREFIXES", "KNOWN_KINDS", "EvalQuestion", "check_question", "known_kind", "load_questions"]

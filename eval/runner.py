@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from . import metrics as M
-from .scorecard import score_records
 from .record import _ask, _warm_up, answer_fields, evaluate_question, record_answer_json  # noqa: F401 -- re-exported
 from .runfiles import load_run  # noqa: F401 -- re-exported: reading a run back lives in runfiles.py
+from .scorecard import score_records
 
 PROXY_NOTE = (
     "`supported_sentences` is a lexical proxy (content-word overlap with the cited sentences, or verbatim "

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from eval_helpers import base_records, write_run
 
 from assistant.cli import main
 from assistant.errors import ConfigError
@@ -17,7 +18,6 @@ from eval.compare_report import render
 from eval.questionset import check_question, known_kind, load_questions
 from eval.report import write_report
 from eval.runner import load_run, run_eval
-from eval_helpers import base_records, write_run
 
 Q = "How much does Prune&Comp reduce perplexity?"
 
@@ -81,8 +81,9 @@ def test_run_eval_reports_unknown_kinds_in_its_notes(tmp_path, settings_and_assi
 
 @pytest.fixture
 def settings_and_assistant(tmp_path):
-    from assistant.answer.assistant import Assistant
     from conftest import PAPERS, make_settings
+
+    from assistant.answer.assistant import Assistant
 
     settings = make_settings(tmp_path)
     a = Assistant(settings)

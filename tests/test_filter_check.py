@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from ui_helpers import make_assistant
 
 from assistant.cli import main
 from assistant.retrieve.catalog import Catalog
@@ -16,7 +17,6 @@ from assistant.retrieve.filter_check import RULES, check_filters
 from assistant.retrieve.hybrid import Filters
 from assistant.retrieve.query_filters import Vocabulary, parse_filters
 from assistant.types import Record
-from ui_helpers import make_assistant
 
 TOPICS = [
     "Layer pruning removes whole transformer blocks from large language models and compensates the removed magnitude.",
