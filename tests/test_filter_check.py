@@ -173,3 +173,12 @@ def test_cli_search_and_ask_say_what_the_filter_did(store, capsys):
     assert main(["--data-dir", str(store), "--preset", "debug", "ask", "Which papers in 2031 study pruning?"]) == 0
     out = capsys.readouterr().out
     assert "No paper in this corpus is from 2031; the newest is 2025." in out and "match “2031" not in out
+
+
+def test_doctests():
+    import doctest
+
+    from assistant.retrieve import filter_check
+
+    result = doctest.testmod(filter_check)
+    assert result.failed == 0 and result.attempted > 0
