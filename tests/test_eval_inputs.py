@@ -168,3 +168,11 @@ def test_report_md_quotes_the_support_threshold_of_the_run(tmp_path):
                "notes": []}
     text = write_report(tmp_path, summary, [], plots=False).read_text(encoding="utf-8")
     assert ">= 70% covered" in text and ">= 50% covered" not in text
+
+
+def test_cli_judge_names_a_missing_results_file(tmp_path, capsys):
+    d = write_run(tmp_path / "a", base_records(4))
+    (d / "results.jsonl").unlink()  # was a FileNotFoundError traceback
+    assert main(["eval", "judge", str(d), "--judge", "hf:/nonexistent-judge-dir", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "has no results.jsonl" in err and "Traceback" not in err
