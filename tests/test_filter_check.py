@@ -89,6 +89,7 @@ def test_a_gap_inside_the_corpus_and_a_corpus_without_years():
     ("Which papers from year 99999999999 study pruning?", {"year_min": 99999999999, "year_max": 99999999999},
      "Which papers study pruning?"),
     ("What was published in the year 2040 on pruning?", {"year_min": 2040, "year_max": 2040}, "What was on pruning?"),
+    ("Which pruning papers were published in 2090?", {"year_min": 2090, "year_max": 2090}, "Which pruning papers were?"),
 ])
 def test_years_the_corpus_lacks_are_parsed_not_dropped(question, expected, cleaned):
     vocab = Vocabulary.build(_records())
@@ -98,7 +99,8 @@ def test_years_the_corpus_lacks_are_parsed_not_dropped(question, expected, clean
 
 def test_counts_are_still_not_years():
     vocab = Vocabulary.build(_records())
-    for q in ("Can a model trained in 2048 steps converge?", "Does it fit in 4096 tokens?", "What is year 3 of the plan?"):
+    for q in ("Can a model trained in 2048 steps converge?", "Does it fit in 4096 tokens?", "What is year 3 of the plan?",
+              "Which models handle up to 2048 tokens?", "Does the loss drop after 2048 steps?"):
         assert not parse_filters(q, vocab), q
 
 

@@ -98,6 +98,7 @@ class Vocabulary:
 
 _VENUE_YEAR = re.compile(r"[\s'’-]*(?:19|20)?\d{2}$")
 _Y = r"(?<![\w.\-/])((?:19[5-9]|20\d)\d)(?![\w\-]|\.\d)"  # a free-standing 4-digit year, not ResNet-2015 or 2501.01
+_PUBLISHED = re.compile(r"(?:published|written|released|appeared|submitted)\s", re.I)
 _NUM = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10}
 _NOUN = r"(?:papers?|abstracts?|works?|articles?|publications?|studies|preprints?|submissions?)"
 
@@ -175,7 +176,8 @@ def parse_filters(question: str, vocab: Vocabulary) -> QueryFilters:
             lo, hi = _years(how, m, vocab.newest_year)
             if lo is None and hi is None:
                 continue
-            if how != "year" and not all(_plausible(y, vocab.newest_year) for y in (lo, hi) if y is not None):
+            said = how == "year" or _PUBLISHED.match(m.group(0))  # "from year N", "published in N": a year, whatever N
+            if not said and not all(_plausible(y, vocab.newest_year) for y in (lo, hi) if y is not None):
                 continue
             y_min = lo if y_min is None or (lo is not None and lo > y_min) else y_min
             y_max = hi if y_max is None or (hi is not None and hi < y_max) else y_max
