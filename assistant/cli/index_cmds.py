@@ -73,6 +73,9 @@ def _filter_args(p) -> None:
 def filters_from(args):
     from ..retrieve.hybrid import Filters
 
+    if args.year_min is not None and args.year_max is not None and args.year_min > args.year_max:
+        raise ConfigError(f"--year-min {args.year_min} is after --year-max {args.year_max}: no year passes both.",
+                          hint=f"Swap them (--year-min {args.year_max} --year-max {args.year_min}) or drop one.")
     return Filters(args.year_min, args.year_max, args.author, args.source)
 
 
@@ -259,12 +262,13 @@ def cmd_search(args, ctx) -> int:
     retriever = _retriever(ctx)
     filters = filters_from(args)
     hits = retriever.search(args.query, k=args.k, filters=filters, mode=args.mode)
+    finding = retriever.check_filters(filters) if not hits else None  # why the filters leave no paper
     if args.json:
-        print(json.dumps({"query": args.query, "hits": [_hit_json(h) for h in hits]}, ensure_ascii=False, indent=2))
+        out = {"query": args.query, "hits": [_hit_json(h) for h in hits]}
+        print(json.dumps({**out, "filter_finding": finding.to_json()} if finding else out, ensure_ascii=False, indent=2))
         return 0
     if not hits:
-        why = "no abstract passes the filters" if filters.active() and not retriever.matching_papers(filters) else "no matching abstracts"
-        print(f"No results: {why}.")
+        print(f"No results: {finding.message}" if finding else "No results: no matching abstracts.")
         return 0
     for rank, h in enumerate(hits, 1):
         parts = " ".join(f"{k}={v:.3f}" for k, v in h.scores.items())
