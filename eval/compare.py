@@ -21,8 +21,8 @@ from .report import ordered_kinds
 from .runner import load_run
 
 LATENCY_MEANS = ("first_token_mean_s", "total_mean_s")
-COMPARE_METRICS = (RETRIEVAL_METRICS + ("outcome_right",) + ANSWER_METRICS + ABSTENTION_METRICS + JUDGE_METRICS
-                   + LATENCY_MEANS)
+COMPARE_METRICS = (*RETRIEVAL_METRICS, "outcome_right", *ANSWER_METRICS, *ABSTENTION_METRICS, *JUDGE_METRICS,
+                   *LATENCY_MEANS)
 LOWER_IS_BETTER = frozenset(LATENCY_MEANS)
 _MEAN_FIELD = {"first_token_mean_s": "first_token_s", "total_mean_s": "total_s"}
 LEVEL = 0.95  # confidence level of the CIs (and 1 - the p-value threshold of "distinguishable")

@@ -28,7 +28,8 @@ def how_to_read(settings: Mapping) -> str:
         "from noise** on this many questions. **p** is a paired sign-flip permutation test (the chance of a "
         f"difference at least this large if A and B were interchangeable; exact for n <= {s['exact_flips_max_n']}, "
         f"else {s['resamples']:,} random sign patterns). **needed** estimates how many questions a difference of "
-        f"this size would need to be distinguishable ({_pct(s['needed_power'])} power, {_pct(s['needed_alpha'])} level)."
+        f"this size would need to be distinguishable ({_pct(s['needed_power'])} power, "
+        f"{_pct(s['needed_alpha'])} level)."
     )
 
 
@@ -118,7 +119,8 @@ def _comparison_lines(cmp: Mapping, plot: str | None, level: float) -> list[str]
     lines = [f"## {cmp['b']} vs {cmp['a']} (baseline)", "",
              f"{cmp['questions']} paired questions."]
     if cmp["only_in_a"] or cmp["only_in_b"]:
-        lines.append(f" Left out (not in both runs): {len(cmp['only_in_a'])} only in A, {len(cmp['only_in_b'])} only in B.")
+        lines.append(f" Left out (not in both runs): {len(cmp['only_in_a'])} only in A, "
+                     f"{len(cmp['only_in_b'])} only in B.")
     if cmp.get("text_differs"):
         lines.append(f" **Warning:** {len(cmp['text_differs'])} paired id(s) have different question texts: "
                      + ", ".join(f"`{i}`" for i in cmp["text_differs"][:10]))
@@ -139,7 +141,8 @@ def _comparison_lines(cmp: Mapping, plot: str | None, level: float) -> list[str]
 
 
 def render(cmp: Mapping, plot: str | None = None) -> str:
-    runs = cmp.get("runs") or [{"name": cmp["a"], "path": cmp.get("a_path", "")}, {"name": cmp["b"], "path": cmp.get("b_path", "")}]
+    runs = cmp.get("runs") or [{"name": cmp["a"], "path": cmp.get("a_path", "")},
+                               {"name": cmp["b"], "path": cmp.get("b_path", "")}]
     lines = ["# paperchat eval comparison", ""]
     lines += [f"- `{r['name']}`: `{r['path']}`" + (" (baseline)" if r["name"] == cmp.get("baseline", cmp["a"]) else "")
               for r in runs]

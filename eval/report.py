@@ -30,7 +30,8 @@ DEFINITIONS = {
     "abstention_recall": "of the questions the corpus cannot answer, share abstained on",
     "must_mention": "share of the key terms of the reference answer present in the answer",
     "multi_set_recall": "'which papers' questions: share of the gold papers cited (abstentions count 0)",
-    "judge_correctness": "judge model: correctness against the reference answer (1-5 mapped to 0-1), judged answers only",
+    "judge_correctness": "judge model: correctness against the reference answer (1-5 mapped to 0-1), "
+                         "judged answers only",
     "judge_faithfulness": "judge model: every statement supported by the cited abstracts (1-5 mapped to 0-1)",
     "judge_relevance": "judge model: the answer addresses the question (1-5 mapped to 0-1)",
     "first_token_p50_s": "median seconds to the first streamed token (whole answer for non-streamed kinds)",
@@ -92,7 +93,8 @@ def _plt():
 
 
 def grouped_bars(path: Path, groups: Sequence[str], series: Mapping[str, Sequence[float | None]], *, title: str,
-                 ylabel: str, xlabel: str, ylim: tuple[float, float] | None = (0, 1.05), value_labels: bool = False) -> Path:
+                 ylabel: str, xlabel: str, ylim: tuple[float, float] | None = (0, 1.05),
+                 value_labels: bool = False) -> Path:
     """Grouped bar chart: one group per x label, one bar per series; None values drawn as a small 'n/a'."""
     plt = _plt()
     n = max(1, len(series))
@@ -127,7 +129,8 @@ def grouped_bars(path: Path, groups: Sequence[str], series: Mapping[str, Sequenc
 
 
 def _by_kind_series(summary: Mapping, metrics: Sequence[str]) -> tuple[list[str], dict[str, list]]:
-    kinds = [k for k in ordered_kinds(summary["by_kind"]) if any(summary["by_kind"][k].get(m) is not None for m in metrics)]
+    kinds = [k for k in ordered_kinds(summary["by_kind"])
+             if any(summary["by_kind"][k].get(m) is not None for m in metrics)]
     groups = ["overall", *kinds]
     series = {m: [summary["overall"].get(m)] + [summary["by_kind"][k].get(m) for k in kinds] for m in metrics}
     return groups, series
@@ -197,7 +200,8 @@ def write_plots(out: Path, summary: Mapping, rows: Sequence[Mapping]) -> dict[st
     made: dict[str, Path] = {}
     groups, series = _by_kind_series(summary, RETRIEVAL_METRICS)
     if len(groups) > 1 or any(v[0] is not None for v in series.values()):
-        made["retrieval"] = grouped_bars(out / PLOTS["retrieval"], groups, series, title="Retrieval quality by question kind",
+        made["retrieval"] = grouped_bars(out / PLOTS["retrieval"], groups, series,
+                                         title="Retrieval quality by question kind",
                                          ylabel="score (0–1, higher is better)", xlabel="question kind")
     ans = ("citation_precision", "citation_recall", "supported_sentences")
     groups, series = _by_kind_series(summary, ans)
@@ -238,7 +242,8 @@ def _scorecard_section(summary: Mapping) -> list[str]:
     from .scorecard import table
 
     split = f" (split: {summary['split']})" if summary.get("split") else ""
-    return ["## Scorecard" + split, "", "Per figure: value (questions it applies to); definitions in eval/scorecard.py.",
+    return ["## Scorecard" + split, "",
+            "Per figure: value (questions it applies to); definitions in eval/scorecard.py.",
             "", table({"this run": card}), ""]
 
 

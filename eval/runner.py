@@ -125,7 +125,8 @@ def _verify_row(row: dict, rec: dict, settings, splitter, notes: list[str]) -> N
     from .faithfulness import verified_counts
 
     try:
-        ok, n, details = verified_counts(rec.get("answer", ""), rec.get("citations") or [], get_verifier(settings.verify), splitter)
+        ok, n, details = verified_counts(rec.get("answer", ""), rec.get("citations") or [],
+                                         get_verifier(settings.verify), splitter)
     except VerifierUnavailableError as e:
         notes.append(f"verified_sentences not measured: the claim verifier is unavailable ({e.message}).")
         row.update(verified=0, verified_claims=0, verified_sentences=None)

@@ -115,7 +115,8 @@ def test_support_counts_on_an_answer():
     answer = (
         "FedMerge merges several global models into a personalised model for each client [1]. "  # supported
         "Prune&Comp reduces perplexity by 24.72% [2]. "  # supported (whole abstract used: no sentences listed)
-        "Prune&Comp was trained on ImageNet with reinforcement learning [2]. "  # prune, comp, train, imagenet, reinforcement, learn: 2/6
+        # prune, comp, train, imagenet, reinforcement, learn: 2/6
+        "Prune&Comp was trained on ImageNet with reinforcement learning [2]. "
         "Both methods improve robustness against adversarial attacks.\n\n"  # no marker -> unsupported
         "*Not covered by the indexed abstracts: ImageNet.*"  # note line: not a claim
     )
@@ -155,7 +156,8 @@ def test_abstention_precision_recall():
 
 
 def test_must_mention_and_percentiles():
-    assert M.must_mention_coverage("Evaluated on CIFAR-10 and  Tiny ImageNet.", ["cifar-10", "tiny imagenet", "MNIST"]) == pytest.approx(2 / 3)
+    assert M.must_mention_coverage("Evaluated on CIFAR-10 and  Tiny ImageNet.",
+                                   ["cifar-10", "tiny imagenet", "MNIST"]) == pytest.approx(2 / 3)
     assert M.must_mention_coverage("anything", []) is None
     # p50 of [1, 2, 3, 10] = (2 + 3) / 2 = 2.5; p95: position 0.95 * 3 = 2.85 -> 3 + 0.85 * (10 - 3) = 8.95
     assert M.percentile([3, 1, 10, 2], 50) == 2.5
@@ -173,13 +175,15 @@ def _rec(ranking, cited, abstained=False, answer="", timings=None):
 def test_score_question_and_aggregate_by_kind():
     key_index = M.resolve_keys(["merges several global models", "reduces perplexity by 24.72%"], CORPUS)
     q_multi = {"id": "m1", "kind": "multi", "gold": ["merges several global models", "reduces perplexity by 24.72%"]}
-    q_fact = {"id": "f1", "kind": "factoid", "gold": ["merges several global models"], "must_mention": ["FedMerge", "CIFAR"]}
+    q_fact = {"id": "f1", "kind": "factoid", "gold": ["merges several global models"],
+              "must_mention": ["FedMerge", "CIFAR"]}
     q_absent = {"id": "x1", "kind": "absent", "gold": []}
     rows = [
         M.score_question(q_multi, _rec(["a", "x", "y", "z", "w", "b"], ["a", "x"], answer="FedMerge [1]."), key_index),
         M.score_question(q_fact, _rec(["x", "x2", "a"], ["a"], answer="FedMerge merges models [1].",
                                       timings={"first_token_s": 3.0, "total_s": 4.0}), key_index),
-        M.score_question(q_absent, _rec(["a"], [], abstained=True, timings={"first_token_s": 0.5, "total_s": 0.5}), key_index),
+        M.score_question(q_absent, _rec(["a"], [], abstained=True, timings={"first_token_s": 0.5, "total_s": 0.5}),
+                         key_index),
     ]
     m, f, x = rows
     # multi: gold a (rank 1), b (rank 6): recall@5 = 1/2, recall@10 = 2/2, mrr = 1;
@@ -187,7 +191,8 @@ def test_score_question_and_aggregate_by_kind():
     assert (m["recall@5"], m["recall@10"], m["mrr"]) == (0.5, 1.0, 1.0)
     assert m["ndcg@10"] == pytest.approx(0.83155, abs=1e-4)
     # cited a, x: precision 1/2; recall 1/2; multi set recall 1/2; gold cited
-    assert (m["citation_precision"], m["citation_recall"], m["multi_set_recall"], m["gold_cited"]) == (0.5, 0.5, 0.5, True)
+    assert (m["citation_precision"], m["citation_recall"], m["multi_set_recall"], m["gold_cited"]) == (
+        0.5, 0.5, 0.5, True)
     # factoid: first relevant at rank 3 -> mrr 1/3; must-mention FedMerge yes, CIFAR no -> 0.5
     assert f["mrr"] == pytest.approx(1 / 3) and f["must_mention"] == 0.5 and f["multi_set_recall"] is None
     # absent: no gold -> retrieval and citation metrics n/a; unanswerable and abstained
@@ -209,7 +214,8 @@ def test_score_question_and_aggregate_by_kind():
 
 
 def test_feedback_questions_are_unlabelled_for_abstention():
-    row = M.score_question({"id": "fb", "kind": "feedback", "gold": [], "todo": "fill in"}, _rec([], [], abstained=True))
+    row = M.score_question({"id": "fb", "kind": "feedback", "gold": [], "todo": "fill in"},
+                           _rec([], [], abstained=True))
     assert row["unanswerable"] is None
     assert M.aggregate([row])["abstention_recall"] is None
 

@@ -21,11 +21,13 @@ CORPUS = ROOT / "data" / "corpus.jsonl"
 MINIMUM = {"factoid": 18, "multi": 8, "compare": 8, "followup": 8, "paraphrase": 8, "absent": 10, "nearmiss": 6}
 
 
-@pytest.fixture(scope="module", params=[QUESTIONS, BLIND, BLIND2, *MORE], ids=["project", "blind", "blind2", "blind3", "blind4", "blind6"])
+@pytest.fixture(scope="module", params=[QUESTIONS, BLIND, BLIND2, *MORE],
+                ids=["project", "blind", "blind2", "blind3", "blind4", "blind6"])
 def questions(request) -> list[dict]:
     from eval.questionset import load_questions
 
-    qs, warnings = load_questions(request.param)  # also checks: valid JSON, the schema (eval/questionset.py), unique ids
+    # also checks: valid JSON, the schema (eval/questionset.py), unique ids
+    qs, warnings = load_questions(request.param)
     assert warnings == []  # every kind is a known one
     return qs
 

@@ -45,8 +45,10 @@ def catalog() -> Catalog:
 @pytest.mark.parametrize("f, rule, kinds, message", [
     (Filters(year_min=2031, year_max=2031), "years_outside_corpus", ("year",),
      "No paper in this corpus is from 2031; the newest is 2025."),
-    (Filters(year_min=2031), "years_outside_corpus", ("year",), "No paper in this corpus is from 2031 or later; the newest is 2025."),
-    (Filters(year_max=2019), "years_outside_corpus", ("year",), "No paper in this corpus is from 2019 or earlier; the oldest is 2021."),
+    (Filters(year_min=2031), "years_outside_corpus", ("year",),
+     "No paper in this corpus is from 2031 or later; the newest is 2025."),
+    (Filters(year_max=2019), "years_outside_corpus", ("year",),
+     "No paper in this corpus is from 2019 or earlier; the oldest is 2021."),
     (Filters(year_min=99999999999, year_max=99999999999), "years_outside_corpus", ("year",),
      "No paper in this corpus is from 99999999999; the newest is 2025."),
     (Filters(year_min=2025, year_max=2020), "contradictory_years", ("year",),
@@ -55,8 +57,10 @@ def catalog() -> Catalog:
     (Filters(venue="NeurIPS"), "no_match", ("venue",), "No paper in this corpus has the venue “NeurIPS”."),
     (Filters(categories=frozenset({"cs.CV"})), "no_match", ("categories",),
      "No paper in this corpus is in the arXiv category cs.CV."),
-    (Filters(author="Ann Lee", venue="ACL"), "none_together", ("author", "venue"),  # Ann Lee's are the odd ones, ACL's i % 4 == 0
-     "No paper in this corpus matches author “Ann Lee” and venue “ACL” together (40 match author “Ann Lee”; 20 match venue “ACL”)."),
+    # Ann Lee's are the odd ones, ACL's i % 4 == 0
+    (Filters(author="Ann Lee", venue="ACL"), "none_together", ("author", "venue"),
+     "No paper in this corpus matches author “Ann Lee” and venue “ACL” together "
+     "(40 match author “Ann Lee”; 20 match venue “ACL”)."),
     (Filters(year_min=2031, author="Ann Lee"), "years_outside_corpus", ("year",),  # the most specific reason first
      "No paper in this corpus is from 2031 or later; the newest is 2025."),
 ])
@@ -69,7 +73,8 @@ def test_a_filter_that_leaves_no_paper_says_why(catalog, f, rule, kinds, message
 
 @pytest.mark.parametrize("f", [
     None, Filters(), Filters(year_min=2024), Filters(year_min=2019, year_max=2021), Filters(year_max=2030),
-    Filters(author="wang", venue="acl", year_min=2022, year_max=2022), Filters(paper_ids=frozenset({"nope"})),  # a follow-up's focus is not checked
+    Filters(author="wang", venue="acl", year_min=2022, year_max=2022),
+    Filters(paper_ids=frozenset({"nope"})),  # a follow-up's focus is not checked
 ])
 def test_filters_that_leave_papers_give_no_finding(catalog, f):
     assert check_filters(f, catalog) is None
@@ -78,7 +83,8 @@ def test_filters_that_leave_papers_give_no_finding(catalog, f):
 def test_a_gap_inside_the_corpus_and_a_corpus_without_years():
     gap = Catalog("g", [Record("a", "x", year=2020), Record("b", "x", year=2024)])
     found = check_filters(Filters(year_min=2022, year_max=2023), gap)
-    assert found.rule == "no_paper_in_years" and found.message == "No paper in this corpus is from 2022 to 2023; its papers span 2020–2024."
+    assert found.rule == "no_paper_in_years"
+    assert found.message == "No paper in this corpus is from 2022 to 2023; its papers span 2020–2024."
     none = Catalog("g", [Record("a", "x"), Record("b", "x")])
     assert check_filters(Filters(year_min=2024), none).rule == "no_years_in_corpus"
 
@@ -89,7 +95,8 @@ def test_a_gap_inside_the_corpus_and_a_corpus_without_years():
     ("Which papers from year 99999999999 study pruning?", {"year_min": 99999999999, "year_max": 99999999999},
      "Which papers study pruning?"),
     ("What was published in the year 2040 on pruning?", {"year_min": 2040, "year_max": 2040}, "What was on pruning?"),
-    ("Which pruning papers were published in 2090?", {"year_min": 2090, "year_max": 2090}, "Which pruning papers were?"),
+    ("Which pruning papers were published in 2090?", {"year_min": 2090, "year_max": 2090},
+     "Which pruning papers were?"),
 ])
 def test_years_the_corpus_lacks_are_parsed_not_dropped(question, expected, cleaned):
     vocab = Vocabulary.build(_records())
@@ -99,8 +106,9 @@ def test_years_the_corpus_lacks_are_parsed_not_dropped(question, expected, clean
 
 def test_counts_are_still_not_years():
     vocab = Vocabulary.build(_records())
-    for q in ("Can a model trained in 2048 steps converge?", "Does it fit in 4096 tokens?", "What is year 3 of the plan?",
-              "Which models handle up to 2048 tokens?", "Does the loss drop after 2048 steps?"):
+    for q in ("Can a model trained in 2048 steps converge?", "Does it fit in 4096 tokens?",
+              "What is year 3 of the plan?", "Which models handle up to 2048 tokens?",
+              "Does the loss drop after 2048 steps?"):
         assert not parse_filters(q, vocab), q
 
 
@@ -111,7 +119,8 @@ def built(tmp_path_factory):
 
 
 @pytest.mark.parametrize("question, rule, says", [
-    ("Which papers in 2031 study pruning?", "years_outside_corpus", "No paper in this corpus is from 2031; the newest is 2025."),
+    ("Which papers in 2031 study pruning?", "years_outside_corpus",
+     "No paper in this corpus is from 2031; the newest is 2025."),
     ("Which papers from year 99999999999 study layer pruning?", "years_outside_corpus",
      "No paper in this corpus is from 99999999999; the newest is 2025."),
     ("What did papers before 2020 find about federated learning?", "years_outside_corpus",
@@ -121,7 +130,8 @@ def built(tmp_path_factory):
     ("What does the ACL paper from 2023 published before 2022 say about speculative decoding?", "contradictory_years",
      "The year filters contradict each other"),
     # was "No indexed abstract mentions ACL." although 20 papers have the venue ACL
-    ("What does ACL say about pruning in 2022 and before 2021?", "contradictory_years", "The year filters contradict each other"),
+    ("What does ACL say about pruning in 2022 and before 2021?", "contradictory_years",
+     "The year filters contradict each other"),
 ])
 def test_the_answer_abstains_naming_the_filter(built, question, rule, says):
     a, _ = built
@@ -163,13 +173,15 @@ def test_cli_refuses_year_min_after_year_max(store, capsys):
     for cmd in (["ask", "Which papers study pruning?"], ["search", "pruning"]):
         rc = main(["--data-dir", str(store), "--preset", "debug", *cmd, "--year-min", "2025", "--year-max", "2020"])
         err = capsys.readouterr().err
-        assert rc == 2 and "--year-min 2025 is after --year-max 2020" in err and "--year-min 2020 --year-max 2025" in err
+        assert rc == 2 and "--year-min 2025 is after --year-max 2020" in err
+        assert "--year-min 2020 --year-max 2025" in err
 
 
 def test_cli_search_and_ask_say_what_the_filter_did(store, capsys):
     assert main(["--data-dir", str(store), "--preset", "debug", "search", "pruning", "--year-min", "2031"]) == 0
     assert "No results: No paper in this corpus is from 2031 or later; the newest is 2025." in capsys.readouterr().out
-    assert main(["--data-dir", str(store), "--preset", "debug", "search", "pruning", "--year-min", "2031", "--json"]) == 0
+    assert main(["--data-dir", str(store), "--preset", "debug", "search", "pruning", "--year-min", "2031",
+                 "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["hits"] == [] and out["filter_finding"]["rule"] == "years_outside_corpus"
     assert main(["--data-dir", str(store), "--preset", "debug", "ask", "Which papers in 2031 study pruning?"]) == 0

@@ -20,15 +20,19 @@ def register(sub) -> None:
     esub = p.add_subparsers(dest="eval_command", metavar="EVAL_COMMAND")
     p.set_defaults(handler=lambda args, ctx: (p.print_help(), 2)[1])
 
-    r = esub.add_parser("run", help="Answer a question set (or a benchmark) and write results, summary, report and plots.")
-    r.add_argument("--questions", type=Path, help=f"Question set JSONL (default: {DEFAULT_QUESTIONS.relative_to(PROJECT_DIR)}).")
+    r = esub.add_parser("run",
+                        help="Answer a question set (or a benchmark) and write results, summary, report and plots.")
+    r.add_argument("--questions", type=Path,
+                   help=f"Question set JSONL (default: {DEFAULT_QUESTIONS.relative_to(PROJECT_DIR)}).")
     r.add_argument("--out", type=Path, help="Run directory (default: eval/runs/<dataset or questions>-<time>).")
-    r.add_argument("--retrieval-only", action="store_true", help="Only retrieve (no answers): retrieval metrics only, fast.")
-    r.add_argument("--dataset", choices=["scifact", "pubmedqa"], help="Evaluate on a public benchmark instead of a question set.")
+    r.add_argument("--retrieval-only", action="store_true",
+                   help="Only retrieve (no answers): retrieval metrics only, fast.")
+    r.add_argument("--dataset", choices=["scifact", "pubmedqa"],
+                   help="Evaluate on a public benchmark instead of a question set.")
     r.add_argument("--limit", type=int, help=f"Only the first N questions (benchmarks: default {DATASET_LIMIT}).")
     r.add_argument("--corpus-size", type=int,
-                   help=f"Benchmarks: corpus of N abstracts, the gold ones plus sampled distractors (default {DATASET_CORPUS}; "
-                        "0 = the whole corpus, which takes long to embed on a CPU).")
+                   help="Benchmarks: corpus of N abstracts, the gold ones plus sampled distractors "
+                        f"(default {DATASET_CORPUS}; 0 = the whole corpus, which takes long to embed on a CPU).")
     r.add_argument("--dataset-dir", type=Path,
                    help="Benchmarks: store directory for the benchmark corpus (default: <data dir>-eval-<dataset>).")
     r.add_argument("--resume", action="store_true",
@@ -50,8 +54,8 @@ def register(sub) -> None:
     c.add_argument("--seed", type=int, default=0, help="Random seed of the bootstrap and permutation test.")
     c.set_defaults(handler=cmd_compare)
 
-    j = esub.add_parser("judge", help="Score the answers of a finished run with a judge model (correctness, faithfulness, "
-                                      "relevance); parse failures are counted and reported.")
+    j = esub.add_parser("judge", help="Score the answers of a finished run with a judge model (correctness, "
+                                      "faithfulness, relevance); parse failures are counted and reported.")
     j.add_argument("run", type=Path, help="Run directory (eval run --out).")
     j.add_argument("--judge", metavar="JUDGE", required=True, help="'openai' (answer.openai_* settings) or 'hf:DIR'.")
     j.add_argument("--quiet", action="store_true", help="No progress bar.")
@@ -62,7 +66,8 @@ def register(sub) -> None:
     k.add_argument("names", nargs="*", metavar="NAME", help="Runs to do (default: all; `python -m eval.corpora list`).")
     k.add_argument("--out", type=Path, help="Directory for the runs (default: eval/runs/corpora-<time>).")
     k.add_argument("--store-root", type=Path,
-                   help="Parent of the per-corpus stores (default: <data dir>-corpora; re-ingesting is skipped when unchanged).")
+                   help="Parent of the per-corpus stores (default: <data dir>-corpora; "
+                        "re-ingesting is skipped when unchanged).")
     k.add_argument("--limit", type=int, help="Only the first N questions of each set.")
     k.add_argument("--role", choices=["tune", "heldout"], help="Only the corpora of this role.")
     k.add_argument("--quiet", action="store_true", help="No progress bars.")
@@ -103,13 +108,15 @@ def cmd_run(args, ctx) -> int:
     judge = None
     if args.judge:  # before any ingest or question: a judge that cannot be reached fails first
         if args.retrieval_only:
-            raise ConfigError("--judge needs answers; it cannot be used with --retrieval-only.", hint="Drop one of them.")
+            raise ConfigError("--judge needs answers; it cannot be used with --retrieval-only.",
+                              hint="Drop one of them.")
         from eval.judge import make_judge
 
         judge = make_judge(args.judge, settings)
     if args.dataset:
         if args.questions:
-            raise ConfigError("Give either --questions or --dataset, not both.", hint="paperchat eval run --dataset scifact --limit 50")
+            raise ConfigError("Give either --questions or --dataset, not both.",
+                              hint="paperchat eval run --dataset scifact --limit 50")
         from tqdm import tqdm
 
         from eval import datasets
@@ -122,8 +129,10 @@ def cmd_run(args, ctx) -> int:
         out = args.out or PROJECT_DIR / "eval" / "runs" / f"{args.dataset}-{stamp}"
         qpath, cpath, questions = datasets.prepare(args.dataset, Path(out) / "dataset", limit=limit,
                                                    corpus_size=corpus_size or None)
-        n_docs = sum(1 for _ in open(cpath, encoding="utf-8"))
-        print(f"{args.dataset}: {len(questions)} questions, corpus of {n_docs} abstracts -> store {store}", file=sys.stderr)
+        with open(cpath, encoding="utf-8") as f:
+            n_docs = sum(1 for _ in f)
+        print(f"{args.dataset}: {len(questions)} questions, corpus of {n_docs} abstracts -> store {store}",
+              file=sys.stderr)
         with tqdm(total=n_docs, unit="abstract", disable=args.quiet, file=sys.stderr, desc="ingest") as bar:
             report, removed = datasets.ingest(settings, cpath, progress=bar.update)
         print(report.summary() + (f" {removed} paper(s) of an earlier, bigger corpus removed." if removed else ""),
@@ -146,15 +155,17 @@ def cmd_run(args, ctx) -> int:
     return 0
 
 
-def cmd_compare(args, ctx) -> int:  # noqa: ARG001
+def cmd_compare(args, ctx) -> int:
     from eval.compare import compare_runs
     from eval.compare_report import render, write_comparison
 
     if len(args.runs) < 2:
-        raise ConfigError("Give at least two run directories.", hint="paperchat eval compare eval/runs/a eval/runs/b --out cmp")
+        raise ConfigError("Give at least two run directories.",
+                          hint="paperchat eval compare eval/runs/a eval/runs/b --out cmp")
     for d in args.runs:
         if not (d / "summary.json").is_file():
-            raise ConfigError(f"{d} is not an eval run (no summary.json).", hint="Give directories written by `paperchat eval run`.")
+            raise ConfigError(f"{d} is not an eval run (no summary.json).",
+                              hint="Give directories written by `paperchat eval run`.")
     if not 100 <= args.resamples <= 1_000_000:
         raise ConfigError(f"--resamples {args.resamples} is out of range.", hint="Use 100..1000000 (default 10000).")
     try:
@@ -175,9 +186,11 @@ def cmd_judge(args, ctx) -> int:
     from eval.judge import judge_run, make_judge, note
 
     if not (args.run / "summary.json").is_file():
-        raise ConfigError(f"{args.run} is not an eval run (no summary.json).", hint="Give a directory written by `paperchat eval run`.")
+        raise ConfigError(f"{args.run} is not an eval run (no summary.json).",
+                          hint="Give a directory written by `paperchat eval run`.")
     if not (args.run / "results.jsonl").is_file():
-        raise ConfigError(f"{args.run} has no results.jsonl to judge.", hint="Give a directory written by `paperchat eval run`.")
+        raise ConfigError(f"{args.run} has no results.jsonl to judge.",
+                          hint="Give a directory written by `paperchat eval run`.")
     judge = make_judge(args.judge, ctx.settings)
     with open(args.run / "results.jsonl", "rb") as f:  # for the progress bar; a damaged file is named by judge_run
         n = sum(1 for line in f if line.strip())
@@ -205,7 +218,8 @@ def cmd_corpora(args, ctx) -> int:
     base = ctx.settings.store.data_dir
     store_root = (args.store_root or base.with_name(f"{base.name}-corpora")).expanduser()
     out = args.out or PROJECT_DIR / "eval" / "runs" / f"corpora-{time.strftime('%Y%m%d-%H%M%S')}"
-    summaries = corpora.run_corpora(names, ctx.settings, Path(out), store_root, progress=not args.quiet, limit=args.limit)
+    summaries = corpora.run_corpora(names, ctx.settings, Path(out), store_root, progress=not args.quiet,
+                                    limit=args.limit)
     table = corpora.corpora_table(summaries)
     Path(out).mkdir(parents=True, exist_ok=True)
     (Path(out) / "corpora.md").write_text(table + "\n", encoding="utf-8")
@@ -219,7 +233,8 @@ def cmd_export_feedback(args, ctx) -> int:
 
     path = args.feedback or ctx.settings.store.data_dir / "feedback.jsonl"
     if not path.is_file():
-        raise ConfigError(f"No feedback file at {path}.", hint="Rate answers in the UI first (thumbs up/down), or pass --feedback FILE.")
+        raise ConfigError(f"No feedback file at {path}.",
+                          hint="Rate answers in the UI first (thumbs up/down), or pass --feedback FILE.")
     records, bad = read_feedback(path)
     candidates = feedback_to_questions(records, include_all=args.all)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -88,7 +88,8 @@ def _year_finding(lo: int | None, hi: int | None, years) -> FilterFinding | None
     """The finding for the year filter alone over the corpus's `years` (0 = no year), or None."""
     if lo is not None and hi is not None and lo > hi:
         return FilterFinding("contradictory_years", ("year",),
-                             f"The year filters contradict each other: no year is both {lo} or later and {hi} or earlier.")
+                             "The year filters contradict each other: "
+                             f"no year is both {lo} or later and {hi} or earlier.")
     known = years[years > 0]
     if not known.size:
         return FilterFinding("no_years_in_corpus", ("year",),
@@ -133,4 +134,5 @@ def check_filters(filters: Filters | None, catalog: Catalog) -> FilterFinding | 
             return FilterFinding("no_match", (k,), _no_match(k, f))
     counts = "; ".join(f"{len(catalog.allowed(_only(k, f)))} match {_part(k, f)}" for k in kinds)
     return FilterFinding("none_together", tuple(kinds),
-                         f"No paper in this corpus matches {' and '.join(_part(k, f) for k in kinds)} together ({counts}).")
+                         f"No paper in this corpus matches {' and '.join(_part(k, f) for k in kinds)} together "
+                         f"({counts}).")

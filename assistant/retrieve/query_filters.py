@@ -57,12 +57,13 @@ class Vocabulary:
 
     surnames: frozenset[str] = frozenset()  # casefolded last names
     fullnames: dict[str, str] = field(default_factory=dict)  # casefolded full name -> as stored
-    venues: dict[str, str] = field(default_factory=dict)  # casefolded venue (and venue without its year) -> filter value
+    # casefolded venue (and venue without its year) -> filter value
+    venues: dict[str, str] = field(default_factory=dict)
     categories: dict[str, str] = field(default_factory=dict)  # casefolded -> as stored
     newest_year: int | None = None
 
     @classmethod
-    def build(cls, records: Iterable[Record]) -> "Vocabulary":
+    def build(cls, records: Iterable[Record]) -> Vocabulary:
         surnames: set[str] = set()
         full: dict[str, str] = {}
         venues: dict[str, str] = {}
@@ -93,7 +94,8 @@ class Vocabulary:
         if not keys:
             return None
         alt = "|".join(re.escape(k) for k in keys)
-        return re.compile(rf"(?:{_VENUE_CUE})({alt})(?:[\s'’]+{_Y})?(?!\w)|(?<!\w)({alt})(?:\s+{_Y})?(?=\s+{_NOUN}\b)", re.I)
+        return re.compile(rf"(?:{_VENUE_CUE})({alt})(?:[\s'’]+{_Y})?(?!\w)"
+                          rf"|(?<!\w)({alt})(?:\s+{_Y})?(?=\s+{_NOUN}\b)", re.I)
 
 
 _VENUE_YEAR = re.compile(r"[\s'’-]*(?:19|20)?\d{2}$")
@@ -105,9 +107,12 @@ _NOUN = r"(?:papers?|abstracts?|works?|articles?|publications?|studies|preprints
 # (pattern, handler) in order of precedence; each handler gives (year_min, year_max)
 _YEAR_RX: list[tuple[re.Pattern, str]] = [
     # "from year 2031", "in the year 99999999999": the word says it is a year, whatever the corpus holds
-    (re.compile(r"\b(?:(?:published|written|released|appeared|submitted)\s+)?(?:in|during|from)\s+(?:the\s+)?year\s+(\d{4,12})(?![\w.\-])", re.I), "year"),
-    (re.compile(rf"\b(?:(?:published|written|released|appeared)\s+)?(?:between|from)\s+{_Y}\s*(?:and|to|until|through|-|–)\s*{_Y}", re.I), "range"),
-    (re.compile(rf"\b(?:(?:published|written|released|appeared)\s+)?(?:in|during)\s+{_Y}\s*(?:-|–|to)\s*{_Y}", re.I), "range"),
+    (re.compile(r"\b(?:(?:published|written|released|appeared|submitted)\s+)?(?:in|during|from)\s+"
+                r"(?:the\s+)?year\s+(\d{4,12})(?![\w.\-])", re.I), "year"),
+    (re.compile(rf"\b(?:(?:published|written|released|appeared)\s+)?(?:between|from)\s+"
+                rf"{_Y}\s*(?:and|to|until|through|-|–)\s*{_Y}", re.I), "range"),
+    (re.compile(rf"\b(?:(?:published|written|released|appeared)\s+)?(?:in|during)\s+{_Y}\s*(?:-|–|to)\s*{_Y}",
+                re.I), "range"),
     (re.compile(rf"\b(?:from|starting(?:\s+(?:in|from))?)\s+{_Y}\s+(?:on(?:wards?)?|forward)\b", re.I), "min"),
     (re.compile(rf"\b(?:since|as of)\s+{_Y}", re.I), "min"),
     (re.compile(rf"\b(?:after|later than)\s+{_Y}", re.I), "after"),
@@ -116,21 +121,26 @@ _YEAR_RX: list[tuple[re.Pattern, str]] = [
     (re.compile(rf"\b(?:before|prior to|earlier than|older than)\s+{_Y}", re.I), "before"),
     (re.compile(rf"\b(?:until|up to|through|till|no later than)\s+{_Y}", re.I), "max"),
     (re.compile(rf"\b(?:(?:in|from)\s+)?{_Y}\s+(?:or|and)\s+(?:earlier|older|before)\b", re.I), "max"),
-    (re.compile(rf"\b(?:(?:published|written|released|appeared|submitted)\s+)?(?:in|during|from)\s+{_Y}", re.I), "exact"),
+    (re.compile(rf"\b(?:(?:published|written|released|appeared|submitted)\s+)?(?:in|during|from)\s+{_Y}", re.I),
+     "exact"),
     (re.compile(rf"(?:\b(?:the|of|all)\s+)?{_Y}(?=\s+{_NOUN}\b)", re.I), "exact"),
-    (re.compile(r"\b(?:(?:published|written|released)\s+)?(?:from\s+|in\s+)?(?:this|the current) year(?:'s)?", re.I), "this"),
+    (re.compile(r"\b(?:(?:published|written|released)\s+)?(?:from\s+|in\s+)?(?:this|the current) year(?:'s)?", re.I),
+     "this"),
     (re.compile(r"\b(?:(?:published|written|released)\s+)?(?:from\s+|in\s+)?last year(?:'s)?", re.I), "last"),
-    (re.compile(r"\b(?:(?:published|written|released)\s+)?(?:in|from|over|during|within)\s+the\s+(?:last|past)\s+(\d|two|three|four|five|six|ten)\s+years", re.I), "lastn"),
+    (re.compile(r"\b(?:(?:published|written|released)\s+)?(?:in|from|over|during|within)\s+the\s+(?:last|past)\s+"
+                r"(\d|two|three|four|five|six|ten)\s+years", re.I), "lastn"),
 ]
 
-_NAME = r"(?P<name>(?:[A-Z][a-z][\w'’\-]*|[A-Z]\.)(?:\s+(?:[A-Z][a-z][\w'’\-]*|[A-Z]\.|van|von|de|der|da|di|del|le)){0,3})"
+_NAME = (r"(?P<name>(?:[A-Z][a-z][\w'’\-]*|[A-Z]\.)"
+         r"(?:\s+(?:[A-Z][a-z][\w'’\-]*|[A-Z]\.|van|von|de|der|da|di|del|le)){0,3})")
 _AUTHOR_RX = [  # (?P<cue>) is removed with the name; text before it stays
     re.compile(rf"(?P<cue>\b(?:(?:co-?)?authored\s+|written\s+|published\s+)?by\s+){_NAME}(?P<tail>\s+et\s+al\.?|\s+and\s+(?:colleagues|co-?authors))?"),
     re.compile(rf"\b(?i:{_NOUN}|research)\s+(?P<cue>(?:of|from)\s+){_NAME}(?P<tail>\s+et\s+al\.?)?"),
     re.compile(rf"(?P<cue>){_NAME}(?P<tail>\s+et\s+al\.?)"),
     re.compile(rf"(?P<cue>){_NAME}(?P<tail>['’]s)\s+(?=(?i:{_NOUN}|research)\b)"),
 ]
-_CATEGORY = re.compile(r"(?<![\w.])((?:cs|stat|math|eess|econ|q-bio|q-fin|physics|astro-ph|cond-mat|quant-ph|nlin|hep-\w+|gr-qc)\.[A-Za-z]{2})(?![\w.]|\.\w)")
+_CATEGORY = re.compile(r"(?<![\w.])((?:cs|stat|math|eess|econ|q-bio|q-fin|physics|astro-ph|cond-mat|quant-ph|nlin|"
+                       r"hep-\w+|gr-qc)\.[A-Za-z]{2})(?![\w.]|\.\w)")
 _CAT_CUE = re.compile(r"(?:\b(?:in|from|under|within|on)\s+(?:the\s+)?(?:arxiv\s+)?(?:categor(?:y|ies)\s+)?)$", re.I)
 _CAT_TAIL = re.compile(r"^\s+(?:categor(?:y|ies)|section|list(?:ing)?)\b", re.I)
 _VENUE_CUE = r"\b(?:(?:published|presented|accepted|appeared|appearing)\s+)?(?:at|in|from|to)\s+(?:the\s+)?"
@@ -139,7 +149,8 @@ _VENUE_CUE = r"\b(?:(?:published|presented|accepted|appeared|appearing)\s+)?(?:a
 def parse_filters(question: str, vocab: Vocabulary) -> QueryFilters:
     """Filters stated in `question` that the corpus confirms, and the question without them."""
     taken: list[tuple[int, int]] = []
-    repl: dict[int, str] = {}  # start of a span -> what stands in its place ("Smith et al. propose" -> "a paper propose")
+    # start of a span -> what stands in its place ("Smith et al. propose" -> "a paper propose")
+    repl: dict[int, str] = {}
     spans: list[Span] = []
 
     def free(a: int, b: int) -> bool:
@@ -205,7 +216,8 @@ def parse_filters(question: str, vocab: Vocabulary) -> QueryFilters:
     if cats:
         f = replace(f, categories=frozenset(cats))
     for rx in _AUTHOR_RX:
-        m = next((m for m in rx.finditer(question) if _author(m.group("name"), vocab) and free(m.start("cue"), m.end())), None)
+        m = next((m for m in rx.finditer(question)
+                  if _author(m.group("name"), vocab) and free(m.start("cue"), m.end())), None)
         if m is not None:
             name = _author(m.group("name"), vocab)
             f = replace(f, author=name)
