@@ -253,3 +253,11 @@ def test_ui_refuses_broken_characters_with_a_message_not_a_trace_id(settings):
     with pytest.raises(gr.Error, match="broken character"):
         h.options(author=SURROGATE)
     assert h.check_question("  graph\x00networks ") == "graph networks"
+
+
+def test_chat_reports_a_broken_line_and_goes_on(store, capsys, monkeypatch, strict_tokenizer):
+    lines = iter([SURROGATE, "How much does Prune&Comp reduce perplexity?", "/quit"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(lines))
+    code, out, err = run(capsys, "chat", "--model", "extractive")
+    assert code == 0 and "error: The question holds a broken character" in out
+    assert "24.72%" in out and "Traceback" not in err

@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..errors import ConfigError
-from ..user_text import clean_user_text
+from ..user_text import UserTextError, clean_user_text
 from .checks import check_out, k_arg, report
 from .index_cmds import _filter_args, filters_from
 
@@ -134,6 +134,11 @@ def cmd_chat(args, ctx) -> int:
             print("(new conversation)")
             continue
         if not q:
+            continue
+        try:
+            q = clean_user_text(q, max_chars=a.settings.ui.max_question_chars)
+        except UserTextError as e:  # one bad line is not the end of the conversation
+            print(f"error: {e.message}\nhint: {e.hint}")
             continue
         stop = threading.Event()
         try:
