@@ -148,6 +148,36 @@ except AssistantError as e:
 """
 
 
+HOLDER = """
+import time
+from pathlib import Path
+from assistant.index.indexer import Index
+from assistant.settings import load_settings
+from assistant.types import Record
+index = Index(load_settings({preset!r}, {{"store.data_dir": {data!r}}}))
+index.stats()
+Path({data!r}, "records.sqlite3").write_bytes(b"")
+for call in (lambda: index.add([Record("u1", "An uploaded abstract about sparse attention. It is fast.", title="U")]),
+             index.stats):
+    try:
+        call()
+    except Exception:  # the damaged store: whatever the server does with it, it keeps running
+        pass
+print("held", flush=True)
+time.sleep(120)
+"""
+
+
+def _repair_named(doctor_output: str) -> list[str]:
+    """The `paperchat rebuild-index ...` command of doctor's first `fix:` line, else plain rebuild-index."""
+    for line in doctor_output.splitlines():
+        words = line.replace("`", " ").split()
+        if "fix:" in words and "rebuild-index" in words:
+            i = words.index("rebuild-index")
+            return ["rebuild-index", *[w.strip(",;.()") for w in words[i + 1:] if w.startswith("--")][:1]]
+    return ["rebuild-index"]
+
+
 def probe_store(env: Env) -> list[Row]:
     rows = []
     for name, damage in (("rm", "unlink()"), ("truncate -s 0", "write_bytes(b'')")):
@@ -166,11 +196,13 @@ def probe_store(env: Env) -> list[Row]:
         rows.append(Row("store", f"`{name} records.sqlite3` (server stopped), then `doctor`",
                         f"exit != 0, names the loss (0 records while {env.papers} papers are indexed) and the repair",
                         key_line(rc, out, err, "record"), rc != 0 and "store is healthy" not in out))
-        rc, out, err = cli(env, d, "rebuild-index", "--quiet")
+        repair = _repair_named(out + err)
+        rc, out, err = cli(env, d, *repair, "--quiet")
         st = _stats(env, d)
-        rows.append(Row("store", f"`{name} records.sqlite3`, then `rebuild-index`",
+        rows.append(Row("store", f"`{name} records.sqlite3`, then the repair doctor names (else `rebuild-index`)",
                         f"not 'nothing to rebuild': every record Chroma holds comes back ({env.papers})",
-                        key_line(rc, out, err, "record", "rebuil") + f"; stats records={st.get('records')}",
+                        f"`{' '.join(repair)}` " + key_line(rc, out, err, "record", "rebuil")
+                        + f"; stats records={st.get('records')}",
                         st.get("records") == env.papers and "nothing to rebuild" not in out))
     d = env.copy("truncated-dense")
     (d / "records.sqlite3").write_bytes(b"")
@@ -180,22 +212,19 @@ def probe_store(env: Env) -> list[Row]:
                     "names the records loss and its repair (rebuild the records from Chroma), never 'holds no records'",
                     key_line(rc, out, err, "record"), "holds no records" not in err + out and
                     (st.get("records") == env.papers or "--records" in err + out)))
-    d = env.copy("locked")
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import sqlite3, sys, time\n"
-        f"c = sqlite3.connect({str(d / 'records.sqlite3')!r}, isolation_level=None)\n"
-        "c.execute('BEGIN EXCLUSIVE'); print('held', flush=True); time.sleep(120)\n")],
-        stdout=subprocess.PIPE, text=True, env=_environ())
+    d = env.copy("served-damaged")
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER.format(preset=env.preset, data=str(d))],
+                              stdout=subprocess.PIPE, text=True, env=_environ(), cwd=ROOT)
     try:
-        holder.stdout.readline()
+        holder.stdout.readline()  # the "server" has the store open, damaged under it
         rc, out, err = cli(env, d, "doctor", "--no-probe", timeout=120)
     finally:
         holder.kill()
         holder.wait()
     hint = next((ln for ln in err.splitlines() if ln.startswith("hint:")), "")
-    rows.append(Row("store", "`doctor` while another process holds the records store",
-                    "works read-only, or names the holder's PID and says to stop it; no hint to run `paperchat doctor`",
-                    key_line(rc, out, err, "lock"), (rc == 0 or "pid" in (err + out).lower())
+    rows.append(Row("store", "`doctor` while a serving process holds a damaged (truncated) records store",
+                    "exit != 0 naming the damage (or the server's PID, to stop it first); no hint to run `paperchat doctor`",
+                    key_line(rc, out, err, "record", "lock"), rc != 0 and "store is healthy" not in out
                     and "paperchat doctor" not in hint and traceback_free(err)))
     return rows
 
