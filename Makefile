@@ -8,13 +8,17 @@ export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 export GRADIO_ANALYTICS_ENABLED := False
 
-.PHONY: run test install index corpus bench bench-full eval chromium clean embed-server
+.PHONY: run test lint install index corpus bench bench-full eval chromium clean embed-server
 
 run: install index
 	$(BIN)/paperchat ui
 
-test: install chromium embed-server
+# ruff first (configured in pyproject.toml, [tool.ruff.lint]), then the whole suite.
+test: lint chromium embed-server
 	$(BIN)/python -m pytest
+
+lint: install
+	$(BIN)/ruff check .
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)

@@ -6,6 +6,7 @@ files in `eval/corpora/<name>/questions.jsonl`, written by readers who saw only 
 
     python -m eval.corpora build [NAME ...] [--out DIR]   # writes DIR/<name>/corpus.<jsonl|bib>
     python -m eval.corpora list
+    paperchat eval corpora [NAME ...]                      # build, ingest and run every corpus: a table each
 
 Which corpora are tuned on was decided before any tuning (see `ROLE`): the answer layer may be
 fitted to the `tune` ones; the `heldout` ones are looked at in aggregate only.
@@ -21,13 +22,14 @@ import ast
 import gzip
 import hashlib
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" / "data"
+SHARED = Path(os.environ.get("PAPERCHAT_SHARED_DATA") or ROOT.parent / "shared" / "data")  # the env var for other layouts
 QUESTIONS_DIR = ROOT / "eval" / "corpora"
 DEFAULT_OUT = Path.home() / ".cache" / "paperchat" / "corpora"
 ARXIV = "arxiv/arxiv_cs_abstracts_2025-2026.jsonl.gz"
@@ -89,9 +91,8 @@ def arxiv_slice(categories: tuple[str, ...], n: int, salt: str) -> Callable[[Pat
     return build
 
 
-def arxiv_distractors(exclude: tuple[str, ...], n: int) -> Iterator[dict]:
+def arxiv_distractors(exclude: tuple[str, ...], n: int, shared: Path = SHARED) -> Iterator[dict]:
     """`n` arXiv abstracts whose primary category is none of `exclude`, picked by a hash of the id."""
-    shared = SHARED
     rows = [r for r in _arxiv_rows(shared) if _primary(r) not in exclude and len(r.get("abstract", "")) > 200]
     rows.sort(key=lambda r: _rank("distractor" + r["id"]))
     for r in sorted(rows[:n], key=lambda r: r["id"]):
@@ -160,7 +161,7 @@ def build(name: str, out: Path = DEFAULT_OUT, shared: Path = SHARED) -> Path:
     if spec.distractors:
         ids = {r["id"] for r in records}
         cats = tuple({r["venue"].removeprefix("arXiv ") for r in records})
-        records += [r for r in arxiv_distractors(cats, spec.distractors) if r["id"] not in ids]
+        records += [r for r in arxiv_distractors(cats, spec.distractors, shared) if r["id"] not in ids]
     path = corpus_path(name, out)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".part")
@@ -169,6 +170,95 @@ def build(name: str, out: Path = DEFAULT_OUT, shared: Path = SHARED) -> Path:
             f.write(to_bibtex(rec) + "\n" if spec.fmt == "bib" else json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n")
     tmp.replace(path)
     return path
+
+
+# ------------------------------------------------------------------------------------------- runs
+
+@dataclass(frozen=True)
+class Run:
+    """One row of `paperchat eval corpora`: a corpus, a question set over it, and its role."""
+    name: str
+    corpus: str  # a key of SPECS, or "bundled" (data/corpus.jsonl)
+    role: str
+    split: str | None = None  # a half of a question set also used for tuning
+    pubmedqa_own: int = 0  # PubMedQA's own expert questions (the first N) instead of a question file
+
+
+DEV_QUESTIONS = SHARED / "questions-dev.jsonl"
+RUNS: dict[str, Run] = {r.name: r for r in (
+    Run("dev-tune", "bundled", "tune", split="tune"),
+    Run("dev-heldout", "bundled", "heldout", split="heldout"),
+    *(Run(n, n, s.role) for n, s in SPECS.items()),
+    Run("pubmedqa-own", "pubmedqa", "tune", pubmedqa_own=300),
+)}
+
+
+def _questions_for(run: Run, out: Path) -> Path:
+    if run.corpus == "bundled":
+        return DEV_QUESTIONS
+    if run.pubmedqa_own:
+        from .datasets import pubmedqa_questions, write_jsonl
+
+        rows = pubmedqa_questions(SHARED / "pubmedqa" / "ori_pqal.json", limit=run.pubmedqa_own)
+        for r in rows:  # a yes/no question about one abstract: the right paper must be cited
+            r["kind"], r["gold_ids"] = "factoid", [f"PMID:{i}" for i in r["gold_ids"]]
+        return write_jsonl(rows, out / "questions.jsonl")
+    return questions_path(run.corpus)
+
+
+def _ingest(corpus: str, settings, files: Path, progress: bool) -> None:
+    """The corpus in its own store (`settings.store.data_dir`), through the reader a user's file goes through."""
+    from assistant.index.indexer import Index
+    from assistant.pipeline import ingest_paths
+
+    path = (ROOT / "data" / "corpus.jsonl") if corpus == "bundled" else build(corpus, files)
+    index = Index(settings)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        n = path.read_text(encoding="utf-8").count("@article{") if path.suffix == ".bib" else \
+            sum(1 for _ in open(path, encoding="utf-8"))
+        bar = tqdm(total=n, unit="abstract", desc=f"ingest {corpus}", file=sys.stderr)
+    report = ingest_paths(index, [path], progress=bar.update if bar else None)
+    if bar:
+        bar.close()
+    print(f"{corpus}: {report.summary()}", file=sys.stderr)
+
+
+def run_corpora(names: list[str], settings, out: Path, store_root: Path, files: Path = DEFAULT_OUT,
+                progress: bool = True, limit: int | None = None) -> dict[str, dict]:
+    """Build, ingest and answer every run in `names` (default: all); returns run name -> summary.
+    Each corpus has its own store under `store_root` (re-ingesting an unchanged corpus changes nothing)."""
+    from .runner import run_eval
+
+    summaries: dict[str, dict] = {}
+    for name in names or list(RUNS):
+        run = RUNS[name]
+        missing = run.corpus != "bundled" and not run.pubmedqa_own and not questions_path(run.corpus).is_file()
+        if missing:
+            print(f"{name}: no question file at {questions_path(run.corpus)}; skipped", file=sys.stderr)
+            continue
+        s = settings.with_overrides({"store.data_dir": str(store_root / run.corpus)})
+        _ingest(run.corpus, s, files, progress)
+        run_out = out / name
+        run_out.mkdir(parents=True, exist_ok=True)
+        summaries[name] = run_eval(_questions_for(run, run_out), run_out, s, progress=progress, limit=limit,
+                                   plots=False, split=run.split,
+                                   extra_notes=[f"Development corpus {run.corpus} ({run.role}); eval/corpora.py"])
+    return summaries
+
+
+def corpora_table(summaries: dict[str, dict]) -> str:
+    """One column per run (role in the header), the scorecard's figures as rows; and the mean answer time."""
+    from .scorecard import table
+
+    cards = {f"{n} ({RUNS[n].role})": s["scorecard"] for n, s in summaries.items() if s.get("scorecard")}
+    lines = [table(cards)] if cards else []
+    times = [f"{n}: {s['overall'].get('total_p50_s') or 0:.2f}" for n, s in summaries.items() if s.get("overall")]
+    if times:
+        lines.append("answer time p50 (s): " + ", ".join(times))
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -57,6 +57,17 @@ def register(sub) -> None:
     j.add_argument("--quiet", action="store_true", help="No progress bar.")
     j.set_defaults(handler=cmd_judge)
 
+    k = esub.add_parser("corpora", help="Build the development corpora from ../shared/data, ingest each into its own "
+                                        "store and answer its questions: one scorecard column per corpus.")
+    k.add_argument("names", nargs="*", metavar="NAME", help="Runs to do (default: all; `python -m eval.corpora list`).")
+    k.add_argument("--out", type=Path, help="Directory for the runs (default: eval/runs/corpora-<time>).")
+    k.add_argument("--store-root", type=Path,
+                   help="Parent of the per-corpus stores (default: <data dir>-corpora; re-ingesting is skipped when unchanged).")
+    k.add_argument("--limit", type=int, help="Only the first N questions of each set.")
+    k.add_argument("--role", choices=["tune", "heldout"], help="Only the corpora of this role.")
+    k.add_argument("--quiet", action="store_true", help="No progress bars.")
+    k.set_defaults(handler=cmd_corpora)
+
     f = esub.add_parser("export-feedback", help="Turn thumbs-down feedback into candidate eval questions.")
     f.add_argument("--feedback", type=Path, help="Feedback JSONL (default: <data dir>/feedback.jsonl).")
     f.add_argument("--out", type=Path, required=True, help="Candidate questions JSONL to write.")
@@ -171,6 +182,30 @@ def cmd_judge(args, ctx) -> int:
     if any(c["parse_failures"] + c["errors"] for c in summary["judge"]["counts"].values()):
         print("warning: some judge replies were unparseable or failed; they are left out, see results.jsonl 'judge'",
               file=sys.stderr)
+    return 0
+
+
+def cmd_corpora(args, ctx) -> int:
+    from eval import corpora
+
+    unknown = [n for n in args.names if n not in corpora.RUNS]
+    if unknown:
+        raise ConfigError(f"Unknown corpus run: {', '.join(unknown)}.", hint="Choose from: " + ", ".join(corpora.RUNS))
+    if not (corpora.SHARED / corpora.ARXIV).is_file():
+        raise ConfigError(f"The shared data is not at {corpora.SHARED}.",
+                          hint="The development corpora are built from ../shared/data next to the project.")
+    if args.limit is not None and args.limit < 1:
+        raise ConfigError(f"--limit {args.limit} must be at least 1.", hint="Leave it out to ask every question.")
+    names = [n for n in (args.names or corpora.RUNS) if not args.role or corpora.RUNS[n].role == args.role]
+    base = ctx.settings.store.data_dir
+    store_root = (args.store_root or base.with_name(f"{base.name}-corpora")).expanduser()
+    out = args.out or PROJECT_DIR / "eval" / "runs" / f"corpora-{time.strftime('%Y%m%d-%H%M%S')}"
+    summaries = corpora.run_corpora(names, ctx.settings, Path(out), store_root, progress=not args.quiet, limit=args.limit)
+    table = corpora.corpora_table(summaries)
+    Path(out).mkdir(parents=True, exist_ok=True)
+    (Path(out) / "corpora.md").write_text(table + "\n", encoding="utf-8")
+    print(table)
+    print(f"{len(summaries)} run(s) -> {out}/ (one directory each, and corpora.md)")
     return 0
 
 
