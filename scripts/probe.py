@@ -391,9 +391,13 @@ def probe_args(env: Env) -> list[Row]:
                                         {"id": "a", "question": "Which papers study language models?"}])
     p = _jsonl(env.tmp / "dup-pairs.jsonl", [{"id": "a", "claim": "Models are trained.", "source": "Models are trained."},
                                              {"id": "a", "claim": "Data is private.", "source": "Data stays private."}])
-    for argv, what in ((["ask", "--batch", str(q)], "ask"), (["verify", "--batch", str(p)], "verify")):
+    q1 = _jsonl(env.tmp / "one.jsonl", [{"id": "a", "question": "Which papers study federated learning?"}])
+    p1 = _jsonl(env.tmp / "one-pair.jsonl", [{"id": "a", "claim": "Models are trained.", "source": "Models are trained."}])
+    outdir = env.tmp / "out-dir"
+    outdir.mkdir(exist_ok=True)
+    for argv, what in ((["ask", "--batch", str(q1)], "ask"), (["verify", "--batch", str(p1)], "verify")):
         t0 = time.perf_counter()
-        rc, out, err = cli(env, env.base, *argv, "--out", str(env.tmp))
+        rc, out, err = cli(env, env.base, *argv, "--out", str(outdir))
         s = time.perf_counter() - t0
         rows.append(Row("args", f"`{what} --batch --out DIR` (a directory)",
                         "refused before any work: '--out DIR is a directory', exit 2",
