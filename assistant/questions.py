@@ -53,7 +53,7 @@ def _question(raw: bytes, where: str, n: int, max_chars: int) -> dict:
 def read_question_file(path: Path, *, max_chars: int = MAX_QUESTION_CHARS) -> QuestionFile:
     """Every good question of `path`; each bad line is a problem (skipped), a repeated id a warning."""
     if not path.is_file():
-        raise ConfigError(f"No such questions file: {path}", hint="Give a JSONL file with one {\"id\", \"question\"} per line.")
+        raise ConfigError(f"No such questions file: {path}", hint=_HINT)
     out = QuestionFile()
     first_line: dict[object, int] = {}
     try:

@@ -61,7 +61,8 @@ def run(capsys, *argv):
 def test_broken_characters_are_refused_with_their_position(text, where):
     with pytest.raises(UserTextError) as e:
         clean_user_text(text, where="q.jsonl line 4")
-    assert e.value.message.startswith("q.jsonl line 4: the question holds a broken character") and where in e.value.message
+    assert e.value.message.startswith("q.jsonl line 4: the question holds a broken character")
+    assert where in e.value.message
     assert e.value.hint and e.value.exit_code == 2
 
 

@@ -41,7 +41,8 @@ def check_out(path: Path, flag: str = "--out") -> None:
         raise ConfigError(f"{flag} {path}: cannot create its folder {parent} ({e.strerror or e}).",
                           hint="Choose a path in a folder you can write to.") from None
     if path.exists() and not os.access(path, os.W_OK):
-        raise ConfigError(f"{flag} {path} exists and is not writable.", hint="Choose another file or fix its permissions.")
+        raise ConfigError(f"{flag} {path} exists and is not writable.",
+                          hint="Choose another file or fix its permissions.")
     try:  # a real write: permission bits are not the whole story (read-only mounts, ACLs)
         with tempfile.NamedTemporaryFile(dir=parent, prefix=".paperchat-check-"):
             pass

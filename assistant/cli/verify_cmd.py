@@ -92,7 +92,8 @@ def cmd_verify(args, ctx) -> int:
     if not args.source or not any(s.strip() for s in args.source):
         raise ConfigError("No source given.", hint='Add --source "TEXT" (repeat it for a list of sentences).')
     claim = clean_user_text(args.claim, what="claim", max_chars=MAX_QUESTION_CHARS)
-    sources = [t for t in (clean_user_text(s, what="source", max_chars=MAX_SOURCE_CHARS, allow_empty=True) for s in args.source) if t]
+    sources = [clean_user_text(s, what="source", max_chars=MAX_SOURCE_CHARS, allow_empty=True) for s in args.source]
+    sources = [s for s in sources if s]
     source = sources[0] if len(sources) == 1 else sources
     print(json.dumps(get_verifier(ctx.settings.verify).verify(claim, source).to_dict(), ensure_ascii=False))
     return 0
