@@ -19,8 +19,9 @@ from .errors import AssistantError
 
 if TYPE_CHECKING:  # the index and the retriever are handed in, not built here
     from .index.indexer import Index
-    from .retrieve.hybrid import Filters, HybridRetriever
     from .pipeline import IngestReport
+    from .retrieve.filter_check import FilterFinding
+    from .retrieve.hybrid import Filters, HybridRetriever
     from .types import Hit, Record
 
 
@@ -47,6 +48,10 @@ class Corpus:
     def search_papers(self, query: str, k: int | None = None, filters: Filters | None = None) -> list[Hit]:
         """Hybrid search: up to k distinct papers, best first (k defaults to retrieval.k)."""
         return self._retriever.search(query, k=k, filters=filters)
+
+    def check_filters(self, filters: Filters | None) -> FilterFinding | None:
+        """Why `filters` leave no paper of the corpus (rule and message to show), or None when some pass."""
+        return self._retriever.check_filters(filters)
 
     def paper(self, paper_id: str) -> Record | None:
         """One paper by id, or None when it is not indexed."""

@@ -1,16 +1,19 @@
 """Question files (JSONL): one object per line with at least `id` and `question`; other fields kept.
 
 Each line is read as bytes and checked on its own: it must be UTF-8 JSON, an object, with a
-question that passes `user_text.clean_user_text` (no broken characters, within the length limit), an
-`id` that is a string or an integer (default `q<line>`), and an optional `history` list of strings.
+non-empty question, an `id` that is a string or an integer (default `q<line>`), whatever the caller's
+`check` demands (the eval schema), and question and `history` texts that pass
+`user_text.clean_user_text` (no broken characters, within the length limit).
 
-`read_question_file` keeps going past a bad line (a batch answers the rest and reports the line);
-`read_questions` is the strict form (the evaluation harness): the first problem is an error.
+`read_question_file` keeps going past a bad line (`ask`/`search --batch` answer the rest and report
+"FILE line N: ...; skipped."); `read_questions` is the strict form (the evaluation harness): the first
+problem is a ConfigError "FILE:N: ...", as is a repeated id.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,62 +21,79 @@ from .errors import ConfigError
 from .user_text import MAX_QUESTION_CHARS, UserTextError, clean_user_text, decode_utf8
 
 _HINT = 'Each line must be one JSON object such as {"id": "q1", "question": "..."}.'
+Check = Callable[[dict], dict]
 
 
 @dataclass
 class QuestionFile:
     questions: list[dict] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)  # "FILE line N: why; skipped" -- the line is not asked
-    warnings: list[str] = field(default_factory=list)  # "FILE line N: duplicate id ..." -- the line is kept
+    problems: list[tuple[int, str, str]] = field(default_factory=list)  # (line, why, hint): the line is not asked
+    duplicates: list[tuple[int, object, int]] = field(default_factory=list)  # (line, id, first line): kept
 
 
-def _question(raw: bytes, where: str, n: int, max_chars: int) -> dict:
-    """The question object of one line, cleaned; UserTextError/ValueError saying what is wrong."""
-    text = decode_utf8(raw, where=where)
+class _Problem(Exception):
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.message, self.hint = message, hint
+
+
+def _lower(message: str) -> str:
+    return message[:1].lower() + message[1:].removesuffix(".")
+
+
+def _text(value: object, what: str, max_chars: int) -> str:
     try:
-        q = json.loads(text)
+        return clean_user_text(value, what=what, max_chars=max_chars)
+    except UserTextError as e:
+        raise _Problem(_lower(e.message), e.hint) from None
+
+
+def _question(raw: bytes, n: int, max_chars: int, check: Check | None) -> dict:
+    """The question object of one line, checked and cleaned; _Problem saying what is wrong."""
+    try:
+        q = json.loads(decode_utf8(raw))
+    except UserTextError as e:
+        raise _Problem(_lower(e.message), e.hint) from None
     except json.JSONDecodeError as e:
-        raise ValueError(f"not valid JSON ({e.msg} at column {e.colno})") from None
-    if not isinstance(q, dict):
-        raise ValueError('expected a JSON object {"id", "question"}')
-    if "question" not in q:
-        raise ValueError('needs a non-empty "question"')
-    q["question"] = clean_user_text(q["question"], where=where, max_chars=max_chars)
+        raise _Problem(f"not valid JSON ({e.msg} at column {e.colno})", "Each line must be one JSON object.") from None
+    if not isinstance(q, dict) or not str(q.get("question", "")).strip():
+        raise _Problem('needs a non-empty "question"', 'e.g. {"id": "q1", "question": "..."}')
     q.setdefault("id", f"q{n}")
-    if not isinstance(q["id"], (str, int)) or isinstance(q["id"], bool):
-        raise ValueError('"id" must be a string or an integer')
+    if isinstance(q["id"], bool) or not isinstance(q["id"], (str, int)):
+        raise _Problem(f'"id" must be a string or an integer, not {type(q["id"]).__name__}', 'e.g. "id": "q1"')
+    if check is not None:
+        try:
+            q = check(q)
+        except ConfigError as e:
+            raise _Problem(e.message.removesuffix("."), e.hint) from None
+    q["question"] = _text(q["question"], "question", max_chars)
     history = q.get("history")
     if history is not None:
         if not isinstance(history, list):
-            raise ValueError('"history" must be a list of earlier questions')
-        q["history"] = [clean_user_text(h, what="history turn", where=where, max_chars=max_chars) for h in history]
+            raise _Problem('"history" must be a list of earlier questions')
+        q["history"] = [_text(h, "history turn", max_chars) for h in history]
     return q
 
 
-def read_question_file(path: Path, *, max_chars: int = MAX_QUESTION_CHARS) -> QuestionFile:
-    """Every good question of `path`; each bad line is a problem (skipped), a repeated id a warning."""
+def read_question_file(path: Path, *, max_chars: int = MAX_QUESTION_CHARS, check: Check | None = None) -> QuestionFile:
+    """Every good question of `path`; each bad line is a problem (skipped), a repeated id is noted (kept)."""
     if not path.is_file():
         raise ConfigError(f"No such questions file: {path}", hint=_HINT)
     out = QuestionFile()
-    first_line: dict[object, int] = {}
+    first_line: dict[str, int] = {}
     try:
         with open(path, "rb") as f:
             for n, raw in enumerate(f, 1):
                 if not raw.strip():
                     continue
-                where = f"{path} line {n}"
                 try:
-                    q = _question(raw.rstrip(b"\r\n"), where, n, max_chars)
-                except UserTextError as e:
-                    out.problems.append(f"{e.message.rstrip('.')}; skipped.")
-                    continue
-                except ValueError as e:
-                    out.problems.append(f"{where}: {e}; skipped.")
+                    q = _question(raw.rstrip(b"\r\n"), n, max_chars, check)
+                except _Problem as e:
+                    out.problems.append((n, e.message, e.hint))
                     continue
                 key = str(q["id"])
                 if key in first_line:
-                    out.warnings.append(f"{where}: duplicate id {q['id']!r} (first on line {first_line[key]}); "
-                                        "both are kept, give every question its own id.")
+                    out.duplicates.append((n, q["id"], first_line[key]))
                 else:
                     first_line[key] = n
                 out.questions.append(q)
@@ -82,10 +102,22 @@ def read_question_file(path: Path, *, max_chars: int = MAX_QUESTION_CHARS) -> Qu
     return out
 
 
-def read_questions(path: Path, *, max_chars: int = MAX_QUESTION_CHARS) -> list[dict]:
-    """All questions of `path`; ConfigError at the first bad line or repeated id (evaluation sets)."""
-    f = read_question_file(path, max_chars=max_chars)
-    first = (f.problems + [w.replace("both are kept, give", "give") for w in f.warnings])[:1]
+def batch_messages(path: Path, qf: QuestionFile, kept: str = "both are kept") -> tuple[list[str], list[str]]:
+    """(problems, warnings) of a lenient read as lines for stderr: "FILE line N: ...; skipped."."""
+    problems = [f"{path} line {n}: {why}; skipped." for n, why, _ in qf.problems]
+    warnings = [f"{path} line {n}: duplicate id {i!r} (first on line {first}); {kept}, give every question its "
+                "own id." for n, i, first in qf.duplicates]
+    return problems, warnings
+
+
+def read_questions(path: Path, check: Check | None = None, *, max_chars: int = MAX_QUESTION_CHARS) -> list[dict]:
+    """All questions of `path`, each vetted by `check` (e.g. the eval schema) too; a ConfigError
+    "FILE:N: ..." at the first bad line or repeated id (evaluation sets)."""
+    qf = read_question_file(path, max_chars=max_chars, check=check)
+    first = sorted([(n, f"{why}.", hint) for n, why, hint in qf.problems]
+                   + [(n, f"duplicate id {i!r} (first on line {f}).", "Give every question its own id.")
+                      for n, i, f in qf.duplicates])
     if first:
-        raise ConfigError(first[0].removesuffix("; skipped."), hint=_HINT)
-    return f.questions
+        n, why, hint = first[0]
+        raise ConfigError(f"{path}:{n}: {why}", hint=hint or _HINT)
+    return qf.questions

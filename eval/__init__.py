@@ -10,7 +10,8 @@
 Modules: `metrics` (pure functions: gold units, citations, support, abstention, aggregation), `ir`
 (retrieval metrics by trec_eval through pytrec_eval), `stats` (paired bootstrap CI, sign-flip p-value,
 questions needed; numpy), `compare` + `compare_report` (run vs run), `judge` (judge-model metrics,
-failures counted), `runner`, `report`, `datasets`. `runner` imports the assistant only when it runs, and
+failures counted), `questionset` (the question schema), `runner`, `runfiles` (reading a run back),
+`report`, `datasets`. `runner` imports the assistant only when it runs, and
 `report`/`compare_report` import matplotlib (Agg backend) only when they draw.
 """
 

@@ -25,6 +25,7 @@ COMPARE_METRICS = (RETRIEVAL_METRICS + ("outcome_right",) + ANSWER_METRICS + ABS
                    + LATENCY_MEANS)
 LOWER_IS_BETTER = frozenset(LATENCY_MEANS)
 _MEAN_FIELD = {"first_token_mean_s": "first_token_s", "total_mean_s": "total_s"}
+LEVEL = 0.95  # confidence level of the CIs (and 1 - the p-value threshold of "distinguishable")
 
 
 # -- per-question outcome ------------------------------------------------------------------------------
@@ -81,7 +82,8 @@ def _pair_values(name: str, rec: Mapping) -> tuple[float, float]:
     return float(v), 1.0
 
 
-def metric_table(recs_a: Sequence[Mapping], recs_b: Sequence[Mapping], *, resamples: int, seed: int) -> dict:
+def metric_table(recs_a: Sequence[Mapping], recs_b: Sequence[Mapping], *, resamples: int, seed: int,
+                 level: float = LEVEL) -> dict:
     """{metric: PairedDiff json + verdict} for the metrics measured in at least one of the paired runs."""
     out: dict[str, dict] = {}
     for name in COMPARE_METRICS:
@@ -90,7 +92,7 @@ def metric_table(recs_a: Sequence[Mapping], recs_b: Sequence[Mapping], *, resamp
         if not any(d for _, d in pa) and not any(d for _, d in pb):
             continue
         d = stats.paired_diff([x for x, _ in pa], [y for _, y in pa], [x for x, _ in pb], [y for _, y in pb],
-                              resamples=resamples, seed=seed)
+                              resamples=resamples, seed=seed, level=level)
         row = d.to_json()
         row["higher_is_better"] = name not in LOWER_IS_BETTER
         row["verdict"] = verdict(d, row["higher_is_better"])
@@ -152,7 +154,7 @@ def pair_records(recs_a: Sequence[Mapping], recs_b: Sequence[Mapping]) -> tuple[
 
 
 def compare_pair(run_a: tuple[str, Path, dict, list], run_b: tuple[str, Path, dict, list], *,
-                 resamples: int = 10_000, seed: int = 0) -> dict:
+                 resamples: int = 10_000, seed: int = 0, level: float = LEVEL) -> dict:
     """One comparison (A = baseline) in the compare.json shape: overall, by_kind, changed (+ context)."""
     (name_a, dir_a, sa, ra), (name_b, dir_b, sb, rb) = run_a, run_b
     pa, pb, only_a, only_b = pair_records(ra, rb)
@@ -165,10 +167,10 @@ def compare_pair(run_a: tuple[str, Path, dict, list], run_b: tuple[str, Path, di
         "questions": len(pa), "only_in_a": only_a, "only_in_b": only_b,
         "text_differs": [str(x.get("id")) for x, y in zip(pa, pb) if x.get("question") != y.get("question")],
         "counts": {k: sum(1 for r in pa if str(r.get("kind", "factoid")) == k) for k in kinds},
-        "overall": metric_table(pa, pb, resamples=resamples, seed=seed),
+        "overall": metric_table(pa, pb, resamples=resamples, seed=seed, level=level),
         "by_kind": {k: metric_table([r for r in pa if str(r.get("kind", "factoid")) == k],
                                     [r for r in pb if str(r.get("kind", "factoid")) == k],
-                                    resamples=resamples, seed=seed) for k in kinds},
+                                    resamples=resamples, seed=seed, level=level) for k in kinds},
         "changed": changed_questions(pa, pb),
         "judge": {"a": sa.get("judge"), "b": sb.get("judge")},
     }
@@ -181,7 +183,15 @@ def run_names(dirs: Sequence[Path]) -> list[str]:
     return [n if names.count(n) == 1 else f"{n} ({i + 1})" for i, n in enumerate(names)]
 
 
-def compare_runs(*dirs: Path | str, baseline: str | None = None, resamples: int = 10_000, seed: int = 0) -> dict:
+def compare_settings(resamples: int = 10_000, seed: int = 0, level: float = LEVEL) -> dict:
+    """Every number the comparison's text quotes (compare.md says what compare.json holds, from here)."""
+    return {"resamples": resamples, "seed": seed, "level": level, "needed_alpha": stats.NEEDED_ALPHA,
+            "needed_power": stats.NEEDED_POWER, "exact_flips_max_n": stats.EXACT_FLIPS_MAX_N,
+            "p_value": f"paired sign-flip permutation test (exact for n <= {stats.EXACT_FLIPS_MAX_N})"}
+
+
+def compare_runs(*dirs: Path | str, baseline: str | None = None, resamples: int = 10_000, seed: int = 0,
+                 level: float = LEVEL) -> dict:
     """Compare two or more run directories, each against the baseline (default: the first).
 
     The result has the two-run shape ({overall, by_kind, changed, ...} of the first comparison) and, with
@@ -197,10 +207,9 @@ def compare_runs(*dirs: Path | str, baseline: str | None = None, resamples: int 
         if not matches:
             raise KeyError(baseline)
         base = matches[0]
-    comparisons = [compare_pair(runs[base], r, resamples=resamples, seed=seed)
+    comparisons = [compare_pair(runs[base], r, resamples=resamples, seed=seed, level=level)
                    for i, r in enumerate(runs) if i != base]
     first = comparisons[0]
     return {**first, "baseline": names[base], "runs": [{"name": n, "path": str(p)} for n, p in zip(names, paths)],
-            "settings": {"resamples": resamples, "seed": seed, "level": 0.95,
-                         "p_value": "paired sign-flip permutation test (exact for n <= 16)"},
+            "settings": compare_settings(resamples, seed, level),
             "comparisons": comparisons if len(comparisons) > 1 else []}

@@ -6,17 +6,32 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from .compare import JUDGE_METRICS
+from .compare import JUDGE_METRICS, compare_settings
 from .report import fmt
 
-HOW_TO_READ = (
-    "How to read this: **B − A** is the difference of the run-level metric over the questions both runs "
-    "answered (paired by id). The **95% CI** comes from 10,000 paired bootstrap resamples of the questions "
-    "(seeded); when it contains 0 the difference is **not distinguishable from noise** on this many "
-    "questions. **p** is a paired sign-flip permutation test (the chance of a difference at least this large "
-    "if A and B were interchangeable). **needed** estimates how many questions a difference of this size "
-    "would need to be distinguishable (80% power, 5% level)."
-)
+
+def _pct(x: float) -> str:
+    """
+    >>> _pct(0.95), _pct(0.8), _pct(0.995)
+    ('95%', '80%', '99.5%')
+    """
+    return f"{x * 100:.10g}%"
+
+
+def how_to_read(settings: Mapping) -> str:
+    """The reading guide, quoting the numbers the comparison was made with (compare.json "settings")."""
+    s = {**compare_settings(), **(settings or {})}
+    return (
+        "How to read this: **B − A** is the difference of the run-level metric over the questions both runs "
+        f"answered (paired by id). The **{_pct(s['level'])} CI** comes from {s['resamples']:,} paired bootstrap "
+        f"resamples of the questions (seed {s['seed']}); when it contains 0 the difference is **not distinguishable "
+        "from noise** on this many questions. **p** is a paired sign-flip permutation test (the chance of a "
+        f"difference at least this large if A and B were interchangeable; exact for n <= {s['exact_flips_max_n']}, "
+        f"else {s['resamples']:,} random sign patterns). **needed** estimates how many questions a difference of "
+        f"this size would need to be distinguishable ({_pct(s['needed_power'])} power, {_pct(s['needed_alpha'])} level)."
+    )
+
+
 MAX_ANSWER_CHARS = 700
 
 
@@ -32,8 +47,9 @@ def _p(p) -> str:
     return "–" if p is None else ("<0.001" if p < 0.001 else f"{p:.3f}")
 
 
-def metric_lines(table: Mapping[str, Mapping]) -> list[str]:
-    lines = ["| metric | A | B | B − A | 95% CI | p | n | needed | verdict |", "|---|---:|---:|---:|---|---:|---:|---:|---|"]
+def metric_lines(table: Mapping[str, Mapping], level: float = 0.95) -> list[str]:
+    lines = [f"| metric | A | B | B − A | {_pct(level)} CI | p | n | needed | verdict |",
+             "|---|---:|---:|---:|---|---:|---:|---:|---|"]
     for m, r in table.items():
         ci = "–" if r["ci_low"] is None else f"[{_num(r['ci_low'], m, True)}, {_num(r['ci_high'], m, True)}]"
         v = r["verdict"]
@@ -98,7 +114,7 @@ def judge_lines(cmp: Mapping) -> list[str]:
     return [*out, ""]
 
 
-def _comparison_lines(cmp: Mapping, plot: str | None) -> list[str]:
+def _comparison_lines(cmp: Mapping, plot: str | None, level: float) -> list[str]:
     lines = [f"## {cmp['b']} vs {cmp['a']} (baseline)", "",
              f"{cmp['questions']} paired questions."]
     if cmp["only_in_a"] or cmp["only_in_b"]:
@@ -111,13 +127,13 @@ def _comparison_lines(cmp: Mapping, plot: str | None) -> list[str]:
         lines += ["| setting | A | B |", "|---|---|---|"]
         lines += [f"| {k} | `{a}` | `{b}` |" for k, (a, b) in cmp["config_diff"].items()]
         lines.append("")
-    lines += ["### Overall", "", *metric_lines(cmp["overall"]), ""]
+    lines += ["### Overall", "", *metric_lines(cmp["overall"], level), ""]
     if plot:
-        lines += [f"![differences with 95% CI]({plot})", ""]
+        lines += [f"![differences with {_pct(level)} CI]({plot})", ""]
     lines += judge_lines(cmp)
     for kind, table in cmp["by_kind"].items():
         if table:
-            lines += [f"### {kind} ({cmp['counts'].get(kind, 0)} questions)", "", *metric_lines(table), ""]
+            lines += [f"### {kind} ({cmp['counts'].get(kind, 0)} questions)", "", *metric_lines(table, level), ""]
     lines += ["### Questions whose outcome changed", "", *changed_lines(cmp["changed"], cmp["a"], cmp["b"])]
     return lines
 
@@ -127,14 +143,16 @@ def render(cmp: Mapping, plot: str | None = None) -> str:
     lines = ["# paperchat eval comparison", ""]
     lines += [f"- `{r['name']}`: `{r['path']}`" + (" (baseline)" if r["name"] == cmp.get("baseline", cmp["a"]) else "")
               for r in runs]
-    lines += ["", HOW_TO_READ, ""]
+    settings = {**compare_settings(), **(cmp.get("settings") or {})}
+    lines += ["", how_to_read(settings), ""]
     for c in cmp.get("comparisons") or [cmp]:
-        lines += _comparison_lines(c, plot)
+        lines += _comparison_lines(c, plot, settings["level"])
     return "\n".join(lines)
 
 
 def plot_diffs(path: Path, cmp: Mapping) -> Path | None:
-    """Forest plot: B − A with its 95% CI per 0–1 metric, one colour per compared run."""
+    """Forest plot: B − A with its CI (compare.json "settings" level) per 0–1 metric, one colour per compared run."""
+    level = {**compare_settings(), **(cmp.get("settings") or {})}["level"]
     comps = cmp.get("comparisons") or [cmp]
     metrics = [m for m in comps[0]["overall"] if not m.endswith("_s") and comps[0]["overall"][m]["diff"] is not None]
     if not metrics:
@@ -164,7 +182,8 @@ def plot_diffs(path: Path, cmp: Mapping) -> Path | None:
     ax.set_yticks(range(len(metrics)))
     ax.set_yticklabels(metrics)
     ax.invert_yaxis()
-    ax.set_xlabel("difference B − A with 95% paired-bootstrap CI; filled = distinguishable (CI excludes 0, p < 0.05)")
+    ax.set_xlabel(f"difference B − A with {_pct(level)} paired-bootstrap CI; filled = distinguishable "
+                  f"(CI excludes 0, p < {1 - level:.10g})")
     ax.set_title("Run comparison: differences per metric")
     ax.grid(axis="x", alpha=0.3)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.09), ncol=2, fontsize=8, frameon=False)

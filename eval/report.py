@@ -24,8 +24,8 @@ DEFINITIONS = {
     "citation_recall": "share of gold papers cited (answered questions with gold)",
     "verified_sentences": "share of answer claims the claim verifier (assistant/verify) finds supported by the "
     "abstracts they cite",
-    "supported_sentences": "share of answer claims whose content words are >= 50% covered by the sentences they cite "
-                           "(or that occur verbatim in a cited abstract), pooled over answers",
+    "supported_sentences": "share of answer claims whose content words are >= {support:.0%} covered by the sentences "
+                           "they cite (or that occur verbatim in a cited abstract), pooled over answers",
     "abstention_precision": "of the abstentions, share on questions the corpus cannot answer",
     "abstention_recall": "of the questions the corpus cannot answer, share abstained on",
     "must_mention": "share of the key terms of the reference answer present in the answer",
@@ -38,6 +38,13 @@ DEFINITIONS = {
     "total_p50_s": "median seconds per answer",
     "total_p95_s": "95th percentile of the same",
 }
+
+
+def definitions(config: Mapping) -> dict[str, str]:
+    """DEFINITIONS with the run's own numbers (summary.json "config") where a definition quotes one."""
+    support = config.get("answer.support_threshold")
+    support = 0.5 if support is None else float(support)
+    return {m: d.format(support=support) for m, d in DEFINITIONS.items()}
 
 
 def ordered_kinds(kinds) -> list[str]:
@@ -274,7 +281,7 @@ def write_report(out: Path, summary: Mapping, rows: Sequence[Mapping], plots: bo
     lines += ["## Configuration", "", "| setting | value |", "|---|---|"]
     lines += [f"| {k} | `{v}` |" for k, v in cfg.items()]
     lines += ["", "## Metric definitions", ""]
-    lines += [f"- **{m}**: {d}" for m, d in DEFINITIONS.items()]
+    lines += [f"- **{m}**: {d}" for m, d in definitions(cfg).items()]
     lines.append("")
     path = out / "report.md"
     path.write_text("\n".join(lines), encoding="utf-8")

@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from . import metrics as M
-from .scorecard import score_records
 from .record import _ask, _warm_up, answer_fields, evaluate_question, record_answer_json  # noqa: F401 -- re-exported
+from .runfiles import load_run  # noqa: F401 -- re-exported: reading a run back lives in runfiles.py
+from .scorecard import score_records
 
 PROXY_NOTE = (
     "`supported_sentences` is a lexical proxy (content-word overlap with the cited sentences, or verbatim "
@@ -154,9 +155,9 @@ def run_eval(
     already there (from an interrupted run with the same settings) are not asked again. With `judge`
     (an `eval.judge.Judge`), answered questions are also scored by the judge model.
     """
-    from assistant.questions import read_questions
+    from .questionset import load_questions
 
-    questions = read_questions(Path(questions_path))
+    questions, warnings = load_questions(questions_path)  # checked against the schema, before any is asked
     if split:  # one half of a set also used for tuning, fixed by a hash of each id (eval/scorecard.py)
         from .scorecard import HALVES, split_half
 
@@ -270,7 +271,7 @@ def run_eval(
     if reused:
         notes.append(f"Resumed: {reused} question(s) were taken from an interrupted run with the same settings "
                      "(their latencies were measured then).")
-    notes += list(extra_notes or [])
+    notes += [*warnings, *(extra_notes or [])]
     counts: dict[str, int] = {}
     for r in rows:
         counts[r["kind"]] = counts.get(r["kind"], 0) + 1
@@ -285,6 +286,7 @@ def run_eval(
         "started": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(started)),
         "elapsed_s": round(elapsed, 2),
         "errors": len(errors),
+        "warnings": warnings,
         "judge": judge_info,
         "split": split,
         "scorecard": None if retrieval_only else score_records(records, texts, groups, key_index),
@@ -296,15 +298,3 @@ def run_eval(
 
     write_report(out, summary, rows, plots=plots)
     return summary
-
-
-def load_run(run_dir: Path | str) -> tuple[dict, list[dict]]:
-    """(summary, result records) of a finished run directory."""
-    d = Path(run_dir)
-    summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
-    records = []
-    results = d / "results.jsonl"
-    if results.is_file():
-        with open(results, encoding="utf-8") as f:
-            records = [json.loads(line) for line in f if line.strip()]
-    return summary, records

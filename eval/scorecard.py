@@ -83,8 +83,9 @@ def score_records(records: Sequence[Mapping], texts: Mapping[str, str], groups: 
 
 
 def load_records(run_dir: Path) -> list[dict]:
-    with open(Path(run_dir) / "results.jsonl", encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+    from .runfiles import read_jsonl_objects
+
+    return read_jsonl_objects(Path(run_dir) / "results.jsonl")
 
 
 def corpus_texts(path: Path) -> tuple[dict[str, str], dict[str, str]]:

@@ -32,11 +32,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
 
-Z_ALPHA = 1.959963984540054  # two-sided 5%
-Z_POWER = 0.8416212335729143  # 80% power
+NEEDED_ALPHA = 0.05  # "questions needed": the two-sided level ...
+NEEDED_POWER = 0.80  # ... and the power it is computed for (reports quote these, not their own copies)
+Z_ALPHA = NormalDist().inv_cdf(1 - NEEDED_ALPHA / 2)  # 1.95996...
+Z_POWER = NormalDist().inv_cdf(NEEDED_POWER)  # 0.84162...
 EXACT_FLIPS_MAX_N = 16  # 2^16 sign patterns: enumerate them
 CHUNK_CELLS = 2_000_000  # resamples x questions per block (memory stays ~16 MB)
 

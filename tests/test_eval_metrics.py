@@ -214,7 +214,7 @@ def test_feedback_questions_are_unlabelled_for_abstention():
     assert M.aggregate([row])["abstention_recall"] is None
 
 
-@pytest.mark.parametrize("module", ["eval.metrics", "eval.datasets"])
+@pytest.mark.parametrize("module", ["eval.metrics", "eval.datasets", "eval.questionset", "eval.compare_report"])
 def test_doctests(module):
     import doctest
     import importlib

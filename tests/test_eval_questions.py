@@ -23,7 +23,11 @@ MINIMUM = {"factoid": 18, "multi": 8, "compare": 8, "followup": 8, "paraphrase":
 
 @pytest.fixture(scope="module", params=[QUESTIONS, BLIND, BLIND2, *MORE], ids=["project", "blind", "blind2", "blind3", "blind4", "blind6"])
 def questions(request) -> list[dict]:
-    return read_questions(request.param)  # also checks: valid JSON, non-empty question, unique ids
+    from eval.questionset import load_questions
+
+    qs, warnings = load_questions(request.param)  # also checks: valid JSON, the schema (eval/questionset.py), unique ids
+    assert warnings == []  # every kind is a known one
+    return qs
 
 
 @pytest.fixture(scope="module")

@@ -137,6 +137,14 @@ def test_filters_reach_retrieval(built):
     assert [r[4] for r in rows] == ["p-prune"]
 
 
+def test_a_search_filter_that_leaves_no_paper_says_why(built, monkeypatch):
+    _, _, _, h = built
+    said: list[str] = []
+    monkeypatch.setattr(gr, "Info", lambda message, *a, **kw: said.append(message))
+    assert h.search("federated learning pruning graph", 10, 2030, None, "") == []
+    assert said == ["No results: No paper in this corpus is from 2030 or later; the newest is 2025."]
+
+
 def test_assistant_errors_become_safe_messages(built, tmp_path):
     a, s, _, _ = built
     from assistant.answer.assistant import Assistant

@@ -198,10 +198,10 @@ def test_verify_batch_leaves_no_part_file_when_the_run_fails(tmp_path, capsys, m
 
 def test_read_questions_stays_strict_for_evaluation_sets(tmp_path):
     q = _lines(tmp_path / "q.jsonl", [{"id": 1, "question": "One?"}, {"id": 1, "question": "Two?"}])
-    with pytest.raises(Exception, match="line 2: duplicate id 1"):
+    with pytest.raises(Exception, match=r"q\.jsonl:2: duplicate id 1 \(first on line 1\)"):
         read_questions(q)
     q = _lines(tmp_path / "q.jsonl", [{"id": 1, "question": "One?"}, b'{"question": "bad \\udcff"}'])
-    with pytest.raises(Exception, match="line 2: the question holds a broken character"):
+    with pytest.raises(Exception, match=r"q\.jsonl:2: the question holds a broken character"):
         read_questions(q)
     f = read_question_file(q)
     assert [x["question"] for x in f.questions] == ["One?"] and len(f.problems) == 1

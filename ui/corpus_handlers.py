@@ -44,7 +44,8 @@ class CorpusHandlers:
         opts = self.options(None, k, year_min, year_max, author)
         hits = self.assistant.corpus.search_papers(q, k=opts.k, filters=opts.filters)
         if not hits:
-            gr.Info("No matching abstracts" + (" (check the filters)." if opts.filters.active() else "."))
+            finding = self.assistant.corpus.check_filters(opts.filters)
+            gr.Info(f"No results: {finding.message}" if finding else "No matching abstracts.")
         return render.search_rows(hits)
 
     def open_selected(self, evt: gr.SelectData) -> tuple[str, str]:

@@ -74,7 +74,8 @@ class Preparer:
         applied = query_filters.applied_from_question(explicit, parsed)
         filters = query_filters.merge(explicit, parsed.filters) if applied else explicit
         q = analyze(parsed.cleaned if applied else text, state.get("conversation"), self.lexicon.get())
-        return Prepared(q, k=state["k"], filters=filters, timings=state.get("timings", {}), filters_from_question=applied)
+        return Prepared(q, k=state["k"], filters=filters, timings=state.get("timings", {}), filters_from_question=applied,
+                        filter_finding=self.retriever.check_filters(filters))
 
     # -- retrieve ------------------------------------------------------------------------------
     def _search(self, query: str, k: int, filters: Filters | None, within: tuple[str, ...] = ()) -> list[Hit]:
@@ -108,6 +109,10 @@ class Preparer:
 
     # -- weigh ---------------------------------------------------------------------------------
     def weigh(self, p: Prepared) -> Prepared:
+        if p.filter_finding is not None:  # the filters leave no paper: say which, not that the topic is missing
+            p.abstain, p.why = True, p.filter_finding.message
+            p.reason = f"Abstained: the filters leave no paper ({p.filter_finding.rule})."
+            return p
         th = self.settings.abstain_threshold
         q = p.question
         lexicon = self.lexicon.get()

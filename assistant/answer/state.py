@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..index.sentences import split_sentences
+from ..retrieve.filter_check import FilterFinding
 from ..retrieve.hybrid import Filters
 from ..retrieve.query_filters import Span, describe
 from ..types import Answer, Citation, Hit
@@ -40,6 +41,7 @@ class Prepared:
     k: int
     filters: Filters | None = None  # explicit filters merged with those stated in the question
     filters_from_question: tuple[Span, ...] = ()  # the question's phrases that became applied filters
+    filter_finding: FilterFinding | None = None  # why the filters leave no paper (filter_check.py), else None
     hits: list[Hit] = field(default_factory=list)
     evidence: Evidence | None = None
     main: int = 0  # index in `hits` of the paper the answer rests on
@@ -73,5 +75,5 @@ class Draft:
             unsupported=tuple(self.unsupported), notes=tuple(self.notes), model=model, kind=self.kind,
             incomplete=self.incomplete, timings={k: round(v, 4) for k, v in prep.timings.items()}, id=id,
             related=tuple(h for h in self.related if h.paper_id not in cited),
-            filters=describe(prep.filters, prep.filters_from_question),
+            filters=describe(prep.filters, prep.filters_from_question, prep.filter_finding),
         )

@@ -100,11 +100,12 @@ def _batch(a, args, filters, limit: int) -> int:
     """Answer every good line of the batch; a bad line is reported (with its number) and skipped."""
     from tqdm import tqdm
 
-    from ..questions import read_question_file
+    from ..questions import batch_messages, read_question_file
 
     qf = read_question_file(args.batch, max_chars=limit)
-    report(qf.problems, "error")
-    report(qf.warnings, "warning")
+    problems, warnings = batch_messages(args.batch, qf)
+    report(problems, "error")
+    report(warnings, "warning")
     with open(args.out, "w", encoding="utf-8") as out:
         for q in tqdm(qf.questions, unit="question", file=sys.stderr, desc="ask"):
             ans = a.ask(q["question"], history=q.get("history") or None, filters=filters, k=args.k, id=str(q["id"]))

@@ -88,6 +88,8 @@ def _print_summary(summary: dict, out: Path) -> None:
 
         print(table({"scorecard" + (f" ({summary['split']})" if summary.get("split") else ""): summary["scorecard"]}))
     print(f"{summary['counts']['overall']} questions -> {out}/ (results.jsonl, summary.json, report.md)")
+    for w in summary.get("warnings") or []:
+        print(f"warning: {w}", file=sys.stderr)
     if summary.get("errors"):
         print(f"warning: {summary['errors']} question(s) failed; see report.md", file=sys.stderr)
 
@@ -174,8 +176,11 @@ def cmd_judge(args, ctx) -> int:
 
     if not (args.run / "summary.json").is_file():
         raise ConfigError(f"{args.run} is not an eval run (no summary.json).", hint="Give a directory written by `paperchat eval run`.")
+    if not (args.run / "results.jsonl").is_file():
+        raise ConfigError(f"{args.run} has no results.jsonl to judge.", hint="Give a directory written by `paperchat eval run`.")
     judge = make_judge(args.judge, ctx.settings)
-    n = sum(1 for line in open(args.run / "results.jsonl", encoding="utf-8") if line.strip())
+    with open(args.run / "results.jsonl", "rb") as f:  # for the progress bar; a damaged file is named by judge_run
+        n = sum(1 for line in f if line.strip())
     with tqdm(total=n, unit="question", desc="judge", file=sys.stderr, disable=args.quiet) as bar:
         summary = judge_run(args.run, judge, progress=lambda: bar.update(1))
     print(note(summary["judge"]))

@@ -75,6 +75,9 @@ def filters_from(args):
     from ..retrieve.hybrid import Filters
     from ..user_text import clean_user_text
 
+    if args.year_min is not None and args.year_max is not None and args.year_min > args.year_max:
+        raise ConfigError(f"--year-min {args.year_min} is after --year-max {args.year_max}: no year passes both.",
+                          hint=f"Swap them (--year-min {args.year_max} --year-max {args.year_min}) or drop one.")
     author, source = (clean_user_text(v, what=f"--{n} filter", max_chars=1000, allow_empty=True)
                       for n, v in (("author", args.author), ("source", args.source)))
     return Filters(args.year_min, args.year_max, author, source)
@@ -257,12 +260,13 @@ def cmd_search(args, ctx) -> int:
     retriever = _retriever(ctx)
     filters = filters_from(args)
     hits = retriever.search(args.query, k=args.k, filters=filters, mode=args.mode)
+    finding = retriever.check_filters(filters) if not hits else None  # why the filters leave no paper
     if args.json:
-        print(json.dumps({"query": args.query, "hits": [_hit_json(h) for h in hits]}, ensure_ascii=False, indent=2))
+        out = {"query": args.query, "hits": [_hit_json(h) for h in hits]}
+        print(json.dumps({**out, "filter_finding": finding.to_json()} if finding else out, ensure_ascii=False, indent=2))
         return 0
     if not hits:
-        why = "no abstract passes the filters" if filters.active() and not retriever.matching_papers(filters) else "no matching abstracts"
-        print(f"No results: {why}.")
+        print(f"No results: {finding.message}" if finding else "No results: no matching abstracts.")
         return 0
     for rank, h in enumerate(hits, 1):
         parts = " ".join(f"{k}={v:.3f}" for k, v in h.scores.items())
@@ -277,7 +281,7 @@ def cmd_search(args, ctx) -> int:
 def _search_batch(args, ctx) -> int:
     from tqdm import tqdm
 
-    from ..questions import read_question_file
+    from ..questions import batch_messages, read_question_file
 
     if not args.out:
         raise ConfigError("--batch needs --out RESULTS.jsonl.", hint="paperchat search --batch q.jsonl --out r.jsonl")
@@ -285,8 +289,9 @@ def _search_batch(args, ctx) -> int:
     check_out(args.out)
     retriever = _retriever(ctx)
     filters = filters_from(args)
-    report(qf.problems, "error")
-    report(qf.warnings, "warning")
+    problems, warnings = batch_messages(args.batch, qf)
+    report(problems, "error")
+    report(warnings, "warning")
     with open(args.out, "w", encoding="utf-8") as out:
         for q in tqdm(qf.questions, unit="query", file=sys.stderr, desc="search"):
             hits = retriever.search(q["question"], k=args.k, filters=filters, mode=args.mode)

@@ -27,6 +27,7 @@ from ..settings import RetrievalSettings
 from ..types import Hit, Record
 from ..user_text import clean_user_text
 from .catalog import Catalog, overfetch_size
+from .filter_check import FilterFinding, check_filters
 from .fusion import group_by, normalised_score_fusion, reciprocal_rank_fusion
 
 OVERFETCH_MAX = 2000  # a filtered dense search over-fetches unfiltered up to this many chunks, then filters
@@ -210,6 +211,12 @@ class HybridRetriever:
             if self._catalog is None or self._catalog.generation != gen:
                 self._catalog = Catalog(gen, list(self.index.all_records()))
             return self._catalog
+
+    def check_filters(self, filters: Filters | None) -> FilterFinding | None:
+        """Why `filters` leave no paper of the corpus (a typed finding to report), or None (filter_check.py)."""
+        if filters is None or not filters.metadata_active():
+            return None
+        return check_filters(filters, self.catalog())
 
     def matching_papers(self, filters: Filters) -> frozenset[str]:
         """Ids of the papers that pass `filters` (memoised per filters and store generation)."""

@@ -11,7 +11,8 @@ confirm: "by Smith" is an author filter only when a stored author is called Smit
 when a stored venue is, "cs.CL" only when a stored paper has that category. A year is a filter only
 after a temporal cue ("in 2024", "since 2024", "before 2023", "between 2022 and 2024", "from 2025 on",
 "2024 papers"); "ResNet-2015 style", "COCO 2017" and "GPT-4" are not. "this year" / "last year" /
-"the last N years" count from the newest year in the corpus (the corpus may end before today).
+"the last N years" count from the newest year in the corpus (the corpus may end before today). A year
+the corpus lacks ("in 2031", "from year 99999999999") is still parsed: `filter_check.py` reports it.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from ..types import Record
+from .filter_merge import applied_from_question, describe, merge, summary  # noqa: F401 -- re-exported
 from .hybrid import Filters
 
 KINDS = ("year", "author", "venue", "categories")
+FUTURE_YEARS = 10  # a 4-digit number after a temporal cue is a year up to this far past the corpus's newest
 
 
 @dataclass(frozen=True)
@@ -95,11 +98,14 @@ class Vocabulary:
 
 _VENUE_YEAR = re.compile(r"[\s'’-]*(?:19|20)?\d{2}$")
 _Y = r"(?<![\w.\-/])((?:19[5-9]|20\d)\d)(?![\w\-]|\.\d)"  # a free-standing 4-digit year, not ResNet-2015 or 2501.01
+_PUBLISHED = re.compile(r"(?:published|written|released|appeared|submitted)\s", re.I)
 _NUM = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10}
 _NOUN = r"(?:papers?|abstracts?|works?|articles?|publications?|studies|preprints?|submissions?)"
 
 # (pattern, handler) in order of precedence; each handler gives (year_min, year_max)
 _YEAR_RX: list[tuple[re.Pattern, str]] = [
+    # "from year 2031", "in the year 99999999999": the word says it is a year, whatever the corpus holds
+    (re.compile(r"\b(?:(?:published|written|released|appeared|submitted)\s+)?(?:in|during|from)\s+(?:the\s+)?year\s+(\d{4,12})(?![\w.\-])", re.I), "year"),
     (re.compile(rf"\b(?:(?:published|written|released|appeared)\s+)?(?:between|from)\s+{_Y}\s*(?:and|to|until|through|-|–)\s*{_Y}", re.I), "range"),
     (re.compile(rf"\b(?:(?:published|written|released|appeared)\s+)?(?:in|during)\s+{_Y}\s*(?:-|–|to)\s*{_Y}", re.I), "range"),
     (re.compile(rf"\b(?:from|starting(?:\s+(?:in|from))?)\s+{_Y}\s+(?:on(?:wards?)?|forward)\b", re.I), "min"),
@@ -168,9 +174,10 @@ def parse_filters(question: str, vocab: Vocabulary) -> QueryFilters:
             if not free(m.start(), m.end()):
                 continue
             lo, hi = _years(how, m, vocab.newest_year)
-            if lo is None and hi is None or not all(_plausible(y, vocab.newest_year) for y in (lo, hi) if y is not None):
+            if lo is None and hi is None:
                 continue
-            if lo is not None and hi is not None and lo > hi:
+            said = how == "year" or _PUBLISHED.match(m.group(0))  # "from year N", "published in N": a year, whatever N
+            if not said and not all(_plausible(y, vocab.newest_year) for y in (lo, hi) if y is not None):
                 continue
             y_min = lo if y_min is None or (lo is not None and lo > y_min) else y_min
             y_max = hi if y_max is None or (hi is not None and hi < y_max) else y_max
@@ -211,8 +218,10 @@ def parse_filters(question: str, vocab: Vocabulary) -> QueryFilters:
 
 
 def _plausible(year: int, newest: int | None) -> bool:
-    """A year a question can mean about this corpus ("trained in 2048 steps" is not one)."""
-    return 1950 <= year <= (newest or 2030) + 2
+    """A year a question can mean about this corpus: up to a decade past its newest paper ("papers in 2031"
+    on a corpus ending in 2025 asks for a year it lacks, which the filter check then reports), but not
+    "trained in 2048 steps"."""
+    return 1950 <= year <= (newest or 2030) + FUTURE_YEARS
 
 
 def _years(how: str, m: re.Match, newest: int | None) -> tuple[int | None, int | None]:
@@ -227,7 +236,7 @@ def _years(how: str, m: re.Match, newest: int | None) -> tuple[int | None, int |
         return None, int(m.group(1)) - 1
     if how == "max":
         return None, int(m.group(1))
-    if how == "exact":
+    if how in ("exact", "year"):
         return int(m.group(1)), int(m.group(1))
     if newest is None:
         return None, None
@@ -277,55 +286,3 @@ def _clean(question: str, taken: list[tuple[int, int]], repl: dict[int, str]) ->
     text = re.sub(r"([,;:])\s*([?.!])", r"\2", text)
     text = re.sub(r"\b(and|or|,)\s*([?.!])$", r"\2", text).strip(" ,;")
     return text or question
-
-
-def describe(applied: Filters | None, spans: Iterable[Span]) -> dict:
-    """What an answer shows: {"applied": the filters used, "from_question": [{kind, text, value}]}."""
-    return {"applied": applied.describe() if applied is not None else {},
-            "from_question": [{"kind": s.kind, "text": s.text, "value": s.value} for s in spans]}
-
-
-def summary(applied: dict) -> str:
-    """ "year >= 2025 · author Chen · category cs.CL or cs.LG" for a `describe()["applied"]` dict; "" if none."""
-    parts = []
-    lo, hi = applied.get("year_min"), applied.get("year_max")
-    if lo and hi:
-        parts.append(f"year {lo}" if lo == hi else f"year {lo}-{hi}")
-    elif lo or hi:
-        parts.append(f"year >= {lo}" if lo else f"year <= {hi}")
-    for key in ("author", "venue", "source"):
-        if applied.get(key):
-            parts.append(f"{key} {applied[key]}")
-    if applied.get("categories"):
-        parts.append("category " + " or ".join(applied["categories"]))
-    return " · ".join(parts)
-
-
-def merge(explicit: Filters | None, parsed: Filters) -> Filters:
-    """`explicit` (UI/CLI) filters win field by field; the question's fill what is not set, except
-    the kinds listed in `explicit.ignore_from_question` (or all with "all")."""
-    base = explicit or Filters()
-    ignore = base.ignore_from_question
-    if "all" in ignore:
-        return base
-    out = base
-    if "year" not in ignore and base.year_min is None and base.year_max is None:
-        out = replace(out, year_min=parsed.year_min, year_max=parsed.year_max)
-    if "author" not in ignore and not base.author:
-        out = replace(out, author=parsed.author)
-    if "venue" not in ignore and not base.venue:
-        out = replace(out, venue=parsed.venue)
-    if "categories" not in ignore and not base.categories:
-        out = replace(out, categories=parsed.categories)
-    return out
-
-
-def applied_from_question(explicit: Filters | None, parsed: QueryFilters) -> tuple[Span, ...]:
-    """The spans of `parsed` whose filter was applied: not overridden by an explicit filter, not ignored."""
-    base = explicit or Filters()
-    ignore = base.ignore_from_question
-    overridden = {
-        "year": base.year_min is not None or base.year_max is not None,
-        "author": bool(base.author), "venue": bool(base.venue), "categories": bool(base.categories),
-    }
-    return tuple(s for s in parsed.spans if "all" not in ignore and s.kind not in ignore and not overridden[s.kind])
