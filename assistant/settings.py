@@ -188,7 +188,8 @@ class AnswerSettings(_Group):
 class UISettings(_Group):
     host: str = Field("127.0.0.1", description="Address the web UI binds to.")
     port: int = Field(7860, ge=1, le=65535, description="Port of the web UI.")
-    max_question_chars: int = Field(2000, ge=10, description="Longest accepted question.")
+    max_question_chars: int = Field(2000, ge=10, description="Longest accepted question (web chat, API, CLI, batch files); "
+                                    "checked before any tokenizer sees it.")
     max_upload_mb: int = Field(10, ge=1, description="Largest accepted upload.")
     queue_size: int = Field(
         128, ge=1, description="Requests waiting in the queue before 'queue full' (~2-5x the expected concurrent "

@@ -328,3 +328,67 @@ def test_detect_format(tmp_path, name, content, expected):
     path = tmp_path / name
     path.write_text(content, encoding="utf-8")
     assert detect_format(path) == expected
+
+
+# ---- readers reject what is not data (issue 23, item 3) ---------------------------------------------
+
+
+def test_csv_header_repeated_mid_file_is_an_issue_not_a_paper(tmp_path):
+    path = tmp_path / "joined.csv"
+    path.write_text(f"id,title,abstract\np1,Pooling,{ABSTRACT}\nid,title,abstract\n"
+                    f"p2,Pooling again,{ABSTRACT} Twice.\n ID , Title,ABSTRACT\n", encoding="utf-8")
+    records, issues = split(read_source(path))
+    assert [r.paper_id for r in records] == ["p1", "p2"]
+    assert [(i.line, "repeats the header" in i.message) for i in issues] == [(3, True), (5, True)]
+
+
+def test_a_row_whose_values_are_column_names_is_not_a_paper(tmp_path):
+    path = tmp_path / "aliases.csv"
+    path.write_text(f"paper_id,title,text\nid,title,abstract\np1,Pooling,{ABSTRACT}\n", encoding="utf-8")
+    records, issues = split(read_source(path))
+    assert [r.paper_id for r in records] == ["p1"] and len(issues) == 1 and issues[0].line == 2
+    jl = write_jsonl(tmp_path / "h.jsonl", [{"id": "id", "title": "title", "abstract": "abstract"},
+                                           {"id": "p1", "abstract": ABSTRACT}])
+    records, issues = split(read_source(jl))
+    assert [r.paper_id for r in records] == ["p1"] and "just the word 'abstract'" in issues[0].message
+
+
+def test_csv_header_without_rows_says_so(tmp_path):
+    path = tmp_path / "empty.csv"
+    path.write_text("id,title,abstract\n\n", encoding="utf-8")
+    records, issues = split(read_source(path))
+    assert not records and len(issues) == 1 and "no data rows" in issues[0].message
+
+
+SVG = '<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="10"><text>@x</text></svg>\n'
+HTML = "<!DOCTYPE html>\n<html><body><p>@article{k, abstract={not really}}</p></body></html>\n"
+
+
+@pytest.mark.parametrize("name, content, says", [
+    ("figure.bib", SVG, "no BibTeX entries found: the file holds SVG markup, not BibTeX"),
+    ("page.bib", HTML, "no BibTeX entries found: the file holds HTML markup, not BibTeX"),
+    ("prose.bib", "A paragraph of prose that is not BibTeX at all.\n", "no BibTeX entries found (no line starts"),
+    ("page.csv", HTML, "no CSV rows found: the file holds HTML markup"),
+    ("page.txt", HTML, "no abstracts found: the file holds HTML markup, not plain text"),
+    ("figure.jsonl", SVG, "no abstracts found: the file holds SVG markup, not JSON Lines"),
+])
+def test_a_file_whose_content_is_not_its_extension_is_named(tmp_path, name, content, says):
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    records, issues = split(read_source(path))
+    assert not records and len(issues) == 1 and says in issues[0].message, issues
+
+
+def test_svg_as_bib_fails_strict_and_says_why_in_the_cli(tmp_path, monkeypatch, capsys):
+    from assistant.cli import main
+
+    monkeypatch.setenv("PAPERCHAT_PRESET", "debug")
+    monkeypatch.setenv("PAPERCHAT_DATA_DIR", str(tmp_path / "store"))
+    path = tmp_path / "figure.bib"
+    path.write_text(SVG, encoding="utf-8")
+    assert main(["ingest", str(path), "--strict", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "no BibTeX entries found" in err and "nothing was ingested (--strict)" in err
+    assert main(["ingest", str(path), "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert "0 added" in out and "1 skipped" in out and "figure.bib:1: no BibTeX entries found" in err

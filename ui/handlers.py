@@ -19,6 +19,7 @@ from assistant.errors import AssistantError
 from assistant.retrieve.hybrid import Filters
 from assistant.settings import Settings
 from assistant.types import Answer
+from assistant.user_text import UserTextError, clean_user_text
 
 from . import exports, render
 from .corpus_handlers import CorpusHandlers
@@ -58,17 +59,19 @@ class Handlers(CorpusHandlers):
 
     # validation ------------------------------------------------------------------------------
     def check_question(self, message: Any, what: str = "question") -> str:
-        """The text, stripped; refused (before any tokenisation) when empty or over ui.max_question_chars."""
-        q = (message if isinstance(message, str) else "").replace("\x00", "").strip()
+        """The text through the one door for user text (assistant.user_text): refused, before any
+        tokenisation, when empty, over ui.max_question_chars, or holding a broken character."""
         limit = self.settings.ui.max_question_chars
-        if len(q) > limit:
-            raise gr.Error(
-                f"Your {what} is {len(q):,} characters long; the limit is {limit:,}. Shorten it and try again.",
-                title=f"{what.capitalize()} too long", print_exception=False,
-            )
-        if not q:
+        if not isinstance(message, str) or not message.strip():
             raise gr.Error(f"Type a {what} first.", title=f"Empty {what}", print_exception=False)
-        return q
+        try:
+            return clean_user_text(message, what=what, max_chars=limit)
+        except UserTextError as e:
+            too_long = "characters long" in e.message
+            text = (f"Your {what} is {len(message.strip()):,} characters long; the limit is {limit:,}. Shorten it and "
+                    "try again.") if too_long else f"{e.message} Re-type it and try again."
+            title = f"{what.capitalize()} too long" if too_long else f"Broken character in the {what}"
+            raise gr.Error(text, title=title, print_exception=False) from None
 
     def options(self, model: Any = None, k: Any = None, year_min: Any = None, year_max: Any = None,
                 author: Any = "") -> Options:
@@ -80,7 +83,11 @@ class Handlers(CorpusHandlers):
         y1 = _int_or_none(year_max, "Year to", 1000, 3000)
         if y0 and y1 and y0 > y1:
             raise gr.Error("'Year from' is after 'Year to'.", print_exception=False)
-        a = (author if isinstance(author, str) else "").strip()[:MAX_AUTHOR_CHARS]
+        try:
+            a = clean_user_text(author if isinstance(author, str) else "", what="author filter", max_chars=None,
+                                allow_empty=True)[:MAX_AUTHOR_CHARS]
+        except UserTextError as e:
+            raise gr.Error(f"{e.message} Re-type it.", print_exception=False) from None
         return Options(model=model, k=kk, filters=Filters(year_min=y0, year_max=y1, author=a))
 
     # chat --------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from ..index.indexer import Index
 from ..retrieve.hybrid import Filters, HybridRetriever
 from ..settings import Settings
 from ..types import Answer, Turn
+from ..user_text import clean_user_text
 from ..verify import get_verifier
 from .conversation import Conversation
 from .events import Done, Event, Status
@@ -101,9 +102,15 @@ class Assistant:
             warm()
 
     # -- public API ---------------------------------------------------------------------------
+    def clean_question(self, question: str) -> str:
+        """`question` through the one door for user text (user_text.clean_user_text); UserTextError if
+        it holds a broken character, is empty, or is longer than ui.max_question_chars."""
+        return clean_user_text(question, max_chars=self.settings.ui.max_question_chars)
+
     def prepared(self, question: str, conversation: Conversation | None = None, *, filters: Filters | None = None,
                  k: int | None = None) -> Prepared:
         """Everything before writing (analysis, retrieval, evidence, abstention) for `question`."""
+        question = self.clean_question(question)
         conversation = conversation if conversation is not None else Conversation()
         prep = self.prepare.invoke({
             "question": question, "conversation": conversation, "filters": filters, "timings": {},
@@ -116,6 +123,7 @@ class Assistant:
         self, question: str, conversation: Conversation | None = None, *, filters: Filters | None = None,
         k: int | None = None, model: str | None = None, stop: threading.Event | None = None, id: str = "",
     ) -> Iterator[Event]:
+        question = self.clean_question(question)  # refused before anything is tokenised
         conversation = conversation if conversation is not None else Conversation()
         t0 = time.perf_counter()
         self.index.require_content()

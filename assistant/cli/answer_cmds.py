@@ -9,6 +9,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..errors import ConfigError
+from ..user_text import UserTextError, clean_user_text
+from .checks import check_out, k_arg, report
 from .index_cmds import _filter_args, filters_from
 
 
@@ -21,7 +23,7 @@ def register(sub) -> None:
     p.add_argument("--batch", type=Path, help="QUESTIONS.jsonl (id, question, optional history).")
     p.add_argument("--out", type=Path, help="RESULTS.jsonl for --batch.")
     p.add_argument("--model", help="Chat model for this run (local, extractive, openai, hf:/dir, fake).")
-    p.add_argument("--k", type=int, help="Papers retrieved.")
+    p.add_argument("--k", type=k_arg, help="Papers retrieved (1-100).")
     _filter_args(p)
     p.add_argument("--no-question-filters", action="store_true",
                    help="Do not turn years, authors, categories or venues stated in the question into filters.")
@@ -73,35 +75,45 @@ def render_text(answer) -> str:
 
 
 def cmd_ask(args, ctx) -> int:
+    limit = ctx.settings.ui.max_question_chars
+    if args.batch:
+        if not args.out:
+            raise ConfigError("--batch needs --out RESULTS.jsonl.", hint="paperchat ask --batch q.jsonl --out r.jsonl")
+        check_out(args.out)  # before any model is loaded or question answered
+    elif not args.question or not args.question.strip():
+        raise ConfigError("No question given.", hint='paperchat ask "How much does Prune&Comp reduce perplexity?"')
+    else:
+        args.question = clean_user_text(args.question, max_chars=limit)
+        args.history = [clean_user_text(h, what="--history turn", max_chars=limit) for h in args.history]
     a = _assistant(ctx, args.model)
     filters = filters_from(args)
     if args.no_question_filters:
         filters = replace(filters, ignore_from_question=frozenset({"all"}))
     if args.batch:
-        return _batch(a, args, filters)
-    if not args.question or not args.question.strip():
-        raise ConfigError("No question given.", hint='paperchat ask "How much does Prune&Comp reduce perplexity?"')
+        return _batch(a, args, filters, limit)
     answer = a.ask(args.question, history=args.history, filters=filters, k=args.k)
     print(json.dumps(answer.to_json(), ensure_ascii=False, indent=2) if args.json else render_text(answer))
     return 0
 
 
-def _batch(a, args, filters) -> int:
+def _batch(a, args, filters, limit: int) -> int:
+    """Answer every good line of the batch; a bad line is reported (with its number) and skipped."""
     from tqdm import tqdm
 
-    from ..questions import read_questions
+    from ..questions import batch_messages, read_question_file
 
-    if not args.out:
-        raise ConfigError("--batch needs --out RESULTS.jsonl.", hint="paperchat ask --batch q.jsonl --out r.jsonl")
-    questions = read_questions(args.batch)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
+    qf = read_question_file(args.batch, max_chars=limit)
+    problems, warnings = batch_messages(args.batch, qf)
+    report(problems, "error")
+    report(warnings, "warning")
     with open(args.out, "w", encoding="utf-8") as out:
-        for q in tqdm(questions, unit="question", file=sys.stderr, desc="ask"):
+        for q in tqdm(qf.questions, unit="question", file=sys.stderr, desc="ask"):
             ans = a.ask(q["question"], history=q.get("history") or None, filters=filters, k=args.k, id=str(q["id"]))
             out.write(json.dumps({**q, **ans.to_json()}, ensure_ascii=False) + "\n")
             out.flush()
-    print(f"{len(questions)} answers -> {args.out}")
-    return 0
+    bad = len(qf.problems)
+    print(f"{len(qf.questions)} answers -> {args.out}" + (f"; {bad} bad line(s) skipped (see above)" if bad else ""))
+    return 1 if bad else 0
 
 
 def cmd_chat(args, ctx) -> int:
@@ -123,6 +135,11 @@ def cmd_chat(args, ctx) -> int:
             print("(new conversation)")
             continue
         if not q:
+            continue
+        try:
+            q = clean_user_text(q, max_chars=a.settings.ui.max_question_chars)
+        except UserTextError as e:  # one bad line is not the end of the conversation
+            print(f"error: {e.message}\nhint: {e.hint}")
             continue
         stop = threading.Event()
         try:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ..errors import ConfigError, EmptyIndexError, IngestError, VectorSettingsError
+from .checks import check_out, k_arg, report
 
 
 def register(sub) -> None:
@@ -28,7 +29,7 @@ def register(sub) -> None:
 
     p = sub.add_parser("search", help="Hybrid search: k distinct papers with scores and matching sentences.")
     p.add_argument("query", nargs="?", help="The search text.")
-    p.add_argument("--k", type=int, help="Number of distinct papers (default: retrieval.k).")
+    p.add_argument("--k", type=k_arg, help="Number of distinct papers, 1-100 (default: retrieval.k).")
     p.add_argument("--json", action="store_true", help="Print JSON.")
     p.add_argument("--batch", type=Path, help="QUESTIONS.jsonl: one {\"id\", \"question\", ...} per line.")
     p.add_argument("--out", type=Path, help="RESULTS.jsonl for --batch.")
@@ -72,11 +73,14 @@ def _filter_args(p) -> None:
 
 def filters_from(args):
     from ..retrieve.hybrid import Filters
+    from ..user_text import clean_user_text
 
     if args.year_min is not None and args.year_max is not None and args.year_min > args.year_max:
         raise ConfigError(f"--year-min {args.year_min} is after --year-max {args.year_max}: no year passes both.",
                           hint=f"Swap them (--year-min {args.year_max} --year-max {args.year_min}) or drop one.")
-    return Filters(args.year_min, args.year_max, args.author, args.source)
+    author, source = (clean_user_text(v, what=f"--{n} filter", max_chars=1000, allow_empty=True)
+                      for n, v in (("author", args.author), ("source", args.source)))
+    return Filters(args.year_min, args.year_max, author, source)
 
 
 def _estimate(paths: list[Path], max_bytes: int) -> int | None:
@@ -245,20 +249,14 @@ def _retriever(ctx):
     return HybridRetriever(index, ctx.settings.retrieval)
 
 
-MAX_K = 100
-
-
-def check_k(k: int | None) -> None:
-    if k is not None and not 1 <= k <= MAX_K:
-        raise ConfigError(f"--k must be between 1 and {MAX_K}, not {k}.", hint="Ask for 1 to 100 distinct papers, e.g. --k 5.")
-
-
 def cmd_search(args, ctx) -> int:
-    check_k(args.k)
+    from ..user_text import clean_user_text
+
     if args.batch:
         return _search_batch(args, ctx)
     if not args.query or not args.query.strip():
         raise ConfigError("Nothing to search for.", hint='Give a query: paperchat search "graph neural networks" (or --batch FILE).')
+    args.query = clean_user_text(args.query, what="query", max_chars=ctx.settings.ui.max_question_chars)
     retriever = _retriever(ctx)
     filters = filters_from(args)
     hits = retriever.search(args.query, k=args.k, filters=filters, mode=args.mode)
@@ -283,21 +281,25 @@ def cmd_search(args, ctx) -> int:
 def _search_batch(args, ctx) -> int:
     from tqdm import tqdm
 
-    from ..questions import read_questions
+    from ..questions import batch_messages, read_question_file
 
     if not args.out:
         raise ConfigError("--batch needs --out RESULTS.jsonl.", hint="paperchat search --batch q.jsonl --out r.jsonl")
-    questions = read_questions(args.batch)
+    qf = read_question_file(args.batch, max_chars=ctx.settings.ui.max_question_chars)
+    check_out(args.out)
     retriever = _retriever(ctx)
     filters = filters_from(args)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
+    problems, warnings = batch_messages(args.batch, qf)
+    report(problems, "error")
+    report(warnings, "warning")
     with open(args.out, "w", encoding="utf-8") as out:
-        for q in tqdm(questions, unit="query", file=sys.stderr, desc="search"):
+        for q in tqdm(qf.questions, unit="query", file=sys.stderr, desc="search"):
             hits = retriever.search(q["question"], k=args.k, filters=filters, mode=args.mode)
             row = {**q, "query": q["question"], "hits": [_hit_json(h) for h in hits]}
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"{len(questions)} queries -> {args.out}")
-    return 0
+    bad = len(qf.problems)
+    print(f"{len(qf.questions)} queries -> {args.out}" + (f"; {bad} bad line(s) skipped (see above)" if bad else ""))
+    return 1 if bad else 0
 
 
 def cmd_stats(args, ctx) -> int:

@@ -5,8 +5,11 @@
 
 Input lines: {"id": ..., "claim": "...", "source": "text" | ["sentence", ...]}. Output lines:
 {"id", "support", "contradiction", "verdict", "evidence", "sentences"} in input order. A bad line is
-reported as "PAIRS.jsonl line N: ..." on stderr and skipped; the good ones are still verified and
-written, and the exit status is 1. The output is written to a temporary file and renamed at the end.
+reported as "PAIRS.jsonl line N: ..." on stderr and skipped (invalid UTF-8, a broken character, JSON
+that is not a pair); the good ones are still verified and written, and the exit status is 1. A repeated
+id is a warning (both pairs are verified). --out is checked before the verifier loads; the output is
+written to a temporary file and renamed at the end (the temporary file is removed if the run fails).
+Claims and sources pass through `user_text.clean_user_text`, like every other user text.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import sys
 from pathlib import Path
 
 from ..errors import ConfigError
+from ..user_text import MAX_QUESTION_CHARS, MAX_SOURCE_CHARS, UserTextError, clean_user_text, decode_utf8
+from .checks import check_out, report
 
 CHUNK = 64  # pairs per verify_many call (the progress bar moves per chunk)
 
@@ -31,8 +36,20 @@ def register(sub) -> None:
     p.set_defaults(handler=cmd_verify)
 
 
-def parse_line(line: str) -> tuple[object, str, object]:
+def _text(value: object, what: str, limit: int, allow_empty: bool = False) -> str:
+    try:
+        return clean_user_text(value, what=what, max_chars=limit, allow_empty=allow_empty)
+    except UserTextError as e:
+        raise ValueError(e.message[:1].lower() + e.message[1:].rstrip(".")) from None
+
+
+def parse_line(line: str | bytes) -> tuple[object, str, object]:
     """(id, claim, source) of one input line; ValueError with a readable reason otherwise."""
+    if isinstance(line, bytes):
+        try:
+            line = decode_utf8(line)
+        except UserTextError as e:
+            raise ValueError(e.message[:1].lower() + e.message[1:].rstrip(".")) from None
     try:
         d = json.loads(line)
     except json.JSONDecodeError as e:
@@ -53,50 +70,76 @@ def parse_line(line: str) -> tuple[object, str, object]:
         ok = isinstance(src, list) and bool(src) and all(isinstance(s, str) for s in src) and any(s.strip() for s in src)
     if not ok:
         raise ValueError('"source" must be a non-empty string or a non-empty list of sentence strings')
-    return d["id"], d["claim"], src
+    claim = _text(d["claim"], "claim", MAX_QUESTION_CHARS)
+    if isinstance(src, str):
+        src = _text(src, "source", MAX_SOURCE_CHARS)
+    else:
+        src = [t for t in (_text(x, "source sentence", MAX_SOURCE_CHARS, allow_empty=True) for x in src) if t]
+    return d["id"], claim, src
 
 
 def cmd_verify(args, ctx) -> int:
     from ..verify import get_verifier
 
-    verifier = get_verifier(ctx.settings.verify)
     if args.batch:
-        return _batch(verifier, args)
+        if not args.out:
+            raise ConfigError("--batch needs --out RESULTS.jsonl.", hint="paperchat verify --batch pairs.jsonl --out r.jsonl")
+        check_out(args.out)  # before the verifier loads
+        pairs = _read_pairs(args.batch)
+        return _batch(get_verifier(ctx.settings.verify), args, *pairs)
     if not args.claim or not args.claim.strip():
         raise ConfigError("No claim given.", hint='paperchat verify "CLAIM" --source "TEXT", or --batch PAIRS.jsonl --out R.jsonl')
     if not args.source or not any(s.strip() for s in args.source):
         raise ConfigError("No source given.", hint='Add --source "TEXT" (repeat it for a list of sentences).')
-    source = args.source[0] if len(args.source) == 1 else args.source
-    print(json.dumps(verifier.verify(args.claim, source).to_dict(), ensure_ascii=False))
+    claim = clean_user_text(args.claim, what="claim", max_chars=MAX_QUESTION_CHARS)
+    sources = [clean_user_text(s, what="source", max_chars=MAX_SOURCE_CHARS, allow_empty=True) for s in args.source]
+    sources = [s for s in sources if s]
+    source = sources[0] if len(sources) == 1 else sources
+    print(json.dumps(get_verifier(ctx.settings.verify).verify(claim, source).to_dict(), ensure_ascii=False))
     return 0
 
 
-def _batch(verifier, args) -> int:
+def _read_pairs(path: Path) -> tuple[list[tuple[object, str, object]], list[str], list[str]]:
+    """(good pairs, problems, warnings) of a PAIRS.jsonl, one line at a time (a bad line is named, skipped)."""
+    good, problems, warnings, first = [], [], [], {}
+    try:
+        with open(path, "rb") as f:
+            for n, raw in enumerate(f, 1):
+                if not raw.strip():
+                    continue
+                try:
+                    pair = parse_line(raw.rstrip(b"\r\n"))
+                except ValueError as e:
+                    problems.append(f"{path} line {n}: {e}; skipped.")
+                    continue
+                key = str(pair[0])
+                if key in first:
+                    warnings.append(f"{path} line {n}: duplicate id {pair[0]!r} (first on line {first[key]}); both "
+                                    "are verified and written, give every pair its own id.")
+                else:
+                    first[key] = n
+                good.append(pair)
+    except OSError as e:
+        raise ConfigError(f"Cannot read {path}: {e}", hint="Pass a UTF-8 JSONL file of {id, claim, source}.") from e
+    return good, problems, warnings
+
+
+def _batch(verifier, args, good: list, problems: list[str], warnings: list[str]) -> int:
     from tqdm import tqdm
 
-    if not args.out:
-        raise ConfigError("--batch needs --out RESULTS.jsonl.", hint="paperchat verify --batch pairs.jsonl --out r.jsonl")
-    try:
-        lines = args.batch.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"Cannot read {args.batch}: {e}", hint="Pass a UTF-8 JSONL file of {id, claim, source}.") from e
-    good, bad = [], 0
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            good.append(parse_line(line))
-        except ValueError as e:
-            bad += 1
-            print(f"{args.batch} line {n}: {e}; skipped.", file=sys.stderr)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
+    report(problems, "error")
+    report(warnings, "warning")
     tmp = args.out.with_name(args.out.name + ".part")
-    with open(tmp, "w", encoding="utf-8") as out, tqdm(total=len(good), unit="pair", file=sys.stderr, desc="verify") as bar:
-        for lo in range(0, len(good), CHUNK):
-            chunk = good[lo : lo + CHUNK]
-            for (pid, _, _), v in zip(chunk, verifier.verify_many([(c, s) for _, c, s in chunk])):
-                out.write(json.dumps({"id": pid, **v.to_dict()}, ensure_ascii=False) + "\n")
-            bar.update(len(chunk))
-    os.replace(tmp, args.out)
+    try:
+        with open(tmp, "w", encoding="utf-8") as out, tqdm(total=len(good), unit="pair", file=sys.stderr, desc="verify") as bar:
+            for lo in range(0, len(good), CHUNK):
+                chunk = good[lo : lo + CHUNK]
+                for (pid, _, _), v in zip(chunk, verifier.verify_many([(c, s) for _, c, s in chunk])):
+                    out.write(json.dumps({"id": pid, **v.to_dict()}, ensure_ascii=False) + "\n")
+                bar.update(len(chunk))
+        os.replace(tmp, args.out)
+    finally:
+        tmp.unlink(missing_ok=True)
+    bad = len(problems)
     print(f"{len(good)} verdicts -> {args.out}" + (f"; {bad} bad line(s) skipped (see above)" if bad else ""))
     return 1 if bad else 0

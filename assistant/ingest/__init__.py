@@ -144,6 +144,27 @@ def _csv_delimiter(path: Path, lines: list[str]) -> str:
     return ","
 
 
+_FORMAT_NAMES = {"bibtex": "BibTeX", "csv": "CSV", "jsonl": "JSON Lines", "beir": "JSON Lines", "arxiv": "JSON Lines",
+                 "seed": "plain text", "text": "plain text"}
+_MARKUP = ((b"<svg", "SVG"), (b"<!doctype html", "HTML"), (b"<html", "HTML"), (b"<?xml", "XML"), (b"<!--", "HTML/XML"),
+           (b"<head", "HTML"), (b"<body", "HTML"), (b"<rss", "RSS"), (b"<feed", "Atom"))
+
+
+def markup_kind(head: bytes) -> str:
+    """"SVG", "HTML", ... when the file starts like a markup document (no reader's format does), else "".
+
+    >>> markup_kind(b'<?xml version="1.0"?>\\n<svg xmlns="http://www.w3.org/2000/svg">')
+    'SVG'
+    >>> markup_kind(b"  <!DOCTYPE html><html>"), markup_kind(b"@article{k, title={<b>x</b>}}")
+    ('HTML', '')
+    """
+    start = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1024].lower()
+    kind = next((name for tag, name in _MARKUP if start.startswith(tag)), "")
+    if kind in ("XML", "HTML/XML"):  # a prolog or comment first: name what follows
+        kind = "SVG" if b"<svg" in start else "HTML" if b"<html" in start else kind
+    return kind
+
+
 def read_source(
     path: Path, *, fmt: str | None = None, limits: IngestSettings | None = None
 ) -> Iterator[Record | IngestIssue]:
@@ -165,6 +186,11 @@ def read_source(
     source = path.name
     if not head.strip():
         return iter([IngestIssue(source, 0, "the file is empty; nothing to ingest")])
+    markup = markup_kind(head)
+    if markup:
+        what = {"bibtex": "no BibTeX entries found", "csv": "no CSV rows found"}.get(fmt, "no abstracts found")
+        return iter([IngestIssue(source, 1, f"{what}: the file holds {markup} markup, not {_FORMAT_NAMES.get(fmt, fmt)}; "
+                                 "export the abstracts as .bib, .jsonl, .csv or .txt and ingest that file")])
     src = LineSource(path, int(limits.max_line_mb * MB), limits.max_decompressed_mb * MB)
     if fmt in JSON_KINDS:
         _check_json_lines(path, lines)

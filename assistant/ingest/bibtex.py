@@ -6,7 +6,8 @@ is reported with its line and cite key and every entry after it is still read; n
 backtracked over, so no input can make the reader hang. Each entry is parsed by `bibtexparser` (v2)
 with the @string macros defined before it; undefined macros (`month = jul`) are kept as
 their raw text. LaTeX in titles, authors and abstracts is turned into plain text (braces stripped).
-id: the DOI (normalised) if present, else the cite key.
+id: the DOI (normalised) if present, else the cite key. A file with no entry at all (an SVG or HTML
+page renamed .bib) is one issue, "no BibTeX entries found", so `--strict` fails on it.
 """
 
 from __future__ import annotations
@@ -146,7 +147,9 @@ def read_bibtex(
     path: Path, *, source: str, lines: Iterable[tuple[int, bytes]] | None = None
 ) -> Iterator[Record | IngestIssue]:
     strings: list[String] = []  # @string macros defined so far
+    entries = 0
     for start, kind, block, is_last in _blocks(path, lines):
+        entries += kind not in _IGNORED_TYPES and kind != "string"
         if kind in _IGNORED_TYPES:
             continue
         library = _parse(block, strings)
@@ -170,3 +173,6 @@ def read_bibtex(
             yield _entry_record(entry, source=source, line=start + entry.start_line)
         if not library.entries and not library.failed_blocks:
             yield IngestIssue(source, start, "no BibTeX entry found here; check the `@type{key,` line", key)
+    if not entries:
+        yield IngestIssue(source, 1, "no BibTeX entries found (no line starts with `@article{key,` or another "
+                          "`@type{key,`); is this a BibTeX file? Export the abstracts as .bib, .jsonl, .csv or .txt")

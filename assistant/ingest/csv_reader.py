@@ -2,7 +2,8 @@
 
 Columns are matched case-insensitively: id (paper_id, _id, doc_id), title, abstract (text, summary),
 authors (author), year, venue (journal, booktitle), doi; other columns are ignored. A UTF-8 BOM is
-dropped; quoted fields may span lines; each row's line is the physical line where it starts. A field
+dropped; quoted fields may span lines; each row's line is the physical line where it starts. A row that
+repeats the header (or whose values are all column names) and a header with no rows are issues. A field
 over `FIELD_LIMIT` characters (often an unclosed quote) and a row with missing or extra fields are
 per-row issues. Text such as "=HYPERLINK(...)" is stored as written, as plain text.
 The csv module's field size limit is process-wide: it is set around each row read and restored.
@@ -59,6 +60,28 @@ def _map_header(header: list[str], source: str) -> dict[str, int]:
     return mapping
 
 
+def _names(row: list[str]) -> list[str]:
+    return [c.strip().lstrip("\ufeff").strip().casefold() for c in row]
+
+
+def _repeats_header(row: list[str], header: list[str]) -> bool:
+    """True for the header row again (a concatenated file), or a row whose values are all column names.
+
+    >>> _repeats_header(["ID", "Title ", "abstract"], ["id", "title", "abstract"])
+    True
+    >>> _repeats_header(["paper_id", "title", "abstract"], ["id", "title", "abstract"])
+    True
+    >>> _repeats_header(["p1", "Title", "An abstract about titles."], ["id", "title", "abstract"])
+    False
+    """
+    cells, names = _names(row), _names(header)
+    if cells == names:
+        return True
+    known = {a for aliases in COLUMNS.values() for a in aliases} | set(names)
+    filled = [c for c in cells if c]
+    return len(filled) >= 2 and all(c in known for c in filled)
+
+
 def check_header(head_lines: list[str], source: str, delimiter: str = ",") -> None:
     """Raise IngestError now if the header (in the file's first lines) has no abstract column."""
     reader = csv.reader((line + "\n" for line in head_lines), delimiter=delimiter)
@@ -80,11 +103,14 @@ def read_csv(
     header: list[str] | None = None
     mapping: dict[str, int] = {}
     consumed = 0  # physical lines read so far
+    data_rows = 0
     while True:
         start = consumed + 1
         try:
             row = _next_row(reader)
         except StopIteration:
+            if header is not None and not data_rows:
+                yield IngestIssue(source, consumed, "no data rows after the header: nothing to ingest")
             return
         except csv.Error as e:
             consumed = reader.line_num
@@ -105,6 +131,12 @@ def read_csv(
             mapping = _map_header(row, source)
             continue
         key = row[mapping["id"]].strip() if "id" in mapping and mapping["id"] < len(row) else ""
+        if _repeats_header(row, header):
+            yield IngestIssue(source, start, "this row repeats the header (its values are the column names); "
+                              "skipped: remove it (were files joined with their header rows?)")
+            data_rows += 1
+            continue
+        data_rows += 1
         if len(row) != len(header):
             counts = f"row has {len(row)} fields but the header has {len(header)}"
             if len(row) < len(header):

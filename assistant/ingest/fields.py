@@ -145,6 +145,11 @@ def paper_id_for(title: str, text: str, source_id: str = "", doi: str = "") -> s
     return "h:" + content_hash(title, text)
 
 
+# Words that name a field rather than fill it: an abstract that is only one of them is a header row
+# (a CSV header repeated mid-file) or a template placeholder, never a paper.
+COLUMN_WORDS = frozenset({"abstract", "abstracts", "text", "summary", "title", "id", "paper_id", "content", "body"})
+
+
 def build_record(
     *,
     text: str,
@@ -180,6 +185,10 @@ def build_record(
     text, title, venue = clean_text(text), clean_text(title), clean_text(venue)
     if not text:
         msg = "the abstract is missing or empty; add the abstract text or remove this record"
+        return IngestIssue(source, line, msg, key)
+    if text.strip(" :.").casefold() in COLUMN_WORDS:
+        msg = (f"the abstract is just the word {text!r}: a header row or a placeholder, not data; "
+               "remove this record (files joined with their header rows?)")
         return IngestIssue(source, line, msg, key)
     doi = normalise_doi(doi) if doi else ""
     paper_id = paper_id_for(title, text, source_id, doi)

@@ -25,6 +25,7 @@ from ..index.lexical import LexicalIndex
 from ..index.store import translated
 from ..settings import RetrievalSettings
 from ..types import Hit, Record
+from ..user_text import clean_user_text
 from .catalog import Catalog, overfetch_size
 from .filter_check import FilterFinding, check_filters
 from .fusion import group_by, normalised_score_fusion, reciprocal_rank_fusion
@@ -90,6 +91,7 @@ class HybridRetriever:
 
     def search(self, query: str, k: int | None = None, filters: Filters | None = None, mode: str | None = None) -> list[Hit]:
         s = self.settings
+        query = clean_user_text(query, what="query", max_chars=None, allow_empty=True)  # the one door for user text
         k = k or s.k
         mode = mode or s.mode
         n = max(s.candidates, k * 4)

@@ -26,6 +26,7 @@ import numpy as np
 from ..errors import ConfigError
 from ..index.sentences import split_sentences
 from ..settings import VerifySettings
+from ..user_text import clean_user_text
 from . import model as _model
 from .windows import Window, content_words, overlap, windows
 
@@ -48,13 +49,18 @@ class Verdict:
                 "verdict": self.label, "evidence": self.evidence, "sentences": list(self.sentences)}
 
 
+def _safe(text: str, what: str) -> str:
+    """The one door for user text (a lone surrogate is a clear error, not a tokenizer TypeError)."""
+    return clean_user_text(text, what=what, max_chars=None, allow_empty=True)
+
+
 def sentences_of(source: Source) -> list[str]:
     if isinstance(source, str):
-        return [s.text for s in split_sentences(" ".join(source.split()))]
+        return [s.text for s in split_sentences(" ".join(_safe(source, "source").split()))]
     if not all(isinstance(s, str) for s in source):
         raise ConfigError("A source must be a string or a list of sentence strings.",
                           hint='Pass "source": "text ..." or "source": ["sentence 1.", "sentence 2."].')
-    return [" ".join(s.split()) for s in source if s.strip()]
+    return [" ".join(_safe(s, "source sentence").split()) for s in source if s.strip()]
 
 
 class Verifier:
@@ -89,7 +95,7 @@ class Verifier:
         model = self.load()._model  # even when no window needs the model: a missing model is always an error
         assert model is not None
         cfg = self.settings
-        claims = [" ".join(str(c).split()) for c, _ in pairs]
+        claims = [" ".join(_safe(str(c), "claim").split()) for c, _ in pairs]
         sents = [sentences_of(s) for _, s in pairs]
         plan: list[list[Window]] = []
         for c, ss in zip(claims, sents):
