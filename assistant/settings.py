@@ -37,7 +37,8 @@ class StoreSettings(_Group):
     data_dir: Path = Field(default_factory=default_data_dir, description="Directory of the embedded store.")
     chroma_url: str = Field("", description="Chroma server URL (http://host:port); empty = embedded store.")
     collection_prefix: str = Field("paperchat", description="Prefix of the Chroma collection names.")
-    add_batch: int = Field(256, ge=1, description="Records per write batch (capped by Chroma's max batch); progress is reported per batch.")
+    add_batch: int = Field(256, ge=1, description="Records per write batch (capped by Chroma's max batch); "
+                           "progress is reported per batch.")
 
 
 class IngestSettings(_Group):
@@ -93,7 +94,8 @@ class EmbeddingSettings(_Group):
         "or malformed reply), with exponential backoff; a 4xx or a wrong dimension fails at once.",
     )
     batch_size: int = Field(32, ge=1, description="Texts per encode batch (batches are length-sorted). 32, not 64: "
-                            "ONNX Runtime's arena holds ~0.9 GB instead of ~1.5 GB, at the same speed (bench/README.md).")
+                            "ONNX Runtime's arena holds ~0.9 GB instead of ~1.5 GB, at the same speed "
+                            "(bench/README.md).")
     max_seq_tokens: int = Field(256, ge=16, description="Tokens the embedder reads per text.")
     query_cache: int = Field(1024, ge=0, description="Query embeddings kept in an LRU cache.")
 
@@ -134,11 +136,13 @@ class AnswerSettings(_Group):
         640, ge=64, description="Prompt budget in model tokens: lower-ranked sources are left out beyond it "
         "(prefill time grows with it: ~1.5 s for 640 tokens with the bundled model on two cores).",
     )
-    abstain_threshold: float = Field(0.30, description="Minimum evidence score to answer (answer/evidence.py; calibrated by bench/calibrate_abstention.py).")
+    abstain_threshold: float = Field(0.30, description="Minimum evidence score to answer (answer/evidence.py; "
+                                     "calibrated by bench/calibrate_abstention.py).")
     support_threshold: float = Field(0.5, description="Minimum support score for a cited answer sentence.")
     confident_gap: float = Field(
-        0.30, ge=0, description="Fused-score lead of retrieval's first paper over its second that counts as a confident "
-        "retrieval (the evidence bar is then lowered by answer.confident_relief; bench/calibrate_abstention.py).",
+        0.30, ge=0, description="Fused-score lead of retrieval's first paper over its second that counts as a "
+        "confident retrieval (the evidence bar is then lowered by answer.confident_relief; "
+        "bench/calibrate_abstention.py).",
     )
     confident_cosine: float = Field(
         0.45, ge=0, description="Cosine of retrieval's best chunk to the question that also counts as a confident "
@@ -152,25 +156,25 @@ class AnswerSettings(_Group):
         "6 answerable questions and 2 unanswerable ones, and no off-topic PubMedQA question needed it.",
     )
     paraphrase_cosine: float = Field(
-        0.37, ge=0, description="A question that names no paper meets the evidence bar when an evidence sentence's cosine "
-        "to it reaches this: a paraphrase shares meaning, not words (project sets, blind sets 1-4 and 6, tuning half: "
-        "answerable questions naming no paper down to 0.38; no unanswerable one in [0.36, 0.40) that another rule "
-        "does not already decline, 70 off-topic PubMedQA questions included).",
+        0.37, ge=0, description="A question that names no paper meets the evidence bar when an evidence sentence's "
+        "cosine to it reaches this: a paraphrase shares meaning, not words (project sets, blind sets 1-4 and 6, tuning "
+        "half: answerable questions naming no paper down to 0.38; no unanswerable one in [0.36, 0.40) that another "
+        "rule does not already decline, 70 off-topic PubMedQA questions included).",
     )
     confident_relief: float = Field(
         0.06, ge=0, description="How much lower the abstention threshold is when retrieval is confident: a paraphrased "
         "question shares few words with the sentence that answers it, but retrieval still singles out the paper.",
     )
     detail_override: float = Field(
-        0.60, ge=0, description="Evidence score at which a sentence of the asked paper is taken to answer even when the "
-        "asked phrase is not found in it, by its words or a close span (never for a missing name or figure; on the "
+        0.60, ge=0, description="Evidence score at which a sentence of the asked paper is taken to answer even when "
+        "the asked phrase is not found in it, by its words or a close span (never for a missing name or figure; on the "
         "tuning questions every correct 'reports no ...' abstention had evidence below 0.55).",
     )
     dense_floor: float = Field(
-        0.25, ge=0, description="A question that names no paper is declined when no retrieved chunk reaches this cosine "
-        "to it (off-topic questions). Set just below the lowest answerable question seen (0.27, a paraphrase; the tuning "
-        "sets' paraphrases are mostly >= 0.38; PubMedQA questions asked of this corpus 0.13-0.36, the rest caught by the "
-        "evidence threshold). Not applied where dense retrieval does not cover the papers yet.",
+        0.25, ge=0, description="A question that names no paper is declined when no retrieved chunk reaches this "
+        "cosine to it (off-topic questions). Set just below the lowest answerable question seen (0.27, a paraphrase; "
+        "the tuning sets' paraphrases are mostly >= 0.38; PubMedQA questions asked of this corpus 0.13-0.36, the rest "
+        "caught by the evidence threshold). Not applied where dense retrieval does not cover the papers yet.",
     )
     rerank_margin: float = Field(
         0.30, ge=0, description="How much better (support score) another paper's best sentence must be than the best "
@@ -188,8 +192,8 @@ class AnswerSettings(_Group):
 class UISettings(_Group):
     host: str = Field("127.0.0.1", description="Address the web UI binds to.")
     port: int = Field(7860, ge=1, le=65535, description="Port of the web UI.")
-    max_question_chars: int = Field(2000, ge=10, description="Longest accepted question (web chat, API, CLI, batch files); "
-                                    "checked before any tokenizer sees it.")
+    max_question_chars: int = Field(2000, ge=10, description="Longest accepted question (web chat, API, CLI, "
+                                    "batch files); checked before any tokenizer sees it.")
     max_upload_mb: int = Field(10, ge=1, description="Largest accepted upload.")
     queue_size: int = Field(
         128, ge=1, description="Requests waiting in the queue before 'queue full' (~2-5x the expected concurrent "
@@ -241,7 +245,7 @@ class Settings(_Group):
         key = json.dumps(ident, sort_keys=True)
         return f"{self.store.collection_prefix}-{hashlib.sha256(key.encode()).hexdigest()[:10]}"
 
-    def with_overrides(self, overrides: dict[str, Any]) -> "Settings":
+    def with_overrides(self, overrides: dict[str, Any]) -> Settings:
         data = self.model_dump()
         for dotted, value in overrides.items():
             _set_dotted(data, dotted, value)

@@ -223,7 +223,8 @@ def probe_store(env: Env) -> list[Row]:
         holder.wait()
     hint = next((ln for ln in err.splitlines() if ln.startswith("hint:")), "")
     rows.append(Row("store", "`doctor` while a serving process holds a damaged (truncated) records store",
-                    "exit != 0 naming the damage (or the server's PID, to stop it first); no hint to run `paperchat doctor`",
+                    "exit != 0 naming the damage (or the server's PID, to stop it first); "
+                    "no hint to run `paperchat doctor`",
                     key_line(rc, out, err, "record", "lock"), rc != 0 and "store is healthy" not in out
                     and "paperchat doctor" not in hint and traceback_free(err)))
     return rows
@@ -240,10 +241,12 @@ def _jsonl(path: Path, rows: list) -> Path:
 def probe_bytes(env: Env) -> list[Row]:
     rows = []
     refused = "exit 2, 'holds a broken character at position N', no traceback"
-    for argv in (["search", SURROGATE], ["ask", SURROGATE], ["verify", SURROGATE, "--source", "Graph networks are fast."]):
+    for argv in (["search", SURROGATE], ["ask", SURROGATE],
+                 ["verify", SURROGATE, "--source", "Graph networks are fast."]):
         rc, out, err = cli(env, env.base, *argv)
         rows.append(Row("bytes", f"`{argv[0]}` with a lone surrogate in the argument", refused,
-                        key_line(rc, out, err, "broken"), rc == 2 and "broken character" in err and traceback_free(err)))
+                        key_line(rc, out, err, "broken"),
+                        rc == 2 and "broken character" in err and traceback_free(err)))
     q = _jsonl(env.tmp / "q3.jsonl", [{"id": "a", "question": "What do the papers say about federated learning?"},
                                       b'{"id": "b", "question": "graph \\udcff networks"}',
                                       {"id": "c", "question": "Which papers study language models?"}])
@@ -257,8 +260,9 @@ def probe_bytes(env: Env) -> list[Row]:
     src = "Federated learning trains models on data that stays on the clients."
     for name, bad in (("a lone surrogate", b'{"id": "b", "claim": "bad \\ud83d claim", "source": "x"}'),
                       ("a Latin-1 byte", b'{"id": "b", "claim": "caf\xe9 claim", "source": "x"}')):
-        p = _jsonl(env.tmp / "pairs.jsonl", [{"id": "a", "claim": "Federated learning keeps data on clients.", "source": src},
-                                             bad, {"id": "c", "claim": "Models train on client data.", "source": src}])
+        p = _jsonl(env.tmp / "pairs.jsonl",
+                   [{"id": "a", "claim": "Federated learning keeps data on clients.", "source": src},
+                    bad, {"id": "c", "claim": "Models train on client data.", "source": src}])
         o = env.tmp / "verdicts.jsonl"
         o.unlink(missing_ok=True)
         rc, out, err = cli(env, env.base, "verify", "--batch", str(p), "--out", str(o))
@@ -295,7 +299,8 @@ def probe_readers(env: Env) -> list[Row]:
     rc2, out2, _ = cli(env, d, "search", "abstract", "--json", "--k", "3")
     ids = [h["paper_id"] for h in json.loads(out2)["hits"]] if rc2 == 0 else []
     rows.append(Row("readers", "CSV header repeated mid-file (line 3) and a row of column names (line 5)",
-                    "both rows reported as not data; 2 papers added, no paper `id`; search 'abstract' does not find one",
+                    "both rows reported as not data; 2 papers added, no paper `id`; "
+                    "search 'abstract' does not find one",
                     f"{key_line(rc, out, err, 'header')}; papers {st.get('papers')}; search 'abstract' -> {ids}",
                     st.get("papers") == env.papers + 2 and "id" not in ids and "joined.csv:3:" in err
                     and "joined.csv:5:" in err))
@@ -317,7 +322,8 @@ def probe_eval(env: Env) -> list[Row]:
                            "--no-plots", "--quiet")
     for name, q in (('"gold": "a string"', {"id": "j1", "question": "Which papers study pruning?", "gold": env.ids[0]}),
                     ('"gold": 123', {"id": "j2", "question": "Which papers study pruning?", "gold": 123}),
-                    ('"gold": [null, {...}]', {"id": "j3", "question": "Which papers study pruning?", "gold": [None, {"a": 1}]}),
+                    ('"gold": [null, {...}]',
+                     {"id": "j3", "question": "Which papers study pruning?", "gold": [None, {"a": 1}]}),
                     ("a list as `id`", {"id": ["x"], "question": "Which papers study pruning?", "gold": [env.ids[0]]})):
         p = _jsonl(env.tmp / "gold-bad.jsonl", [{"id": "ok", "question": "Which papers study language models?",
                                                  "gold": [env.ids[1]]}, q])
@@ -341,7 +347,8 @@ def probe_eval(env: Env) -> list[Row]:
                         f"names {fname} and the line; no bare JSONDecodeError", key_line(rc, out, err, fname),
                         rc != 0 and fname in err and traceback_free(err)))
     cmp_dir = env.tmp / "cmp"
-    rc, out, err = cli(env, env.base, "eval", "compare", str(run_a), str(run_b), "--resamples", "200", "--out", str(cmp_dir))
+    rc, out, err = cli(env, env.base, "eval", "compare", str(run_a), str(run_b), "--resamples", "200",
+                       "--out", str(cmp_dir))
     md = (cmp_dir / "compare.md").read_text(encoding="utf-8") if (cmp_dir / "compare.md").exists() else ""
     says = [w for w in ("10,000", "10000", "200") if w in md]
     rows.append(Row("eval", "`eval compare --resamples 200`: compare.md and compare.json",
@@ -389,10 +396,12 @@ def probe_args(env: Env) -> list[Row]:
     rows = []
     q = _jsonl(env.tmp / "dups.jsonl", [{"id": "a", "question": "Which papers study federated learning?"},
                                         {"id": "a", "question": "Which papers study language models?"}])
-    p = _jsonl(env.tmp / "dup-pairs.jsonl", [{"id": "a", "claim": "Models are trained.", "source": "Models are trained."},
-                                             {"id": "a", "claim": "Data is private.", "source": "Data stays private."}])
+    p = _jsonl(env.tmp / "dup-pairs.jsonl",
+               [{"id": "a", "claim": "Models are trained.", "source": "Models are trained."},
+                {"id": "a", "claim": "Data is private.", "source": "Data stays private."}])
     q1 = _jsonl(env.tmp / "one.jsonl", [{"id": "a", "question": "Which papers study federated learning?"}])
-    p1 = _jsonl(env.tmp / "one-pair.jsonl", [{"id": "a", "claim": "Models are trained.", "source": "Models are trained."}])
+    p1 = _jsonl(env.tmp / "one-pair.jsonl",
+                [{"id": "a", "claim": "Models are trained.", "source": "Models are trained."}])
     outdir = env.tmp / "out-dir"
     outdir.mkdir(exist_ok=True)
     for argv, what in ((["ask", "--batch", str(q1)], "ask"), (["verify", "--batch", str(p1)], "verify")):

@@ -360,7 +360,8 @@ def test_csv_header_without_rows_says_so(tmp_path):
     assert not records and len(issues) == 1 and "no data rows" in issues[0].message
 
 
-SVG = '<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="10"><text>@x</text></svg>\n'
+SVG = ('<?xml version="1.0" encoding="UTF-8"?>\n'
+       '<svg xmlns="http://www.w3.org/2000/svg" width="10"><text>@x</text></svg>\n')
 HTML = "<!DOCTYPE html>\n<html><body><p>@article{k, abstract={not really}}</p></body></html>\n"
 
 

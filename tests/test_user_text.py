@@ -11,12 +11,12 @@ import json
 
 import gradio as gr
 import pytest
+from conftest import PAPERS
 
 from assistant.cli import main
 from assistant.questions import read_question_file, read_questions
 from assistant.testing import HashEmbedder
 from assistant.user_text import UserTextError, clean_user_text, decode_utf8
-from conftest import PAPERS
 
 SURROGATE = "graph \udcff networks"  # what Python makes of the byte 0xff in a command-line argument
 HALF_EMOJI = "pruning \ud83d results"  # a JSON "\ud83d" escape without its pair
@@ -93,7 +93,7 @@ def test_control_characters_nfc_and_the_length_cap():
     ["search", "graph", "--author", SURROGATE],
 ])
 def test_a_broken_character_in_an_argument_is_a_clear_error(store, capsys, strict_tokenizer, argv):
-    code, out, err = run(capsys, *argv)
+    code, _out, err = run(capsys, *argv)
     assert code == 2 and "broken character" in err and "hint:" in err and "Traceback" not in err
 
 
@@ -160,7 +160,7 @@ def test_ask_batch_skips_the_bad_lines_and_answers_the_rest(store, capsys, stric
 def test_search_batch_goes_on_past_a_bad_line(store, capsys, strict_tokenizer):
     q = _lines(store / "q.jsonl", [{"id": "a", "question": "Prune&Comp"}, b'{"id": "b", "question": "x \\ud83d"}',
                                    {"id": "c", "question": "graph networks"}])
-    code, stdout, err = run(capsys, "search", "--batch", str(q), "--out", str(store / "r.jsonl"))
+    code, _stdout, err = run(capsys, "search", "--batch", str(q), "--out", str(store / "r.jsonl"))
     assert code == 1 and "line 2: the question holds a broken character" in err
     assert [json.loads(x)["id"] for x in (store / "r.jsonl").read_text().splitlines()] == ["a", "c"]
 

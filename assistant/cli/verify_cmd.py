@@ -67,7 +67,8 @@ def parse_line(line: str | bytes) -> tuple[object, str, object]:
     if isinstance(src, str):
         ok = bool(src.strip())
     else:
-        ok = isinstance(src, list) and bool(src) and all(isinstance(s, str) for s in src) and any(s.strip() for s in src)
+        ok = (isinstance(src, list) and bool(src) and all(isinstance(s, str) for s in src)
+              and any(s.strip() for s in src))
     if not ok:
         raise ValueError('"source" must be a non-empty string or a non-empty list of sentence strings')
     claim = _text(d["claim"], "claim", MAX_QUESTION_CHARS)
@@ -83,12 +84,14 @@ def cmd_verify(args, ctx) -> int:
 
     if args.batch:
         if not args.out:
-            raise ConfigError("--batch needs --out RESULTS.jsonl.", hint="paperchat verify --batch pairs.jsonl --out r.jsonl")
+            raise ConfigError("--batch needs --out RESULTS.jsonl.",
+                              hint="paperchat verify --batch pairs.jsonl --out r.jsonl")
         check_out(args.out)  # before the verifier loads
         pairs = _read_pairs(args.batch)
         return _batch(get_verifier(ctx.settings.verify), args, *pairs)
     if not args.claim or not args.claim.strip():
-        raise ConfigError("No claim given.", hint='paperchat verify "CLAIM" --source "TEXT", or --batch PAIRS.jsonl --out R.jsonl')
+        raise ConfigError("No claim given.",
+                          hint='paperchat verify "CLAIM" --source "TEXT", or --batch PAIRS.jsonl --out R.jsonl')
     if not args.source or not any(s.strip() for s in args.source):
         raise ConfigError("No source given.", hint='Add --source "TEXT" (repeat it for a list of sentences).')
     claim = clean_user_text(args.claim, what="claim", max_chars=MAX_QUESTION_CHARS)
@@ -131,7 +134,8 @@ def _batch(verifier, args, good: list, problems: list[str], warnings: list[str])
     report(warnings, "warning")
     tmp = args.out.with_name(args.out.name + ".part")
     try:
-        with open(tmp, "w", encoding="utf-8") as out, tqdm(total=len(good), unit="pair", file=sys.stderr, desc="verify") as bar:
+        with (open(tmp, "w", encoding="utf-8") as out,
+              tqdm(total=len(good), unit="pair", file=sys.stderr, desc="verify") as bar):
             for lo in range(0, len(good), CHUNK):
                 chunk = good[lo : lo + CHUNK]
                 for (pid, _, _), v in zip(chunk, verifier.verify_many([(c, s) for _, c, s in chunk])):

@@ -36,8 +36,8 @@ from .csv_reader import check_header, read_csv
 from .dedupe import drop_exact_duplicates, jaccard, near_duplicates
 from .jsonl import JSON_KINDS, read_jsonl, sniff_kind
 from .labels import derive_label, unique_labels
-from .seed import read_seed
 from .limits import bound_record
+from .seed import read_seed
 from .sources import MB, SNIFF_BYTES, LineSource, SourceTruncated, check_readable
 from .text import read_text
 
@@ -45,12 +45,12 @@ FORMATS: tuple[str, ...] = ("seed", "jsonl", "csv", "bibtex", "text", "beir", "a
 
 __all__ = [
     "FORMATS",
-    "detect_format",
-    "read_source",
     "derive_label",
-    "unique_labels",
+    "detect_format",
     "jaccard",
     "near_duplicates",
+    "read_source",
+    "unique_labels",
 ]
 
 _JSON_EXT = {".jsonl", ".json", ".ndjson"}
@@ -189,7 +189,8 @@ def read_source(
     markup = markup_kind(head)
     if markup:
         what = {"bibtex": "no BibTeX entries found", "csv": "no CSV rows found"}.get(fmt, "no abstracts found")
-        return iter([IngestIssue(source, 1, f"{what}: the file holds {markup} markup, not {_FORMAT_NAMES.get(fmt, fmt)}; "
+        return iter([IngestIssue(source, 1, f"{what}: the file holds {markup} markup, "
+                                 f"not {_FORMAT_NAMES.get(fmt, fmt)}; "
                                  "export the abstracts as .bib, .jsonl, .csv or .txt and ingest that file")])
     src = LineSource(path, int(limits.max_line_mb * MB), limits.max_decompressed_mb * MB)
     if fmt in JSON_KINDS:
@@ -208,7 +209,8 @@ def read_source(
     return _stream(_bounded(items, src, limits), source)
 
 
-def _bounded(items: Iterator[Record | IngestIssue], src: LineSource, limits: IngestSettings) -> Iterator[Record | IngestIssue]:
+def _bounded(items: Iterator[Record | IngestIssue], src: LineSource,
+             limits: IngestSettings) -> Iterator[Record | IngestIssue]:
     """Apply the record and abstract bounds; report each over-long line the reader was spared."""
     seen = 0
     for item in items:

@@ -64,12 +64,8 @@ def split_names(value: str) -> list[str]:
             depth += 1
         elif ch == "}":
             depth = max(0, depth - 1)
-        elif depth == 0 and lower.startswith(" and ", i):
-            names.append(value[start:i].strip())
-            i += 5
-            start = i
-            continue
-        elif depth == 0 and ch in "\n\t" and lower[i + 1 : i + 5] == "and " and i > start:
+        elif depth == 0 and (lower.startswith(" and ", i)
+                             or (ch in "\n\t" and lower[i + 1 : i + 5] == "and " and i > start)):
             names.append(value[start:i].strip())
             i += 5
             start = i
@@ -127,7 +123,8 @@ def _entry_record(entry: Entry, *, source: str, line: int) -> Record | IngestIss
     )
 
 
-def _blocks(path: Path, source_lines: Iterable[tuple[int, bytes]] | None = None) -> Iterator[tuple[int, str, str, bool]]:
+def _blocks(path: Path,
+            source_lines: Iterable[tuple[int, bytes]] | None = None) -> Iterator[tuple[int, str, str, bool]]:
     """(start line, entry type, text, is_last) per entry; text before the first entry is skipped."""
     start, kind, lines = 0, "", []
     for lineno, raw in iter_lines(path) if source_lines is None else source_lines:

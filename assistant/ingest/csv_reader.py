@@ -151,7 +151,7 @@ def read_csv(
             yield IngestIssue(source, start, "the row holds invalid UTF-8 bytes; re-save the file as UTF-8", key)
             continue
 
-        def col(name: str) -> str:
+        def col(name: str, row: list[str] = row, mapping: dict[str, int] = mapping) -> str:
             return row[mapping[name]] if name in mapping else ""
 
         yield build_record(

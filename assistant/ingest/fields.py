@@ -81,10 +81,7 @@ def parse_authors(value: object, *, bibtex: bool = False) -> tuple[str, ...]:
     """
     names: list[str] = []
     if isinstance(value, str):
-        if ";" in value:
-            pieces = value.split(";")
-        else:
-            pieces = re.split(r"\s+and\s+", value.strip())
+        pieces = value.split(";") if ";" in value else re.split(r"\s+and\s+", value.strip())
         for piece in pieces:
             piece = piece.strip().strip(",").strip()
             if bibtex:

@@ -31,7 +31,8 @@ from .filter_check import FilterFinding, check_filters
 from .fusion import group_by, normalised_score_fusion, reciprocal_rank_fusion
 
 OVERFETCH_MAX = 2000  # a filtered dense search over-fetches unfiltered up to this many chunks, then filters
-GROW_MAX = 2000  # a growing over-fetch stops here: Chroma's query time grows with the results asked (~22 ms per 2,000 at 75k)
+# a growing over-fetch stops here: Chroma's query time grows with the results asked (~22 ms per 2,000 at 75k)
+GROW_MAX = 2000
 IDS_MAX = 20000  # longest id list sent to Chroma (`ids=` / `$in` become SQL variables: SQLite allows 32,766)
 
 
@@ -89,7 +90,8 @@ class HybridRetriever:
         self._lock = threading.Lock()
         self.renormalise = True  # partial coverage fusion (False: a missing vector scores 0, for the benchmark)
 
-    def search(self, query: str, k: int | None = None, filters: Filters | None = None, mode: str | None = None) -> list[Hit]:
+    def search(self, query: str, k: int | None = None, filters: Filters | None = None,
+               mode: str | None = None) -> list[Hit]:
         s = self.settings
         query = clean_user_text(query, what="query", max_chars=None, allow_empty=True)  # the one door for user text
         k = k or s.k
@@ -116,9 +118,11 @@ class HybridRetriever:
         weights = {"dense": s.dense_weight, "bm25": s.lexical_weight}
         # partial dense coverage: a chunk of a paper without vectors is fused over BM25 alone (weights
         # renormalised) rather than losing the dense share (bench/lexfirst_quality.py measured both)
-        cannot = {"dense": lambda cid: cid.rsplit("::", 1)[0] in unembedded} if unembedded and self.renormalise else None
+        cannot = ({"dense": lambda cid: cid.rsplit("::", 1)[0] in unembedded} if unembedded and self.renormalise
+                  else None)
         if s.fusion == "rrf":
-            fused = reciprocal_rank_fusion({kname: [c for c, _ in v] for kname, v in rankings.items()}, s.rrf_k, weights, cannot)
+            fused = reciprocal_rank_fusion({kname: [c for c, _ in v] for kname, v in rankings.items()}, s.rrf_k,
+                                           weights, cannot)
         else:
             fused = normalised_score_fusion(rankings, weights, cannot)
         # chunk metadata (group, sentence span) of the chunks near the top only, from the lexical index's
@@ -134,12 +138,13 @@ class HybridRetriever:
         if unknown:
             got = self.index.store.chunks.get(ids=unknown, include=["metadatas"])
             meta.update(dict(zip(got["ids"], got["metadatas"])))
-        groups = group_by(fused[: len(head)], {c: str(meta[c].get("group", meta[c]["paper_id"])) for c in head if c in meta}, k)
+        groups = group_by(fused[: len(head)],
+                          {c: str(meta[c].get("group", meta[c]["paper_id"])) for c in head if c in meta}, k)
         best_ids = [str(meta[m[0]]["paper_id"]) if m[0] in meta else m[0].rsplit("::", 1)[0] for _, m, _ in groups]
         records = self.index.records(best_ids)
         per = {name: {c: (rank, sc) for rank, (c, sc) in enumerate(v, start=1)} for name, v in rankings.items()}
         hits = []
-        for (group, members, score), pid in zip(groups, best_ids):
+        for (_group, members, score), pid in zip(groups, best_ids):
             if pid not in records:
                 continue  # deleted between the query and the fetch
             scores, ranks = {"fused": score}, {}

@@ -71,7 +71,7 @@ class Verifier:
         self._model: _model.AlignmentModel | None = None
         self._lock = threading.Lock()
 
-    def load(self) -> "Verifier":
+    def load(self) -> Verifier:
         """Load the model now (it loads on first use otherwise); raises VerifierUnavailableError."""
         with self._lock:
             if self._model is None:
