@@ -54,6 +54,9 @@ def register(sub) -> None:
     g.add_argument("--dense", action="store_true", help="Re-embed every record into a fresh vector store "
                    "(the old one is moved aside, never deleted); also after changing embedding or chunking settings.")
     g.add_argument("--lexical", action="store_true", help="Rebuild only the BM25 index.")
+    g.add_argument("--records", action="store_true", help="Rebuild the records store (the source of truth) from what "
+                   "survives -- the damaged file, a copy a server rescued, the vector store -- and count what cannot "
+                   "be recovered; the damaged file is moved aside, never deleted.")
     p.add_argument("--quiet", action="store_true", help="No progress bar.")
     p.set_defaults(handler=cmd_rebuild)
 
@@ -332,15 +335,29 @@ def cmd_settings(args, ctx) -> int:  # noqa: ARG001
 def cmd_rebuild(args, ctx) -> int:
     from tqdm import tqdm
 
-    from ..index.doctor import diagnose
+    from ..index.doctor import RECORDS_FIX, diagnose
     from ..index.indexer import Index
+    from ..index.recover import rebuild_records
     from ..index.repair import rebuild_dense, rebuild_lexical
 
+    _refuse_while_served(ctx, "rebuild-index")
     index = Index(ctx.settings, new_vectors=args.dense)
+    if args.records or (not (args.dense or args.lexical) and index.records_lost()):
+        rep = rebuild_records(index)
+        print(rep.summary())
+        if rep.pending:
+            print(f"{index.embed_pending().embedded} recovered records without vectors embedded")
+        if args.records:
+            return 0
     dense, lexical, pending = args.dense, args.lexical, False
     if not (args.dense or args.lexical):  # rebuild what is damaged (and embed what has no vectors yet)
         every = diagnose(index)
         findings = [f for f in every if not f.ok]
+        if any(f.fix == RECORDS_FIX for f in findings):
+            rep = rebuild_records(index)
+            print(rep.summary())
+            every = diagnose(index)
+            findings = [f for f in every if not f.ok]
         dense = any("--dense" in f.fix for f in findings)
         lexical = any("--lexical" in f.fix for f in findings)
         pending = any(f.check == "coverage" for f in every)
@@ -361,22 +378,42 @@ def cmd_rebuild(args, ctx) -> int:
     return 0
 
 
+def _refuse_while_served(ctx, command: str) -> None:
+    """A repair must not open the store beside a server using it: refuse, naming the server."""
+    from ..errors import StoreLockedError
+    from ..index.lock import server_name, serving_pid
+
+    pid = None if ctx.settings.store.chroma_url else serving_pid(ctx.settings.store.data_dir)
+    if pid:
+        raise StoreLockedError(
+            f"{server_name(pid)} is serving {ctx.settings.store.data_dir}: `paperchat {command}` cannot run beside it.",
+            hint="Stop it first (Ctrl+C in its terminal" + (f", or `kill {pid}`" if pid > 0 else "")
+            + "), then run the same command again.")
+
+
 def cmd_doctor(args, ctx) -> int:
-    from ..index.doctor import diagnose
+    from ..index.doctor import diagnose, diagnose_served
     from ..index.indexer import Index
+    from ..index.lock import serving_pid
 
-    findings = diagnose(Index(ctx.settings, new_vectors=True), probe=not args.no_probe)
-    try:
-        Index(ctx.settings).check_vector_settings()
-    except VectorSettingsError as e:
-        from ..index.doctor import Finding
+    pid = None if ctx.settings.store.chroma_url else serving_pid(ctx.settings.store.data_dir)
+    if pid:  # read-only checks of the records file; Chroma is not opened beside the server
+        findings = diagnose_served(ctx.settings.store.data_dir, pid)
+    else:
+        index = Index(ctx.settings, new_vectors=True)
+        findings = diagnose(index, probe=not args.no_probe)
+        try:
+            index.check_vector_settings()
+        except VectorSettingsError as e:
+            from ..index.doctor import Finding
 
-        findings.append(Finding("settings", False, e.message, "paperchat rebuild-index --dense (or keep the old settings)"))
+            findings.append(Finding("settings", False, e.message, "paperchat rebuild-index --dense (or keep the old settings)"))
     bad = [f for f in findings if not f.ok]
     if args.json:
         print(json.dumps({"ok": not bad, "findings": [f.to_dict() for f in findings]}, indent=2))
     else:
         for f in findings:
             print(f"{'ok ' if f.ok else 'BAD'} {f.check:15} {f.message}" + (f"\n    fix: {f.fix}" if f.fix else ""))
-        print("store is healthy" if not bad else f"{len(bad)} problem(s) found")
+        healthy = "the records store is healthy (stop the server for the full check)" if pid else "store is healthy"
+        print(healthy if not bad else f"{len(bad)} problem(s) found")
     return 0 if not bad else 1

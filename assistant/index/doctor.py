@@ -14,8 +14,11 @@ import sqlite3
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..errors import AssistantError, StoreDamagedError
-from .records import INDEXED, PENDING
+from ..errors import AssistantError, RecordsLostError, StoreDamagedError, StoreError
+from .lock import server_name
+from .recordfile import REPAIR as RECORDS_FIX
+from .recordfile import file_problem, repair_hint, rescued_copies
+from .records import FILE, INDEXED, PENDING, RecordStore
 
 DENSE_FIX = "paperchat rebuild-index --dense"
 LEXICAL_FIX = "paperchat rebuild-index --lexical"
@@ -59,7 +62,12 @@ def chroma_file_problem(data_dir: Path, full: bool = True) -> str:
 
 def _records(index) -> list[Finding]:
     db = index.records_db
+    lost = index.records_lost()
+    if lost:
+        return [Finding("records", False, lost + _rescued_note(index.data_dir), RECORDS_FIX)]
     if db is None:
+        if (index.data_dir / "chroma").is_dir():
+            return [Finding("records", True, "no records yet")]
         return [Finding("records", False, f"no records store in {index.data_dir} (read-only directory)",
                         "open the store once from an account that may write there")]
     res = db.integrity()
@@ -71,6 +79,41 @@ def _records(index) -> list[Finding]:
     if embedded < total:  # lexical-first ingest: normal while the embed job runs (or until `paperchat embed`)
         out.append(Finding("coverage", True, f"dense retrieval covers {embedded} of {total} papers "
                            f"({total - embedded} searchable by BM25 only)", "paperchat embed"))
+    return out
+
+
+def _rescued_note(data_dir: Path) -> str:
+    copies = rescued_copies(data_dir, FILE)
+    return f" A server saved what it still held to {copies[0]}; the repair reads it first." if copies else ""
+
+
+def diagnose_served(data_dir: Path, pid: int) -> list[Finding]:
+    """The checks that are safe while another process serves the store: the records file, read-only.
+    Chroma is not opened (two processes' PersistentClients on one directory can corrupt it)."""
+    path = Path(data_dir) / FILE
+    who = server_name(pid)
+    stop = f"stop {who} first (Ctrl+C in its terminal" + (f", or `kill {pid}`" if pid > 0 else "") + ")"
+    problem = file_problem(path)
+    out: list[Finding] = []
+    if problem == "is missing" and not (Path(data_dir) / "chroma").is_dir():
+        out.append(Finding("records", True, "no records yet"))
+    elif problem:
+        out.append(Finding("records", False, f"the records store {path} {problem}.{_rescued_note(data_dir)}",
+                           f"{stop}, then `{RECORDS_FIX}`"))
+    else:
+        try:
+            db = RecordStore(data_dir, readonly=True)
+            try:
+                res, n = db.integrity(), db.count()
+            finally:
+                db.close()
+            ok = res == "ok"
+            out.append(Finding("records", ok, f"{n} records, integrity " + ("ok" if ok else res[:200]),
+                               "" if ok else f"{stop}, then `{RECORDS_FIX}`"))
+        except StoreError as e:
+            out.append(Finding("records", False, e.message, f"{stop}, then `{RECORDS_FIX}`"))
+    out.append(Finding("server", True, f"{who} is serving this store: the vector-store and index checks were "
+                       "skipped (they must not open the store beside it)", f"{stop} for the full check"))
     return out
 
 
@@ -128,14 +171,18 @@ def diagnose(index, probe: bool = True) -> list[Finding]:
                            DENSE_FIX))
         return out
     db = index.records_db
-    if db is not None and db.vectors():
-        indexed = db.count() - db.count(PENDING)
-        if indexed != papers:
+    if db is not None and not any(f.fix == RECORDS_FIX for f in out):
+        # every paper with vectors must have its record (an empty file re-created by SQLite is not healthy)
+        have = db.ids()
+        orphans = ({r.paper_id for r, _ in index.store.get_papers()} | {m.get("paper_id") for _, _, m in
+                   index.store.all_chunks()}) - have
+        if orphans:
+            out.append(Finding("records-vs-vectors", False, f"{len(orphans)} papers in the vector store have no record "
+                               f"(the records store holds {len(have)}, the vector store {papers} papers)", RECORDS_FIX))
+        elif db.vectors() and db.count() - db.count(PENDING) != papers:
+            indexed = db.count() - db.count(PENDING)
             out.append(Finding("counts", False, f"{indexed} indexed records but {papers} papers in the vector store",
                                DENSE_FIX))
-        orphans = {m.get("paper_id") for _, _, m in index.store.all_chunks()} - db.ids()
-        if orphans:
-            out.append(Finding("orphans", False, f"{len(orphans)} papers have chunks but no record", DENSE_FIX))
     out.append(_bm25(index, chunks))
     if probe:
         try:
@@ -152,6 +199,9 @@ def open_check(index, probe: int = 3) -> None:
     sampled chunks finding themselves first (an embedding each: ~5 ms with ONNX)."""
     if index.settings.store.chroma_url:
         return
+    lost = index.records_lost()
+    if lost:
+        raise RecordsLostError(lost, hint=repair_hint())
     problem = chroma_file_problem(index.data_dir, full=False)
     db = index.records_db
     indexed = db.count() - db.count(PENDING) if db is not None and db.vectors() else 0

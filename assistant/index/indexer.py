@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from ..errors import EmptyIndexError, StoreError
+from ..errors import EmptyIndexError, RecordsLostError, StoreError
 from ..settings import Settings
 from ..types import Chunk, Record
 from .chunking import ChunkStats, chunk_record
@@ -30,6 +30,8 @@ from .embedder import Embedder, get_embedder
 from .guards import check_free_space, explain_write_failure, settings_mismatch, vector_settings
 from .lexical import LexicalIndex
 from .lock import WriteLock
+from .recordfile import file_problem, repair_hint, sidecars
+from .records import FILE as RECORDS_FILE
 from .records import INDEXED, PENDING, RecordStore
 from .store import ChromaStore, normalise_metadata
 
@@ -68,7 +70,8 @@ class Index:
         self.embedder = embedder or get_embedder(settings.embedding)
         self.name = settings.index_name()
         self.data_dir = settings.store.data_dir
-        self.records_db = RecordStore.open(self.data_dir)
+        self.records_problem = ""  # why the records store cannot be trusted (issue 23): writes refused
+        self.records_db = self._open_records()
         if not new_vectors:
             self.check_vector_settings()
         self._store: ChromaStore | None = None
@@ -92,6 +95,44 @@ class Index:
             self._dense_gen = self._store.generation()
         return self._store
 
+    def _open_records(self) -> RecordStore | None:
+        """The records store; None when its file is damaged (`records_problem` says how) or missing beside
+        an existing vector store (then created by the first write, unless that store holds papers)."""
+        path = self.data_dir / RECORDS_FILE
+        problem = file_problem(path)
+        if problem and problem != "is missing":
+            self.records_problem = f"The records store {path} {problem}."
+            return None
+        if problem and not self.settings.store.chroma_url and (self.data_dir / "chroma").is_dir():
+            if sidecars(path):  # a removed file's WAL: a new file must not adopt it
+                self.records_problem = f"The records store {path} is missing (its WAL file is still there)."
+            return None  # deferred: `records_lost()` decides against the vector store
+        return RecordStore.open(self.data_dir)
+
+    def records_lost(self) -> str:
+        """Why the records store is not the whole source of truth any more ('' when it is): its file
+        damaged, missing, removed or shrunk under this process, or fewer records than the vector store
+        holds papers (an empty file re-created by SQLite is never healthy)."""
+        if self.records_problem:
+            return self.records_problem
+        db = self.records_db
+        if db is not None:
+            lost = db.check()
+            if lost:
+                return lost
+        if self.settings.store.chroma_url or not (self.data_dir / "chroma").is_dir():
+            return ""  # (server mode: several workers' local records stores share the server's papers)
+        try:
+            papers = self.store.count()[0]
+        except Exception:  # noqa: BLE001 - a damaged vector store is reported by its own checks
+            return ""
+        if db is None and papers and not (self.data_dir / RECORDS_FILE).exists():
+            return f"The records store {self.data_dir / RECORDS_FILE} is missing, but the vector store holds {papers} papers."
+        if db is not None and papers > db.count():
+            return (f"The records store {db.path} holds {db.count()} records, but the vector store holds {papers} "
+                    "papers: records were lost.")
+        return ""
+
     def check_vector_settings(self) -> None:
         stored = self.records_db.vectors() if self.records_db else None
         if stored and stored.get("index") != self.name:
@@ -106,6 +147,13 @@ class Index:
             raise settings_mismatch(self.data_dir, {"index": others[0]}, vector_settings(self.settings))
 
     def writable_records(self) -> RecordStore:
+        if self.records_problem:
+            raise RecordsLostError(self.records_problem + " Nothing is written until it is rebuilt.", hint=repair_hint())
+        if self.records_db is None and not self.settings.store.chroma_url and self.store.count()[0] == 0 \
+                and os.access(self.data_dir, os.W_OK):
+            self.records_db = RecordStore.open(self.data_dir)  # a vector store without papers: a fresh start
+        if self.records_db is None and os.access(self.data_dir, os.W_OK):
+            raise RecordsLostError(self.records_lost() + " Nothing is written until it is rebuilt.", hint=repair_hint())
         if self.records_db is None or self.records_db.readonly:
             raise StoreError(f"The data directory {self.data_dir} is read-only: nothing can be written to it.",
                              hint="Search, stats and ask still work; write from an account that may write there.")
@@ -116,10 +164,9 @@ class Index:
         db = self.writable_records()
         self.check_free_space()
         if not db.vectors():
-            if db.count() == 0 and not self.settings.store.chroma_url and self.store.exists:  # a store from before the records store
-                batch = [r for r, _ in self.store.get_papers()]
-                if batch:
-                    db.finish_batch(db.begin_batch(batch), [r.paper_id for r in batch])
+            if db.count() == 0 and not self.settings.store.chroma_url and self.store.count()[0]:
+                raise RecordsLostError(self.records_lost() + " Nothing is written until it is rebuilt.",
+                                       hint=repair_hint())  # re-created empty, or a store from before the records store
             db.set_meta("vectors", json.dumps(vector_settings(self.settings)))
         if not db.has_chunks():
             self.backfill_chunks(db)
@@ -332,7 +379,8 @@ class Index:
                     texts.append(text)
                     metas.append(meta or {})
                 lex = LexicalIndex.build(ids, texts, gen, metas)
-                lex.save(self.lexical_dir)
+                if self.records_db is not None or self.settings.store.chroma_url:  # records lost: the saved
+                    lex.save(self.lexical_dir)  # index still names the papers a repair cannot recover
             self._lexical = lex
             return lex
 

@@ -18,18 +18,20 @@ Lexical-first ingest (issue 12) keeps each record's chunks here too: see `chunkt
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..errors import StoreError
+from ..errors import RecordsLostError, StoreDamagedError, StoreError, StoreLockedError
 from ..types import Record
 from .chunktable import INDEXED, LEXICAL, PENDING, ChunkTable, _dump, _load
+from .recordfile import REPAIR, FileWatch, file_problem, repair_hint, rescue
 
 FILE = "records.sqlite3"
 _SCHEMA = """
@@ -57,6 +59,12 @@ class RecordStore(ChunkTable):
         self.path = Path(data_dir) / FILE
         self.readonly = readonly
         self._lock = threading.RLock()
+        self.lost = ""  # why the file can no longer be trusted (set by `check`); writes are then refused
+        self.rescued: Path | None = None
+        self._inode_whole = False  # the file was removed or replaced: this connection still reads it whole
+        problem = file_problem(self.path) if self.path.exists() else ""
+        if problem:  # never let SQLite adopt an emptied or truncated file as a fresh store
+            raise RecordsLostError(f"The records store {self.path} {problem}.", hint=repair_hint())
         try:
             if readonly:
                 self._db = self._connect_readonly()
@@ -67,10 +75,53 @@ class RecordStore(ChunkTable):
                 self._db.execute("PRAGMA synchronous=NORMAL")
                 self._db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as e:
-            raise StoreError(
-                f"The records store {self.path} cannot be opened: {e}",
-                hint="Run `paperchat doctor`; restore the file from a backup, or re-ingest the source files.",
-            ) from e
+            raise self._translate(e, "opened") from e
+        self.watch = FileWatch(self.path)
+
+    # -- the file, watched (recordfile.py) --------------------------------------------------------
+    def check(self) -> str:
+        """'' while the path still names the whole file this connection opened; else why not (kept in
+        `lost`). A removed or replaced file is rescued once: this connection still reads it whole."""
+        problem = self.watch.problem()
+        if problem and not self.lost:
+            with self._lock:
+                if not self.lost:
+                    self._inode_whole = "removed" in problem or "replaced" in problem
+                    if self._inode_whole:
+                        self.rescued = rescue(self._db, self.path)
+                    self.lost = problem
+        return self.message() if problem or self.lost else ""
+
+    def message(self) -> str:
+        saved = f"; what this process still held was saved to {self.rescued}" if self.rescued else ""
+        return (f"The records store {self.path} {self.lost}{saved}. Writes are refused, so that nothing is "
+                "written into a file that is gone.")
+
+    def _guard_write(self) -> None:
+        if self.check():
+            raise RecordsLostError(self.message(), hint=repair_hint(serving=True))
+
+    def _guard_read(self) -> None:
+        """Reads go on from a removed file (this connection still holds it whole), not from a shrunk one."""
+        if (self.lost or self.watch.due()) and self.check() and not self._inode_whole:
+            raise RecordsLostError(self.message(), hint=repair_hint(serving=True))
+
+    def _translate(self, e: sqlite3.Error, doing: str) -> StoreError:
+        """An SQLite error as the store error a user can act on (never a raw "database is locked")."""
+        text = str(e)
+        if "locked" in text or "busy" in text:
+            from .lock import server_name, serving_pid
+
+            pid = serving_pid(self.path.parent)
+            who = server_name(pid) if pid else "another process"
+            return StoreLockedError(f"The records store {self.path} is busy: {who} is writing to it.",
+                                    hint=f"Stop {who} first, or wait for it and try again.")
+        problem = file_problem(self.path)
+        if problem:
+            return RecordsLostError(f"The records store {self.path} {problem} ({text}).", hint=repair_hint())
+        return StoreDamagedError(f"The records store {self.path} cannot be {doing}: {text}.",
+                                 hint=f"Restore it from a backup, or run `{REPAIR}`: it "
+                                 "rebuilds the records from the vector store and moves the damaged file aside.")
 
     def _connect_readonly(self) -> sqlite3.Connection:
         """Read-only. In a read-only directory SQLite cannot make the WAL index (-shm); when no WAL
@@ -105,12 +156,12 @@ class RecordStore(ChunkTable):
 
     # -- meta -----------------------------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:
-        with self._lock:
+        with self._reading():
             row = self._db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return row[0] if row else None
 
     def set_meta(self, key: str, value: str) -> None:
-        with self._lock:
+        with self._writing():
             self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     def vectors(self) -> dict | None:
@@ -146,7 +197,7 @@ class RecordStore(ChunkTable):
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction (BEGIN IMMEDIATE ... COMMIT) under the lock, rolled back on any error."""
-        with self._lock:
+        with self._writing():
             try:
                 self._db.execute("BEGIN IMMEDIATE")
                 yield self._db
@@ -154,6 +205,26 @@ class RecordStore(ChunkTable):
             except BaseException:
                 self._rollback()
                 raise
+
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        """The connection under the lock, for reads: the file checked now and then, SQLite errors translated."""
+        with self._lock:
+            self._guard_read()
+            try:
+                yield self._db
+            except sqlite3.Error as e:
+                raise self._translate(e, "read") from e
+
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """The connection under the lock, for writes: refused once the file is gone or shrunk."""
+        with self._lock:
+            self._guard_write()
+            try:
+                yield self._db
+            except sqlite3.Error as e:
+                raise self._translate(e, "written") from e
 
     def _rollback(self) -> None:
         try:
@@ -163,7 +234,7 @@ class RecordStore(ChunkTable):
 
     def mark_all_pending(self) -> int:
         """Every record needs its vectors again (a dense rebuild); returns how many."""
-        with self._lock:
+        with self._writing():
             return self._db.execute("UPDATE records SET state=?", (PENDING,)).rowcount
 
     def bump_generation(self) -> str:
@@ -175,7 +246,7 @@ class RecordStore(ChunkTable):
     def hashes(self, paper_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
         """paper_id -> (hash, state) for the stored ones among `paper_ids`."""
         out: dict[str, tuple[str, str]] = {}
-        with self._lock:
+        with self._reading():
             for lo in range(0, len(paper_ids), 500):
                 part = list(paper_ids[lo : lo + 500])
                 q = f"SELECT paper_id, hash, state FROM records WHERE paper_id IN ({','.join('?' * len(part))})"
@@ -184,7 +255,7 @@ class RecordStore(ChunkTable):
 
     def get(self, paper_ids: Sequence[str]) -> dict[str, Record]:
         out: dict[str, Record] = {}
-        with self._lock:
+        with self._reading():
             for lo in range(0, len(paper_ids), 500):
                 part = list(paper_ids[lo : lo + 500])
                 q = f"SELECT paper_id, data FROM records WHERE paper_id IN ({','.join('?' * len(part))})"
@@ -194,7 +265,7 @@ class RecordStore(ChunkTable):
     def iter_records(self, state: str | None = None, page: int = 2000) -> Iterator[Record]:
         last = ""
         while True:
-            with self._lock:
+            with self._reading():
                 q = "SELECT paper_id, data FROM records WHERE paper_id > ?" + (" AND state = ?" if state else "")
                 rows = self._db.execute(q + " ORDER BY paper_id LIMIT ?", (last, state, page) if state else (last, page)).fetchall()
             if not rows:
@@ -207,33 +278,33 @@ class RecordStore(ChunkTable):
         return list(self.iter_records(PENDING))
 
     def count(self, state: str | None = None) -> int:
-        with self._lock:
+        with self._reading():
             if state:
                 return int(self._db.execute("SELECT count(*) FROM records WHERE state=?", (state,)).fetchone()[0])
             return int(self._db.execute("SELECT count(*) FROM records").fetchone()[0])
 
     def ids(self, state: str | None = None) -> set[str]:
-        with self._lock:
+        with self._reading():
             if state:
                 return {r[0] for r in self._db.execute("SELECT paper_id FROM records WHERE state=?", (state,))}
             return {r[0] for r in self._db.execute("SELECT paper_id FROM records")}
 
     def delete(self, paper_ids: Sequence[str]) -> None:
         gen = f"{time.time_ns()}"
-        with self._lock:
+        with self._writing():
             self._db.executemany("DELETE FROM records WHERE paper_id=?", [(p,) for p in paper_ids])
             self._db.executemany("DELETE FROM chunks WHERE paper_id=?", [(p,) for p in paper_ids])
             self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (LEXICAL, gen))
 
     def integrity(self) -> str:
         """'ok', or what SQLite's quick_check found."""
-        with self._lock:
+        with self._reading():
             rows = self._db.execute("PRAGMA quick_check").fetchall()
         return "; ".join(str(r[0]) for r in rows[:5])
 
     def vacuum(self) -> None:
         """Rewrite the file so deleted text no longer sits in free pages or the WAL."""
-        with self._lock:
+        with self._writing():
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self._db.execute("VACUUM")
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
