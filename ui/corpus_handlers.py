@@ -30,7 +30,10 @@ class CorpusHandlers:
     """Needs `assistant`, `settings`, `check_question` and `options` from the class it is mixed into."""
 
     def stats(self) -> str:
-        s = self.assistant.corpus.stats()
+        try:
+            s = self.assistant.corpus.stats()
+        except AssistantError as e:  # a damaged store: say so where the counts would be (the banner names the fix)
+            return f"Store statistics are unavailable: {render.safe_error_text(e.message)}"
         cov = s.get("dense_coverage") or {}
         papers = cov.get("papers", s.get("papers", 0))
         text = f"**{papers:,}** abstracts indexed ({s.get('chunks', 0):,} chunks, embeddings: {render.md_escape(s.get('embedding_model', ''))})."

@@ -31,8 +31,9 @@ REPAIR = "paperchat rebuild-index --records"
 
 
 def repair_hint(serving: bool = False) -> str:
-    stop = "Stop this server (Ctrl+C in its terminal), then run" if serving else "Run"
-    return (f"{stop} `{REPAIR}` (with the same --data-dir/--preset/--set options): it rebuilds the records from "
+    stop = ("Stop every process using this store (a paperchat ui server: Ctrl+C in its terminal), then run"
+            if serving else "Run")
+    return (f"{stop} `{REPAIR}` (with the same --data-dir, --preset and --set options): it rebuilds the records from "
             "the vector store (and any rescued copy), counts what cannot be recovered, and moves the damaged "
             "file aside, never deleting it.")
 

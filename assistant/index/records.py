@@ -116,6 +116,8 @@ class RecordStore(ChunkTable):
             who = server_name(pid) if pid else "another process"
             return StoreLockedError(f"The records store {self.path} is busy: {who} is writing to it.",
                                     hint=f"Stop {who} first, or wait for it and try again.")
+        if hasattr(self, "watch") and self.check():
+            return RecordsLostError(self.message(), hint=repair_hint(serving=True))
         problem = file_problem(self.path)
         if problem:
             return RecordsLostError(f"The records store {self.path} {problem} ({text}).", hint=repair_hint())

@@ -167,5 +167,6 @@ def _rebuild(index) -> RecoveryReport:
     db.bump_generation()
     index.refresh_lexical(force=True)
     for copy in used:
-        copy.rename(copy.with_name(copy.name.replace(".rescued-", ".rescue-used-")))
+        for p in [copy, *sidecars(copy)]:
+            p.rename(p.with_name(p.name.replace(".rescued-", ".rescue-used-")))
     return rep
