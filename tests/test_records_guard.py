@@ -10,6 +10,7 @@ import os
 import sqlite3
 
 import pytest
+from conftest import PAPERS
 
 from assistant.cli import hint_for, main
 from assistant.errors import RecordsLostError, StoreLockedError
@@ -18,7 +19,6 @@ from assistant.index.lock import ServeLock, serving_pid
 from assistant.index.recordfile import file_problem, rescued_copies
 from assistant.index.records import FILE, RecordStore
 from assistant.types import Record
-from conftest import PAPERS
 
 EXTRA = [Record(f"p-extra-{i}", f"Extra abstract number {i} studies quorum sensing in biofilms. It measures signal decay.",
                 label=f"Extra {i}", year=2020) for i in range(3)]

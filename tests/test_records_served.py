@@ -10,18 +10,17 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
+from conftest import PAPERS, ROOT
+from servers import free_port, wait_http
 
 from assistant.cli import main
 from assistant.index.indexer import Index
 from assistant.index.records import FILE
 from assistant.settings import load_settings
-from conftest import PAPERS, ROOT
-from servers import free_port, wait_http
 
 pytestmark = pytest.mark.slow
 
@@ -36,7 +35,7 @@ def _env(data_dir: Path) -> dict[str, str]:
 
 def _cli(data_dir: Path, *argv: str, timeout: float = 120) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "assistant.cli", *argv], env=_env(data_dir), capture_output=True,
-                          text=True, timeout=timeout, cwd=ROOT)
+                          text=True, timeout=timeout, cwd=ROOT, check=False)
 
 
 def _call(url: str, api_name: str, data: list, session: str) -> list:
@@ -87,9 +86,9 @@ def test_records_store_lost_under_a_running_server(tmp_path, monkeypatch, damage
     new.write_text(json.dumps(NEW) + "\n")
 
     port = free_port()
-    log = open(tmp_path / "ui.log", "w")
-    server = subprocess.Popen([sys.executable, "-m", "assistant.cli", "ui", "--port", str(port)], env=_env(data),
-                              stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+    with open(tmp_path / "ui.log", "w") as log:
+        server = subprocess.Popen([sys.executable, "-m", "assistant.cli", "ui", "--port", str(port)], env=_env(data),
+                                  stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
     try:
         url = f"http://127.0.0.1:{port}"
         wait_http(url + "/config", server, timeout_s=180)
@@ -113,7 +112,6 @@ def test_records_store_lost_under_a_running_server(tmp_path, monkeypatch, damage
     finally:
         server.terminate()
         server.wait(timeout=60)
-        log.close()
 
     restart = _cli(data, "ui", "--port", str(free_port()), timeout=180)
     assert restart.returncode != 0, restart.stdout + restart.stderr

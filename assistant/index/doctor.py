@@ -60,9 +60,9 @@ def chroma_file_problem(data_dir: Path, full: bool = True) -> str:
     return "" if res == "ok" else f"{path} failed SQLite's integrity check ({res[:200]})"
 
 
-def _records(index) -> list[Finding]:
+def _records(index, vectors: bool = True) -> list[Finding]:
     db = index.records_db
-    lost = index.records_lost()
+    lost = index.records_lost(vectors=vectors)
     if lost:
         return [Finding("records", False, lost + _rescued_note(index.data_dir), RECORDS_FIX)]
     if db is None:
@@ -150,8 +150,10 @@ def _bm25(index, vector_chunks: int) -> Finding:
 
 
 def diagnose(index, probe: bool = True) -> list[Finding]:
-    out = _records(index)
+    # Chroma's file is read with sqlite3 before this process opens a Chroma client on it (RELIABILITY #18:
+    # a second SQLite handle in the same process drops the client's POSIX locks when it closes)
     problem = chroma_file_problem(index.data_dir) if not index.settings.store.chroma_url else ""
+    out = _records(index, vectors=not problem)
     if problem:
         out.append(Finding("chroma-sqlite", False, problem, DENSE_FIX))
         return out

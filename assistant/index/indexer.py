@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from ..errors import EmptyIndexError, RecordsLostError, StoreError
+from ..errors import EmptyIndexError, StoreError
 from ..settings import Settings
 from ..types import Chunk, Record
 from .chunking import ChunkStats, chunk_record
@@ -30,8 +30,7 @@ from .embedder import Embedder, get_embedder
 from .guards import check_free_space, explain_write_failure, settings_mismatch, vector_settings
 from .lexical import LexicalIndex
 from .lock import WriteLock
-from .recordfile import file_problem, repair_hint, sidecars
-from .records import FILE as RECORDS_FILE
+from .recordguard import open_records, records_lost, refuse_lost_records
 from .records import INDEXED, PENDING, RecordStore
 from .store import ChromaStore, normalise_metadata
 
@@ -96,42 +95,11 @@ class Index:
         return self._store
 
     def _open_records(self) -> RecordStore | None:
-        """The records store; None when its file is damaged (`records_problem` says how) or missing beside
-        an existing vector store (then created by the first write, unless that store holds papers)."""
-        path = self.data_dir / RECORDS_FILE
-        problem = file_problem(path)
-        if problem and problem != "is missing":
-            self.records_problem = f"The records store {path} {problem}."
-            return None
-        if problem and not self.settings.store.chroma_url and (self.data_dir / "chroma").is_dir():
-            if sidecars(path):  # a removed file's WAL: a new file must not adopt it
-                self.records_problem = f"The records store {path} is missing (its WAL file is still there)."
-            return None  # deferred: `records_lost()` decides against the vector store
-        return RecordStore.open(self.data_dir)
+        return open_records(self)
 
-    def records_lost(self) -> str:
-        """Why the records store is not the whole source of truth any more ('' when it is): its file
-        damaged, missing, removed or shrunk under this process, or fewer records than the vector store
-        holds papers (an empty file re-created by SQLite is never healthy)."""
-        if self.records_problem:
-            return self.records_problem
-        db = self.records_db
-        if db is not None:
-            lost = db.check()
-            if lost:
-                return lost
-        if self.settings.store.chroma_url or not (self.data_dir / "chroma").is_dir():
-            return ""  # (server mode: several workers' local records stores share the server's papers)
-        try:
-            papers = self.store.count()[0]
-        except Exception:  # noqa: BLE001 - a damaged vector store is reported by its own checks
-            return ""
-        if db is None and papers and not (self.data_dir / RECORDS_FILE).exists():
-            return f"The records store {self.data_dir / RECORDS_FILE} is missing, but the vector store holds {papers} papers."
-        if db is not None and papers > db.count():
-            return (f"The records store {db.path} holds {db.count()} records, but the vector store holds {papers} "
-                    "papers: records were lost.")
-        return ""
+    def records_lost(self, vectors: bool = True) -> str:
+        """Why the records store is not the whole source of truth any more ('' when it is): recordguard.py."""
+        return records_lost(self, vectors)
 
     def check_vector_settings(self) -> None:
         stored = self.records_db.vectors() if self.records_db else None
@@ -147,13 +115,7 @@ class Index:
             raise settings_mismatch(self.data_dir, {"index": others[0]}, vector_settings(self.settings))
 
     def writable_records(self) -> RecordStore:
-        if self.records_problem:
-            raise RecordsLostError(self.records_problem + " Nothing is written until it is rebuilt.", hint=repair_hint())
-        if self.records_db is None and not self.settings.store.chroma_url and self.store.count()[0] == 0 \
-                and os.access(self.data_dir, os.W_OK):
-            self.records_db = RecordStore.open(self.data_dir)  # a vector store without papers: a fresh start
-        if self.records_db is None and os.access(self.data_dir, os.W_OK):
-            raise RecordsLostError(self.records_lost() + " Nothing is written until it is rebuilt.", hint=repair_hint())
+        refuse_lost_records(self)
         if self.records_db is None or self.records_db.readonly:
             raise StoreError(f"The data directory {self.data_dir} is read-only: nothing can be written to it.",
                              hint="Search, stats and ask still work; write from an account that may write there.")
@@ -164,9 +126,6 @@ class Index:
         db = self.writable_records()
         self.check_free_space()
         if not db.vectors():
-            if db.count() == 0 and not self.settings.store.chroma_url and self.store.count()[0]:
-                raise RecordsLostError(self.records_lost() + " Nothing is written until it is rebuilt.",
-                                       hint=repair_hint())  # re-created empty, or a store from before the records store
             db.set_meta("vectors", json.dumps(vector_settings(self.settings)))
         if not db.has_chunks():
             self.backfill_chunks(db)
@@ -318,37 +277,11 @@ class Index:
         })
 
     def delete(self, paper_ids: list[str], purge: bool = False) -> list[str]:
-        """Delete papers (all their chunks); returns the ids that were not found.
+        """Delete papers (all their chunks); returns the ids that were not found. `purge` then compacts
+        the stores so the deleted text no longer sits anywhere on disk (repair.delete_papers)."""
+        from .repair import delete_papers
 
-        `purge` then compacts the stores so the deleted text no longer sits anywhere on disk (see README)."""
-        from .embedjob import embed_lock
-
-        lock = self.write_lock()
-        dense = embed_lock(self) if lock else None  # the embed job writes Chroma too: not while it runs
-        if lock:
-            lock.acquire()
-        try:
-            if dense:
-                dense.acquire()
-            db = self.writable_records()
-            found = set(db.get(paper_ids)) | {r.paper_id for r, _ in self.store.get_papers(paper_ids)}
-            if found:
-                if self.store.exists:  # (a pending record may have no vectors anywhere yet)
-                    self.store.delete_papers(sorted(found))
-                    self.store.bump_generation()
-                db.delete(sorted(found))
-                db.bump_generation()
-                self.refresh_lexical(force=True)
-            if purge:
-                from .repair import purge_deleted
-
-                purge_deleted(self)
-            return [p for p in paper_ids if p not in found]
-        finally:
-            if dense:
-                dense.release()
-            if lock:
-                lock.release()
+        return delete_papers(self, paper_ids, purge)
 
     # -- reads --------------------------------------------------------------------------------
     def refresh_lexical(self, force: bool = False) -> LexicalIndex:

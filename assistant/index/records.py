@@ -18,20 +18,19 @@ Lexical-first ingest (issue 12) keeps each record's chunks here too: see `chunkt
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..errors import RecordsLostError, StoreDamagedError, StoreError, StoreLockedError
+from ..errors import RecordsLostError
 from ..types import Record
 from .chunktable import INDEXED, LEXICAL, PENDING, ChunkTable, _dump, _load
-from .recordfile import REPAIR, FileWatch, file_problem, repair_hint, rescue
+from .recordfile import FileGuard, FileWatch, file_problem, repair_hint
 
 FILE = "records.sqlite3"
 _SCHEMA = """
@@ -52,7 +51,7 @@ CREATE INDEX IF NOT EXISTS chunks_paper ON chunks(paper_id);
 
 
 
-class RecordStore(ChunkTable):
+class RecordStore(FileGuard, ChunkTable):
     """Records by paper_id, their content hash and state; settings of the vectors; a generation."""
 
     def __init__(self, data_dir: Path, readonly: bool = False) -> None:
@@ -77,53 +76,6 @@ class RecordStore(ChunkTable):
         except sqlite3.DatabaseError as e:
             raise self._translate(e, "opened") from e
         self.watch = FileWatch(self.path)
-
-    # -- the file, watched (recordfile.py) --------------------------------------------------------
-    def check(self) -> str:
-        """'' while the path still names the whole file this connection opened; else why not (kept in
-        `lost`). A removed or replaced file is rescued once: this connection still reads it whole."""
-        problem = self.watch.problem()
-        if problem and not self.lost:
-            with self._lock:
-                if not self.lost:
-                    self._inode_whole = "removed" in problem or "replaced" in problem
-                    if self._inode_whole:
-                        self.rescued = rescue(self._db, self.path)
-                    self.lost = problem
-        return self.message() if problem or self.lost else ""
-
-    def message(self) -> str:
-        saved = f"; what this process still held was saved to {self.rescued}" if self.rescued else ""
-        return (f"The records store {self.path} {self.lost}{saved}. Writes are refused, so that nothing is "
-                "written into a file that is gone.")
-
-    def _guard_write(self) -> None:
-        if self.check():
-            raise RecordsLostError(self.message(), hint=repair_hint(serving=True))
-
-    def _guard_read(self) -> None:
-        """Reads go on from a removed file (this connection still holds it whole), not from a shrunk one."""
-        if (self.lost or self.watch.due()) and self.check() and not self._inode_whole:
-            raise RecordsLostError(self.message(), hint=repair_hint(serving=True))
-
-    def _translate(self, e: sqlite3.Error, doing: str) -> StoreError:
-        """An SQLite error as the store error a user can act on (never a raw "database is locked")."""
-        text = str(e)
-        if "locked" in text or "busy" in text:
-            from .lock import server_name, serving_pid
-
-            pid = serving_pid(self.path.parent)
-            who = server_name(pid) if pid else "another process"
-            return StoreLockedError(f"The records store {self.path} is busy: {who} is writing to it.",
-                                    hint=f"Stop {who} first, or wait for it and try again.")
-        if hasattr(self, "watch") and self.check():
-            return RecordsLostError(self.message(), hint=repair_hint(serving=True))
-        problem = file_problem(self.path)
-        if problem:
-            return RecordsLostError(f"The records store {self.path} {problem} ({text}).", hint=repair_hint())
-        return StoreDamagedError(f"The records store {self.path} cannot be {doing}: {text}.",
-                                 hint=f"Restore it from a backup, or run `{REPAIR}`: it "
-                                 "rebuilds the records from the vector store and moves the damaged file aside.")
 
     def _connect_readonly(self) -> sqlite3.Connection:
         """Read-only. In a read-only directory SQLite cannot make the WAL index (-shm); when no WAL
@@ -207,26 +159,6 @@ class RecordStore(ChunkTable):
             except BaseException:
                 self._rollback()
                 raise
-
-    @contextmanager
-    def _reading(self) -> Iterator[sqlite3.Connection]:
-        """The connection under the lock, for reads: the file checked now and then, SQLite errors translated."""
-        with self._lock:
-            self._guard_read()
-            try:
-                yield self._db
-            except sqlite3.Error as e:
-                raise self._translate(e, "read") from e
-
-    @contextmanager
-    def _writing(self) -> Iterator[sqlite3.Connection]:
-        """The connection under the lock, for writes: refused once the file is gone or shrunk."""
-        with self._lock:
-            self._guard_write()
-            try:
-                yield self._db
-            except sqlite3.Error as e:
-                raise self._translate(e, "written") from e
 
     def _rollback(self) -> None:
         try:

@@ -1,4 +1,5 @@
-"""Repairs: rebuild the vectors or the lexical index from the records store; purge deleted text from disk.
+"""Repairs: rebuild the vectors or the lexical index from the records store; delete papers and purge their
+text from disk. (The records store itself is rebuilt by recover.py.)
 
 `rebuild_dense` moves the embedded Chroma directory aside (DATA_DIR/chroma.moved-<time>, never
 deleted: it may be damaged, or hold vectors of other settings) and re-embeds every record from the
@@ -102,6 +103,37 @@ def rebuild_lexical(index) -> int:
     with index._lex_lock:
         index._lexical = lex
     return len(ids)
+
+
+def delete_papers(index, paper_ids: list[str], purge: bool = False) -> list[str]:
+    """Delete papers (all their chunks) under the write and embed locks; the ids that were not found.
+    `purge` then compacts the stores so the deleted text no longer sits anywhere on disk (see README)."""
+    from .embedjob import embed_lock
+
+    lock = index.write_lock()
+    dense = embed_lock(index) if lock else None  # the embed job writes Chroma too: not while it runs
+    if lock:
+        lock.acquire()
+    try:
+        if dense:
+            dense.acquire()
+        db = index.writable_records()
+        found = set(db.get(paper_ids)) | {r.paper_id for r, _ in index.store.get_papers(paper_ids)}
+        if found:
+            if index.store.exists:  # (a pending record may have no vectors anywhere yet)
+                index.store.delete_papers(sorted(found))
+                index.store.bump_generation()
+            db.delete(sorted(found))
+            db.bump_generation()
+            index.refresh_lexical(force=True)
+        if purge:
+            purge_deleted(index)
+        return [p for p in paper_ids if p not in found]
+    finally:
+        if dense:
+            dense.release()
+        if lock:
+            lock.release()
 
 
 def purge_deleted(index, page: int = 2000) -> None:
