@@ -60,6 +60,14 @@ def register(sub) -> None:
     p.add_argument("--quiet", action="store_true", help="No progress bar.")
     p.set_defaults(handler=cmd_rebuild)
 
+    p = sub.add_parser("backup", help="Write a consistent copy of the store (records, vectors, manifest) to a new directory.")
+    p.add_argument("out", type=Path, help="A new (or empty) directory.")
+    p.set_defaults(handler=cmd_backup)
+
+    p = sub.add_parser("restore", help="Write a backup into an empty data directory (--data-dir).")
+    p.add_argument("src", type=Path, help="A directory written by `paperchat backup`.")
+    p.set_defaults(handler=cmd_restore)
+
     p = sub.add_parser("doctor", help="Check the store; each problem found names the command that fixes it.")
     p.add_argument("--json", action="store_true", help="Print the findings as JSON.")
     p.add_argument("--no-probe", action="store_true", help="Skip the self-retrieval probe (needs the embedder).")
@@ -389,6 +397,26 @@ def _refuse_while_served(ctx, command: str) -> None:
             f"{server_name(pid)} is serving {ctx.settings.store.data_dir}: `paperchat {command}` cannot run beside it.",
             hint="Stop it first (Ctrl+C in its terminal" + (f", or `kill {pid}`" if pid > 0 else "")
             + "), then run the same command again.")
+
+
+def cmd_backup(args, ctx) -> int:
+    from ..index.backup import backup
+    from ..index.indexer import Index
+
+    m = backup(Index(ctx.settings), args.out)
+    print(f"backup written to {args.out}: {m['records']} records, {m['papers']} papers with vectors "
+          f"({m['chunks']} chunks), chromadb {m['chromadb']}")
+    return 0
+
+
+def cmd_restore(args, ctx) -> int:
+    from ..index.backup import check_restored, restore
+    from ..index.indexer import Index
+
+    m = restore(ctx.settings, args.src)
+    check_restored(Index(ctx.settings), m)
+    print(f"restored {m['records']} records and {m['papers']} papers with vectors into {ctx.settings.store.data_dir}")
+    return 0
 
 
 def cmd_doctor(args, ctx) -> int:

@@ -19,6 +19,7 @@ from .lock import server_name
 from .recordfile import REPAIR as RECORDS_FIX
 from .recordfile import file_problem, repair_hint, rescued_copies
 from .records import FILE, INDEXED, PENDING, RecordStore
+from .store import client_open
 
 DENSE_FIX = "paperchat rebuild-index --dense"
 LEXICAL_FIX = "paperchat rebuild-index --lexical"
@@ -47,7 +48,7 @@ def chroma_file_problem(data_dir: Path, full: bool = True) -> str:
         return f"{path} is missing but vector segment files remain" if segments else ""
     if path.stat().st_size == 0:
         return f"{path} is empty (0 bytes)" + (" but vector segment files remain" if segments else "")
-    if not full:
+    if not full or client_open(data_dir):  # (a second SQLite handle beside this process's Chroma client: never)
         return ""
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)

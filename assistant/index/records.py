@@ -236,6 +236,16 @@ class RecordStore(FileGuard, ChunkTable):
             rows = self._db.execute("PRAGMA quick_check").fetchall()
         return "; ".join(str(r[0]) for r in rows[:5])
 
+    def backup_to(self, path: Path) -> None:
+        """A consistent one-file copy at `path` (SQLite's online backup: safe while others write)."""
+        with self._reading():
+            out = sqlite3.connect(path)
+            try:
+                self._db.backup(out)
+                out.execute("PRAGMA journal_mode=DELETE")
+            finally:
+                out.close()
+
     def vacuum(self) -> None:
         """Rewrite the file so deleted text no longer sits in free pages or the WAL."""
         with self._writing():

@@ -53,10 +53,10 @@ class RecoveryReport:
         if self.from_rescued:
             parts.append(f"{self.from_rescued} from the copy rescued at {self.rescued_copy}")
         if self.from_file:
-            parts.append(f"{self.from_file} still readable in the damaged file")
+            parts.append(f"{self.from_file} still readable in the old file")
         out = f"records store rebuilt: {self.recovered} records ({', '.join(parts)})"
         if self.moved_aside:
-            out += f"; the damaged file was moved to {self.moved_aside}"
+            out += f"; the old file was moved to {self.moved_aside} (not deleted)"
         if self.lost:
             shown = ", ".join(self.lost[:10]) + (f" and {len(self.lost) - 10} more" if len(self.lost) > 10 else "")
             out += (f"\n{len(self.lost)} papers cannot be recovered (searchable by keywords before, but no copy of "

@@ -158,21 +158,7 @@ def purge_deleted(index, page: int = 2000) -> None:
     # the new directory from it: hnswlib writes buffer bytes it never set into its files, and in this process
     # those bytes can be the deleted text (found in length.bin in about one run in four).
     export = new_dir / "live.jsonl"
-    with open(export, "w", encoding="utf-8") as f:
-        f.write(json.dumps({"name": index.name, "model": old.model, "dim": old.dim}) + "\n")
-        for which, src in (("chunks", old.chunks), ("papers", old.papers)):
-            meta = dict(src.metadata or {})
-            meta.pop("hnsw:space", None)
-            f.write(json.dumps({"collection": which, "metadata": meta}) + "\n")
-            offset = 0
-            while True:
-                got = src.get(include=["embeddings", "documents", "metadatas"], limit=page, offset=offset)
-                if not got["ids"]:
-                    break
-                f.write(json.dumps({"collection": which, "ids": got["ids"], "documents": got["documents"],
-                                    "metadatas": got["metadatas"],
-                                    "embeddings": [[float(x) for x in v] for v in got["embeddings"]]}) + "\n")
-                offset += len(got["ids"])
+    export_vectors(old, index.name, export, page)
     done = subprocess.run([sys.executable, "-c", "import sys; from assistant.index.repair import build_from_export; "
                            "build_from_export(sys.argv[1], sys.argv[2])", str(export), str(new_dir)],
                           capture_output=True, text=True, env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
@@ -193,6 +179,29 @@ def purge_deleted(index, page: int = 2000) -> None:
     (new_dir / CHROMA_DIR).rename(live)
     shutil.rmtree(gone)
     shutil.rmtree(new_dir, ignore_errors=True)
+
+
+def export_vectors(store, name: str, path: Path, page: int = 2000) -> int:
+    """Write both collections' live rows (ids, documents, metadata, embeddings) to `path` (JSON lines: the
+    index name, model and dimension first); read back by `build_from_export`. Returns the papers written."""
+    papers = 0
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps({"name": name, "model": store.model, "dim": store.dim}) + "\n")
+        for which, src in (("chunks", store.chunks), ("papers", store.papers)):
+            meta = dict(src.metadata or {})
+            meta.pop("hnsw:space", None)
+            f.write(json.dumps({"collection": which, "metadata": meta}) + "\n")
+            offset = 0
+            while True:
+                got = src.get(include=["embeddings", "documents", "metadatas"], limit=page, offset=offset)
+                if not got["ids"]:
+                    break
+                f.write(json.dumps({"collection": which, "ids": got["ids"], "documents": got["documents"],
+                                    "metadatas": got["metadatas"],
+                                    "embeddings": [[float(x) for x in v] for v in got["embeddings"]]}) + "\n")
+                offset += len(got["ids"])
+                papers += len(got["ids"]) if which == "papers" else 0
+    return papers
 
 
 def build_from_export(export: str, new_dir: str) -> None:

@@ -93,6 +93,23 @@ def clear_client_cache() -> None:
         pass
 
 
+def client_open(data_dir: Path) -> bool:
+    """Whether this process holds a Chroma client on DATA_DIR/chroma (then nothing may open its SQLite file
+    with sqlite3 here: closing that handle would drop the client's POSIX locks -- RELIABILITY #18)."""
+    import sys
+
+    if "chromadb" not in sys.modules:
+        return False
+    try:
+        from chromadb.api.client import SharedSystemClient
+
+        cached = dict(SharedSystemClient._identifier_to_system)
+    except Exception:  # noqa: BLE001 - a chromadb without this cache: assume a client may be open
+        return True
+    target = str((Path(data_dir) / "chroma").resolve())
+    return any(str(k) == target or str(k) == str(Path(data_dir) / "chroma") for k in cached)
+
+
 def _reraise_control(e: BaseException) -> None:
     if isinstance(e, (KeyboardInterrupt, SystemExit, GeneratorExit)):
         raise e
