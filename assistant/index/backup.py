@@ -42,10 +42,7 @@ def _refuse_while_served(data_dir: Path, what: str) -> None:
 
 def backup(index, out: Path) -> dict:
     """Write a backup of `index`'s store into the new or empty directory `out`; its manifest."""
-    import chromadb
-
     from .embedjob import embed_lock
-    from .repair import export_vectors
 
     if index.settings.store.chroma_url:
         raise ConfigError("A Chroma server's data is backed up on the server.",
@@ -60,17 +57,27 @@ def backup(index, out: Path) -> dict:
     try:
         dense.acquire()
         try:
-            out.mkdir(parents=True, exist_ok=True)
-            db.backup_to(out / FILE)
-            papers = export_vectors(index.store, index.name, out / VECTORS) if index.store.exists else 0
-            manifest = {"created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "chromadb": chromadb.__version__,
-                        "vectors": db.vectors() or vector_settings(index.settings), "records": db.count(),
-                        "papers": papers, "chunks": index.store.count()[1]}
-            (out / MANIFEST).write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+            return write_backup(index, out, db)
         finally:
             dense.release()
     finally:
         lock.release()
+
+
+def write_backup(index, out: Path, db=None) -> dict:
+    """The backup itself, for a caller that holds the write lock (`backup`, or upgrade.before_write)."""
+    import chromadb
+
+    from .repair import export_vectors
+
+    db = db or index.writable_records()
+    out.mkdir(parents=True, exist_ok=True)
+    db.backup_to(out / FILE)
+    papers = export_vectors(index.store, index.name, out / VECTORS) if index.store.exists else 0
+    manifest = {"created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "chromadb": chromadb.__version__,
+                "vectors": db.vectors() or vector_settings(index.settings), "records": db.count(),
+                "papers": papers, "chunks": index.store.count()[1]}
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=2), encoding="utf-8")
     return manifest
 
 

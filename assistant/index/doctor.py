@@ -76,6 +76,12 @@ def _records(index, vectors: bool = True) -> list[Finding]:
         return [Finding("records", False, f"the records store {db.path} is damaged ({res[:200]})",
                         "restore records.sqlite3 from a backup, or re-ingest the source files")]
     out = [Finding("records", True, f"{db.count()} records, integrity ok")]
+    from .upgrade import KEY, _parse, installed
+
+    stored = db.get_meta(KEY)
+    if stored and _parse(stored) > _parse(installed()):
+        out.append(Finding("chromadb", False, f"written by chromadb {stored}, newer than the installed {installed()} "
+                           "(a downgrade is not supported)", f"pip install chromadb=={stored}, or restore a backup"))
     embedded, total = db.coverage()
     if embedded < total:  # lexical-first ingest: normal while the embed job runs (or until `paperchat embed`)
         out.append(Finding("coverage", True, f"dense retrieval covers {embedded} of {total} papers "

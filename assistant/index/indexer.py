@@ -123,8 +123,11 @@ class Index:
 
     def _open_for_writing(self) -> RecordStore:
         """Records store writable, vector settings recorded, older stores migrated (no Chroma write here)."""
+        from .upgrade import before_write
+
         db = self.writable_records()
         self.check_free_space()
+        before_write(self, db)  # another chromadb wrote this store last: a backup first (or a refused downgrade)
         if not db.vectors():
             db.set_meta("vectors", json.dumps(vector_settings(self.settings)))
         if not db.has_chunks():
@@ -244,7 +247,11 @@ class Index:
 
     def open_vectors(self) -> None:
         """The vector collections, created if missing (the embed job's first step)."""
+        from .upgrade import before_write
+
         self.check_free_space()
+        if self.records_db is not None and not self.records_db.readonly:
+            before_write(self, self.records_db)
         self.store.ensure()
 
     def _server_hashes(self, paper_ids: list[str]) -> dict[str, tuple[str, str]]:
