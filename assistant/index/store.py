@@ -127,6 +127,14 @@ def damaged(data_dir: Path, e: BaseException) -> StoreError:
         return DiskFullError(f"The disk holding {data_dir} is full: the vector store cannot write ({text}).",
                              hint="Free disk space there, then run the same command again: committed batches are "
                              "kept, and the unfinished one is redone (`paperchat doctor` checks the store).")
+    if "database is locked" in low or "database is busy" in low:  # another process's Chroma client writes
+        from ..errors import StoreLockedError
+        from .lock import server_name, serving_pid
+
+        pid = serving_pid(data_dir)
+        who = server_name(pid) if pid else "another process"
+        return StoreLockedError(f"The vector store in {data_dir} is busy: {who} is using it.",
+                                hint=f"Stop {who} first, or wait for it and run the same command again.")
     if getattr(e, "errno", None) in (30, 13) or "readonly database" in low or "read-only" in low:  # EROFS, EACCES
         return StoreError(f"Cannot write the vector store in {data_dir} ({text}).",
                           hint="The directory is read-only or not yours: fix its permissions, or use another --data-dir.")
