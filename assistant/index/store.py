@@ -134,7 +134,8 @@ def damaged(data_dir: Path, e: BaseException) -> StoreError:
         pid = serving_pid(data_dir)
         who = server_name(pid) if pid else "another process"
         return StoreLockedError(f"The vector store in {data_dir} is busy: {who} is using it.",
-                                hint=f"Stop {who} first, or wait for it and run the same command again.")
+                                hint=f"Stop {server_name(pid) if pid else 'the other process using it'} first, or wait for it and run "
+                                "the same command again.")
     if getattr(e, "errno", None) in (30, 13) or "readonly database" in low or "read-only" in low:  # EROFS, EACCES
         return StoreError(f"Cannot write the vector store in {data_dir} ({text}).",
                           hint="The directory is read-only or not yours: fix its permissions, or use another --data-dir.")
