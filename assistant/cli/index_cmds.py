@@ -361,7 +361,7 @@ def cmd_rebuild(args, ctx) -> int:
     if not (args.dense or args.lexical):  # rebuild what is damaged (and embed what has no vectors yet)
         every = diagnose(index)
         findings = [f for f in every if not f.ok]
-        if any(f.fix == RECORDS_FIX for f in findings):
+        if any(RECORDS_FIX in f.fix for f in findings):
             rep = rebuild_records(index)
             print(rep.summary())
             every = diagnose(index)

@@ -74,7 +74,8 @@ def _records(index, vectors: bool = True) -> list[Finding]:
     res = db.integrity()
     if res != "ok":
         return [Finding("records", False, f"the records store {db.path} is damaged ({res[:200]})",
-                        "restore records.sqlite3 from a backup, or re-ingest the source files")]
+                        f"{RECORDS_FIX} (it keeps what the file still holds and adds what the vector store has), "
+                        "or restore a backup (`paperchat restore`)")]
     out = [Finding("records", True, f"{db.count()} records, integrity ok")]
     from .upgrade import KEY, _parse, installed
 
@@ -180,7 +181,7 @@ def diagnose(index, probe: bool = True) -> list[Finding]:
                            DENSE_FIX))
         return out
     db = index.records_db
-    if db is not None and not any(f.fix == RECORDS_FIX for f in out):
+    if db is not None and not any(RECORDS_FIX in f.fix for f in out):
         # every paper with vectors must have its record (an empty file re-created by SQLite is not healthy)
         have = db.ids()
         orphans = ({r.paper_id for r, _ in index.store.get_papers()} | {m.get("paper_id") for _, _, m in
