@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..errors import ConfigError, EmptyIndexError, IngestError, VectorSettingsError
+from ..errors import ConfigError, EmptyIndexError, IngestError, StoreDamagedError, VectorSettingsError
 
 
 def register(sub) -> None:
@@ -349,7 +349,12 @@ def cmd_rebuild(args, ctx) -> int:
     from ..index.repair import rebuild_dense, rebuild_lexical
 
     _refuse_while_served(ctx, "rebuild-index")
-    index = Index(ctx.settings, new_vectors=args.dense)
+    index = Index(ctx.settings, new_vectors=True)
+    if not args.dense:
+        try:
+            index.check_vector_settings()  # (only --dense may adopt new vector settings)
+        except StoreDamagedError:
+            pass  # the records store cannot be read: `--records` (below) rebuilds it
     if args.records or (not (args.dense or args.lexical) and index.records_lost()):
         rep = rebuild_records(index)
         print(rep.summary())
@@ -420,7 +425,7 @@ def cmd_restore(args, ctx) -> int:
 
 
 def cmd_doctor(args, ctx) -> int:
-    from ..index.doctor import diagnose, diagnose_served
+    from ..index.doctor import Finding, diagnose, diagnose_served
     from ..index.indexer import Index
     from ..index.lock import serving_pid
 
@@ -428,14 +433,15 @@ def cmd_doctor(args, ctx) -> int:
     if pid:  # read-only checks of the records file; Chroma is not opened beside the server
         findings = diagnose_served(ctx.settings.store.data_dir, pid)
     else:
-        index = Index(ctx.settings, new_vectors=True)
-        findings = diagnose(index, probe=not args.no_probe)
         try:
-            index.check_vector_settings()
+            index = Index(ctx.settings, new_vectors=True)
+            findings = diagnose(index, probe=not args.no_probe)
+            if all(f.ok for f in findings if f.check == "records"):
+                index.check_vector_settings()
         except VectorSettingsError as e:
-            from ..index.doctor import Finding
-
             findings.append(Finding("settings", False, e.message, "paperchat rebuild-index --dense (or keep the old settings)"))
+        except StoreDamagedError as e:  # the records file cannot even be opened: that is the finding
+            findings = [Finding("records", False, e.message, e.hint)]
     bad = [f for f in findings if not f.ok]
     if args.json:
         print(json.dumps({"ok": not bad, "findings": [f.to_dict() for f in findings]}, indent=2))

@@ -62,6 +62,13 @@ def chroma_file_problem(data_dir: Path, full: bool = True) -> str:
 
 
 def _records(index, vectors: bool = True) -> list[Finding]:
+    try:
+        return _records_checked(index, vectors)
+    except StoreError as e:  # SQLite could not read it ("malformed"): the finding, not the command, fails
+        return [Finding("records", False, e.message, RECORDS_FIX)]
+
+
+def _records_checked(index, vectors: bool) -> list[Finding]:
     db = index.records_db
     lost = index.records_lost(vectors=vectors)
     if lost:
@@ -181,7 +188,8 @@ def diagnose(index, probe: bool = True) -> list[Finding]:
                            DENSE_FIX))
         return out
     db = index.records_db
-    if db is not None and not any(RECORDS_FIX in f.fix for f in out):
+    records_bad = any(RECORDS_FIX in f.fix for f in out)
+    if db is not None and not records_bad:
         # every paper with vectors must have its record (an empty file re-created by SQLite is not healthy)
         have = db.ids()
         orphans = ({r.paper_id for r, _ in index.store.get_papers()} | {m.get("paper_id") for _, _, m in
@@ -193,8 +201,9 @@ def diagnose(index, probe: bool = True) -> list[Finding]:
             indexed = db.count() - db.count(PENDING)
             out.append(Finding("counts", False, f"{indexed} indexed records but {papers} papers in the vector store",
                                DENSE_FIX))
-    out.append(_bm25(index, chunks))
-    if probe:
+    if not records_bad:  # (BM25 and the probe read the records: repair those first)
+        out.append(_bm25(index, chunks))
+    if probe and not records_bad:
         try:
             out.append(_probe(index))
         except Exception as e:  # noqa: BLE001

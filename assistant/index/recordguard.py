@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from ..errors import RecordsLostError
+from ..errors import RecordsLostError, StoreError
 from .recordfile import file_problem, repair_hint, sidecars
 from .records import FILE, RecordStore
 
@@ -43,13 +43,17 @@ def records_lost(index, vectors: bool = True) -> str:
     if not vectors or index.settings.store.chroma_url or not (index.data_dir / "chroma").is_dir():
         return ""  # (server mode: several workers' local records stores share the server's papers)
     try:
+        have = db.count() if db is not None else 0
+    except StoreError as e:  # SQLite cannot read it: damaged
+        return e.message
+    try:
         papers = index.store.count()[0]
     except Exception:  # noqa: BLE001 - a damaged vector store is reported by its own checks
         return ""
     if db is None and papers and not (index.data_dir / FILE).exists():
         return f"The records store {index.data_dir / FILE} is missing, but the vector store holds {papers} papers."
-    if db is not None and papers > db.count():
-        return (f"The records store {db.path} holds {db.count()} records, but the vector store holds {papers} "
+    if db is not None and papers > have:
+        return (f"The records store {db.path} holds {have} records, but the vector store holds {papers} "
                 "papers: records were lost.")
     return ""
 
