@@ -17,7 +17,7 @@ from pathlib import Path
 from ..errors import AssistantError
 from ..settings import Settings, load_settings, parse_assignments
 
-COMMAND_MODULES = ("index_cmds", "answer_cmds", "ui_cmd", "eval_cmds", "verify_cmd")
+COMMAND_MODULES = ("index_cmds", "store_cmds", "answer_cmds", "ui_cmd", "eval_cmds", "verify_cmd")
 
 
 @dataclass
