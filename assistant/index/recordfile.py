@@ -14,7 +14,7 @@ would create a fresh empty file and call it healthy. So:
   old inode whole: it is copied (SQLite's backup API) to `records.sqlite3.rescued-<time>` so nothing
   it held is lost; `paperchat rebuild-index --records` reads that copy first.
 
-Cost: one stat and a 100-byte read (~20 us) per check.
+Cost: one stat and a 100-byte read per check (44 us measured on the shared 2-core machine).
 """
 
 from __future__ import annotations
