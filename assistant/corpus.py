@@ -39,6 +39,18 @@ class Facets:
         return {"year_min": self.year_min, "year_max": self.year_max, "authors": self.authors, "known": self.known}
 
 
+@dataclass(frozen=True)
+class StoreHealth:
+    """Whether the records store (the source of truth) is whole; when not, what is wrong and the repair."""
+
+    problem: str = ""
+    fix: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.problem
+
+
 class Corpus:
     """A thin facade: every method is one call into the index, the retriever or the ingest pipeline."""
 
@@ -79,6 +91,14 @@ class Corpus:
         except AssistantError:
             return Facets()
         return Facets(min(years) if years else None, max(years) if years else None, authors, True)
+
+    def health(self) -> StoreHealth:
+        """The records store checked now (issue 23): removed, emptied, truncated, or missing papers."""
+        from .index.recordfile import repair_hint
+
+        check = getattr(self._index, "records_lost", None)  # (a stand-in index in tests may not have it)
+        problem = check() if check is not None else ""
+        return StoreHealth(problem, repair_hint(serving=True)) if problem else StoreHealth()
 
     def require_content(self) -> None:
         """Raise EmptyIndexError (with the ingest hint) when nothing is indexed."""

@@ -70,6 +70,10 @@ class StoreDamagedError(StoreError):
     """A file of the store is damaged or missing; the hint names the command that repairs it."""
 
 
+class RecordsLostError(StoreDamagedError):
+    """The records store (the source of truth) was removed, emptied or truncated: writes are refused."""
+
+
 class VectorSettingsError(StoreError):
     """The configured embedding or chunking settings differ from those the stored vectors were made with."""
 

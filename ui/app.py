@@ -41,6 +41,7 @@ from .session import UISession, model_choices
 __all__ = ["CHAT_CONCURRENCY_ID", "CSS", "Handlers", "UISession", "build_app", "model_choices"]
 
 CHAT_CONCURRENCY_ID = "chat-model"
+STORE_CHECK_S = 10  # how often an open page asks whether the records store is still whole
 
 
 def build_app(assistant: Any, settings: Settings, *, env: Mapping[str, str] | None = None) -> gr.Blocks:
@@ -56,6 +57,7 @@ def build_app(assistant: Any, settings: Settings, *, env: Mapping[str, str] | No
     with gr.Blocks(title="paperchat", analytics_enabled=False, delete_cache=(3600, 24 * 3600), fill_width=True) as demo:
         session = gr.State(UISession())  # an instance: deep-copied per session, no load event
         layout.header()
+        banner = gr.Markdown(visible=False, elem_id="store-banner")  # a damaged records store, with its fix
         with gr.Tabs():
             c = layout.chat_tab(settings, choices, facets)
             p = layout.corpus_tab(settings)
@@ -104,7 +106,11 @@ def build_app(assistant: Any, settings: Settings, *, env: Mapping[str, str] | No
         gr.on([p.open_id.submit, p.open_btn.click], translate_errors(h.open_abstract), [p.open_id], [p.abstract],
               api_name="open_abstract", concurrency_limit=4, **private)
         p.add_btn.click(translate_errors(h.add_files), [p.files], [p.ingest_report, p.files, p.stats_md, c.year_min, c.year_max, c.author],
-                      api_name="add_files", concurrency_id="ingest", concurrency_limit=1, **private)
+                      api_name="add_files", concurrency_id="ingest", concurrency_limit=1, **private
+                      ).then(h.store_banner, None, [banner], api_name="store_banner_after_upload", queue=False, **private)
+        demo.load(h.store_banner, None, [banner], api_name="store_banner", concurrency_limit=None, **private)
+        gr.Timer(STORE_CHECK_S).tick(h.store_banner, None, [banner], api_name="store_banner_tick", queue=False,
+                                     **private)
         demo.load(translate_errors(h.stats), None, [p.stats_md], api_name="stats", concurrency_limit=None, **private)
 
     demo.paperchat_handlers = h  # tests reach the handlers through the app, not through module state

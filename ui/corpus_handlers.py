@@ -12,7 +12,7 @@ import gradio as gr
 from assistant.errors import AssistantError
 
 from . import render
-from .errors import unexpected_error
+from .errors import store_banner, unexpected_error
 from .exports import is_within, temp_root
 
 UPLOAD_TYPES = (".jsonl", ".csv", ".bib", ".txt")
@@ -30,7 +30,10 @@ class CorpusHandlers:
     """Needs `assistant`, `settings`, `check_question` and `options` from the class it is mixed into."""
 
     def stats(self) -> str:
-        s = self.assistant.corpus.stats()
+        try:
+            s = self.assistant.corpus.stats()
+        except AssistantError as e:  # a damaged store: say so where the counts would be (the banner names the fix)
+            return f"Store statistics are unavailable: {render.safe_error_text(e.message)}"
         cov = s.get("dense_coverage") or {}
         papers = cov.get("papers", s.get("papers", 0))
         text = f"**{papers:,}** abstracts indexed ({s.get('chunks', 0):,} chunks, embeddings: {render.md_escape(s.get('embedding_model', ''))})."
@@ -38,6 +41,14 @@ class CorpusHandlers:
             text += (f" Dense retrieval covers **{cov['embedded']:,} of {cov['papers']:,}** papers so far "
                      f"({cov['percent']}%); the rest are searchable by keywords while their embeddings are made.")
         return text
+
+    def store_banner(self) -> Any:
+        """The damaged-store banner (hidden while the store is whole): on load, every few seconds, after uploads."""
+        health = getattr(self.assistant, "corpus", None)
+        health = health.health() if health is not None and hasattr(health, "health") else None
+        if health is None or health.ok:
+            return gr.update(visible=False, value="")
+        return gr.update(visible=True, value=store_banner(health.problem, health.fix))
 
     def search(self, query, k, year_min, year_max, author) -> list[list]:
         q = self.check_question(query, "search")

@@ -43,3 +43,10 @@ def unexpected_error() -> gr.Error:
         "report the trace id.",
         print_exception=False,
     )
+
+
+def store_banner(problem: str, fix: str) -> str:
+    """The banner a damaged records store shows above every tab: what is wrong and the repair (no paths)."""
+    if not problem:
+        return ""
+    return f"### ⚠ The paper store is damaged\n{render.safe_error_text(problem)}\n\n**Fix:** {render.safe_error_text(fix)}"

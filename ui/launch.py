@@ -192,6 +192,7 @@ def launch(
             "upload. Set %s and %s, and put a TLS proxy with rate limits in front.", host, USER_ENV, PASSWORD_ENV,
         )
     check_store(app)
+    hold_serve_lock(app)
     temp = prepare_environment(settings)
     for component in app.blocks.values():  # an app built before the environment was prepared
         if getattr(component, "GRADIO_CACHE", None) is not None:
@@ -231,6 +232,29 @@ def check_store(app: Any) -> None:
     index = getattr(getattr(getattr(app, "paperchat_handlers", None), "assistant", None), "index", None)
     if index is not None and hasattr(index, "records_db"):
         open_check(index)
+
+
+def hold_serve_lock(app: Any) -> None:
+    """Advertise this server on its data directory (DATA_DIR/serve.lock, PID inside) while it serves, so
+    `paperchat doctor` checks read-only beside it and `rebuild-index` names it instead of racing it."""
+    from assistant.index.lock import ServeLock
+
+    index = getattr(getattr(getattr(app, "paperchat_handlers", None), "assistant", None), "index", None)
+    data_dir = getattr(index, "data_dir", None)
+    if data_dir is None or getattr(app, "paperchat_serve_lock", None) is not None:
+        return
+    lock = ServeLock(data_dir).acquire()
+    app.paperchat_serve_lock = lock
+    close = app.close
+
+    def close_and_release(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return close(*args, **kwargs)
+        finally:
+            lock.release()
+            app.paperchat_serve_lock = None
+
+    app.close = close_and_release
 
 
 def upload_guard(settings: Settings):

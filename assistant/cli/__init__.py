@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +17,7 @@ from pathlib import Path
 from ..errors import AssistantError
 from ..settings import Settings, load_settings, parse_assignments
 
-COMMAND_MODULES = ("index_cmds", "answer_cmds", "ui_cmd", "eval_cmds", "verify_cmd")
+COMMAND_MODULES = ("index_cmds", "store_cmds", "answer_cmds", "ui_cmd", "eval_cmds", "verify_cmd")
 
 
 @dataclass
@@ -58,6 +59,14 @@ def make_context(args: argparse.Namespace) -> Context:
     return Context(load_settings(args.preset, overrides))
 
 
+def hint_for(hint: str, command: str) -> str:
+    """The hint without its sentences that send the user to the command that just failed."""
+    if not hint or f"`paperchat {command}" not in hint:
+        return hint
+    parts = re.split(r"(?<=[.;])\s+", hint)
+    return " ".join(p for p in parts if f"`paperchat {command}" not in p).strip()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -70,8 +79,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.handler(args, ctx) or 0)
     except AssistantError as e:
         print(f"error: {e.message}", file=sys.stderr)
-        if e.hint:
-            print(f"hint: {e.hint}", file=sys.stderr)
+        hint = hint_for(e.hint, args.command)
+        if hint:
+            print(f"hint: {hint}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
         print("interrupted: finished batches are kept; run the same command again to resume.", file=sys.stderr)

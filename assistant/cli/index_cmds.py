@@ -1,4 +1,4 @@
-"""CLI: ingest, search, stats, delete, settings, rebuild-index."""
+"""CLI: ingest, embed, search, stats, delete, settings (repairs, doctor, backup: store_cmds.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..errors import ConfigError, EmptyIndexError, IngestError, VectorSettingsError
+from ..errors import ConfigError, EmptyIndexError, IngestError
 from .checks import check_out, k_arg, report
 
 
@@ -49,19 +49,6 @@ def register(sub) -> None:
 
     p = sub.add_parser("settings", help="List every setting with its value and description.")
     p.set_defaults(handler=cmd_settings)
-
-    p = sub.add_parser("rebuild-index", help="Rebuild what is damaged (vectors and/or BM25) from the records store.")
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--dense", action="store_true", help="Re-embed every record into a fresh vector store "
-                   "(the old one is moved aside, never deleted); also after changing embedding or chunking settings.")
-    g.add_argument("--lexical", action="store_true", help="Rebuild only the BM25 index.")
-    p.add_argument("--quiet", action="store_true", help="No progress bar.")
-    p.set_defaults(handler=cmd_rebuild)
-
-    p = sub.add_parser("doctor", help="Check the store; each problem found names the command that fixes it.")
-    p.add_argument("--json", action="store_true", help="Print the findings as JSON.")
-    p.add_argument("--no-probe", action="store_true", help="Skip the self-retrieval probe (needs the embedder).")
-    p.set_defaults(handler=cmd_doctor)
 
 
 def _filter_args(p) -> None:
@@ -333,56 +320,3 @@ def cmd_settings(args, ctx) -> int:  # noqa: ARG001
         group, key = name.split(".")
         print(f"{name:32} = {current[group][key]!s:28} {desc}")
     return 0
-
-
-def cmd_rebuild(args, ctx) -> int:
-    from tqdm import tqdm
-
-    from ..index.doctor import diagnose
-    from ..index.indexer import Index
-    from ..index.repair import rebuild_dense, rebuild_lexical
-
-    index = Index(ctx.settings, new_vectors=args.dense)
-    dense, lexical, pending = args.dense, args.lexical, False
-    if not (args.dense or args.lexical):  # rebuild what is damaged (and embed what has no vectors yet)
-        every = diagnose(index)
-        findings = [f for f in every if not f.ok]
-        dense = any("--dense" in f.fix for f in findings)
-        lexical = any("--lexical" in f.fix for f in findings)
-        pending = any(f.check == "coverage" for f in every)
-        if not (dense or lexical or pending):
-            print("nothing to rebuild: every check passed (`paperchat doctor` lists them)")
-            return 0
-    if dense:
-        db = index.writable_records()
-        with tqdm(total=db.count(), unit="record", disable=args.quiet, file=sys.stderr, desc="re-embed") as bar:
-            res = rebuild_dense(index, progress=bar.update)
-        moved = f"; the old vector store was moved to {res['moved_aside']}" if res["moved_aside"] else ""
-        print(f"vector index rebuilt from {res['records']} records{moved}")
-    elif pending:
-        res = index.embed_pending()
-        print(f"{res.embedded} records whose vectors were missing embedded")
-    if lexical or not dense:
-        print(f"lexical index rebuilt over {rebuild_lexical(index)} chunks")
-    return 0
-
-
-def cmd_doctor(args, ctx) -> int:
-    from ..index.doctor import diagnose
-    from ..index.indexer import Index
-
-    findings = diagnose(Index(ctx.settings, new_vectors=True), probe=not args.no_probe)
-    try:
-        Index(ctx.settings).check_vector_settings()
-    except VectorSettingsError as e:
-        from ..index.doctor import Finding
-
-        findings.append(Finding("settings", False, e.message, "paperchat rebuild-index --dense (or keep the old settings)"))
-    bad = [f for f in findings if not f.ok]
-    if args.json:
-        print(json.dumps({"ok": not bad, "findings": [f.to_dict() for f in findings]}, indent=2))
-    else:
-        for f in findings:
-            print(f"{'ok ' if f.ok else 'BAD'} {f.check:15} {f.message}" + (f"\n    fix: {f.fix}" if f.fix else ""))
-        print("store is healthy" if not bad else f"{len(bad)} problem(s) found")
-    return 0 if not bad else 1

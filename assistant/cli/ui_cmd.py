@@ -40,13 +40,14 @@ def cmd_ui(args, ctx) -> int:
     settings = ctx.settings.with_overrides({"store.data_dir": str(Path(ctx.settings.store.data_dir).expanduser().resolve())})
 
     from ui.app import build_app
-    from ui.launch import TEMP_ENV, launch, prepare_environment
+    from ui.launch import TEMP_ENV, check_store, launch, prepare_environment
 
     from ..answer.assistant import Assistant
 
     temp = prepare_environment(settings)  # dedicated GRADIO_TEMP_DIR before any gradio component exists
     assistant = Assistant(settings)
     app = build_app(assistant, settings)
+    check_store(app)  # a damaged store is refused before the address is printed
     # load the chat model, embedder and lexical index while the server starts, not on the first question
     threading.Thread(target=assistant.warm_up, name="warm-up", daemon=True).start()
     os.chdir(_workdir())

@@ -33,7 +33,7 @@ def _load(data: str) -> Record:
 
 class ChunkTable:
     """Chunks of the stored records and the pending/indexed bookkeeping of the embed job. Needs `_db`,
-    `_lock` and `_transaction` from `RecordStore`."""
+    `_reading`, `_writing` and `_transaction` from `RecordStore`."""
 
     def put_lexical(self, records: Sequence[Record], chunks: Sequence[Sequence[tuple[str, int, str, str, dict]]]) -> str:
         """Records as pending and their chunks (id, index, text, text to embed, metadata), one transaction;
@@ -92,7 +92,7 @@ class ChunkTable:
     def chunks_of(self, paper_ids: Sequence[str]) -> dict[str, list[tuple[str, str, str, dict]]]:
         """paper_id -> its chunks in order: (chunk_id, text, text to embed, metadata)."""
         out: dict[str, list[tuple[str, str, str, dict]]] = {}
-        with self._lock:
+        with self._reading():
             for lo in range(0, len(paper_ids), 500):
                 part = list(paper_ids[lo : lo + 500])
                 q = (f"SELECT paper_id, chunk_id, text, embed, meta FROM chunks WHERE paper_id IN "
@@ -105,7 +105,7 @@ class ChunkTable:
         """(chunk_id, text, metadata) of every chunk, paged (for building BM25)."""
         last = ""
         while True:
-            with self._lock:
+            with self._reading():
                 rows = self._db.execute("SELECT chunk_id, text, meta FROM chunks WHERE chunk_id > ? ORDER BY chunk_id LIMIT ?",
                                         (last, page)).fetchall()
             if not rows:
@@ -115,30 +115,30 @@ class ChunkTable:
             last = rows[-1][0]
 
     def count_chunks(self) -> int:
-        with self._lock:
+        with self._reading():
             return int(self._db.execute("SELECT count(*) FROM chunks").fetchone()[0])
 
     def pending_ids(self) -> frozenset[str]:
-        with self._lock:
+        with self._reading():
             return frozenset(r[0] for r in self._db.execute("SELECT paper_id FROM records WHERE state=?", (PENDING,)))
 
     def pending_page(self, after: str, limit: int) -> list[Record]:
         """Up to `limit` pending records with paper_id > `after`, in paper_id order."""
-        with self._lock:
+        with self._reading():
             rows = self._db.execute("SELECT data FROM records WHERE state=? AND paper_id > ? ORDER BY paper_id LIMIT ?",
                                     (PENDING, after, limit)).fetchall()
         return [_load(d) for (d,) in rows]
 
     def coverage(self) -> tuple[int, int]:
         """(records with vectors, all records)."""
-        with self._lock:
+        with self._reading():
             total = int(self._db.execute("SELECT count(*) FROM records").fetchone()[0])
             pend = int(self._db.execute("SELECT count(*) FROM records WHERE state=?", (PENDING,)).fetchone()[0])
         return total - pend, total
 
     def clear_chunks(self) -> None:
         """Forget every chunk (a re-chunk follows: `Index.backfill_chunks`)."""
-        with self._lock:
+        with self._writing():
             self._db.execute("DELETE FROM chunks")
             self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, '0')", (CHUNKS,))
 

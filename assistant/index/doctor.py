@@ -14,8 +14,12 @@ import sqlite3
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..errors import AssistantError, StoreDamagedError
-from .records import INDEXED, PENDING
+from ..errors import AssistantError, RecordsLostError, StoreDamagedError, StoreError
+from .lock import server_name
+from .recordfile import REPAIR as RECORDS_FIX
+from .recordfile import file_problem, repair_hint, rescued_copies
+from .records import FILE, INDEXED, PENDING, RecordStore
+from .store import client_open
 
 DENSE_FIX = "paperchat rebuild-index --dense"
 LEXICAL_FIX = "paperchat rebuild-index --lexical"
@@ -44,7 +48,7 @@ def chroma_file_problem(data_dir: Path, full: bool = True) -> str:
         return f"{path} is missing but vector segment files remain" if segments else ""
     if path.stat().st_size == 0:
         return f"{path} is empty (0 bytes)" + (" but vector segment files remain" if segments else "")
-    if not full:
+    if not full or client_open(data_dir):  # (a second SQLite handle beside this process's Chroma client: never)
         return ""
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
@@ -57,20 +61,74 @@ def chroma_file_problem(data_dir: Path, full: bool = True) -> str:
     return "" if res == "ok" else f"{path} failed SQLite's integrity check ({res[:200]})"
 
 
-def _records(index) -> list[Finding]:
+def _records(index, vectors: bool = True) -> list[Finding]:
+    try:
+        return _records_checked(index, vectors)
+    except StoreError as e:  # SQLite could not read it ("malformed"): the finding, not the command, fails
+        return [Finding("records", False, e.message, RECORDS_FIX)]
+
+
+def _records_checked(index, vectors: bool) -> list[Finding]:
     db = index.records_db
+    lost = index.records_lost(vectors=vectors)
+    if lost:
+        return [Finding("records", False, lost + _rescued_note(index.data_dir), RECORDS_FIX)]
     if db is None:
+        if (index.data_dir / "chroma").is_dir():
+            return [Finding("records", True, "no records yet")]
         return [Finding("records", False, f"no records store in {index.data_dir} (read-only directory)",
                         "open the store once from an account that may write there")]
     res = db.integrity()
     if res != "ok":
         return [Finding("records", False, f"the records store {db.path} is damaged ({res[:200]})",
-                        "restore records.sqlite3 from a backup, or re-ingest the source files")]
+                        f"{RECORDS_FIX} (it keeps what the file still holds and adds what the vector store has), "
+                        "or restore a backup (`paperchat restore`)")]
     out = [Finding("records", True, f"{db.count()} records, integrity ok")]
+    from .upgrade import KEY, _parse, installed
+
+    stored = db.get_meta(KEY)
+    if stored and _parse(stored) > _parse(installed()):
+        out.append(Finding("chromadb", False, f"written by chromadb {stored}, newer than the installed {installed()} "
+                           "(a downgrade is not supported)", f"pip install chromadb=={stored}, or restore a backup"))
     embedded, total = db.coverage()
     if embedded < total:  # lexical-first ingest: normal while the embed job runs (or until `paperchat embed`)
         out.append(Finding("coverage", True, f"dense retrieval covers {embedded} of {total} papers "
                            f"({total - embedded} searchable by BM25 only)", "paperchat embed"))
+    return out
+
+
+def _rescued_note(data_dir: Path) -> str:
+    copies = rescued_copies(data_dir, FILE)
+    return f" A server saved what it still held to {copies[0]}; the repair reads it first." if copies else ""
+
+
+def diagnose_served(data_dir: Path, pid: int) -> list[Finding]:
+    """The checks that are safe while another process serves the store: the records file, read-only.
+    Chroma is not opened (two processes' PersistentClients on one directory can corrupt it)."""
+    path = Path(data_dir) / FILE
+    who = server_name(pid)
+    stop = f"stop {who} first (Ctrl+C in its terminal" + (f", or `kill {pid}`" if pid > 0 else "") + ")"
+    problem = file_problem(path)
+    out: list[Finding] = []
+    if problem == "is missing" and not (Path(data_dir) / "chroma").is_dir():
+        out.append(Finding("records", True, "no records yet"))
+    elif problem:
+        out.append(Finding("records", False, f"the records store {path} {problem}.{_rescued_note(data_dir)}",
+                           f"{stop}, then `{RECORDS_FIX}`"))
+    else:
+        try:
+            db = RecordStore(data_dir, readonly=True)
+            try:
+                res, n = db.integrity(), db.count()
+            finally:
+                db.close()
+            ok = res == "ok"
+            out.append(Finding("records", ok, f"{n} records, integrity " + ("ok" if ok else res[:200]),
+                               "" if ok else f"{stop}, then `{RECORDS_FIX}`"))
+        except StoreError as e:
+            out.append(Finding("records", False, e.message, f"{stop}, then `{RECORDS_FIX}`"))
+    out.append(Finding("server", True, f"{who} is serving this store: the vector-store and index checks were "
+                       "skipped (they must not open the store beside it)", f"{stop} for the full check"))
     return out
 
 
@@ -107,8 +165,10 @@ def _bm25(index, vector_chunks: int) -> Finding:
 
 
 def diagnose(index, probe: bool = True) -> list[Finding]:
-    out = _records(index)
+    # Chroma's file is read with sqlite3 before this process opens a Chroma client on it (RELIABILITY #18:
+    # a second SQLite handle in the same process drops the client's POSIX locks when it closes)
     problem = chroma_file_problem(index.data_dir) if not index.settings.store.chroma_url else ""
+    out = _records(index, vectors=not problem)
     if problem:
         out.append(Finding("chroma-sqlite", False, problem, DENSE_FIX))
         return out
@@ -128,16 +188,22 @@ def diagnose(index, probe: bool = True) -> list[Finding]:
                            DENSE_FIX))
         return out
     db = index.records_db
-    if db is not None and db.vectors():
-        indexed = db.count() - db.count(PENDING)
-        if indexed != papers:
+    records_bad = any(RECORDS_FIX in f.fix for f in out)
+    if db is not None and not records_bad:
+        # every paper with vectors must have its record (an empty file re-created by SQLite is not healthy)
+        have = db.ids()
+        orphans = ({r.paper_id for r, _ in index.store.get_papers()} | {m.get("paper_id") for _, _, m in
+                   index.store.all_chunks()}) - have
+        if orphans:
+            out.append(Finding("records-vs-vectors", False, f"{len(orphans)} papers in the vector store have no record "
+                               f"(the records store holds {len(have)}, the vector store {papers} papers)", RECORDS_FIX))
+        elif db.vectors() and db.count() - db.count(PENDING) != papers:
+            indexed = db.count() - db.count(PENDING)
             out.append(Finding("counts", False, f"{indexed} indexed records but {papers} papers in the vector store",
                                DENSE_FIX))
-        orphans = {m.get("paper_id") for _, _, m in index.store.all_chunks()} - db.ids()
-        if orphans:
-            out.append(Finding("orphans", False, f"{len(orphans)} papers have chunks but no record", DENSE_FIX))
-    out.append(_bm25(index, chunks))
-    if probe:
+    if not records_bad:  # (BM25 and the probe read the records: repair those first)
+        out.append(_bm25(index, chunks))
+    if probe and not records_bad:
         try:
             out.append(_probe(index))
         except Exception as e:  # noqa: BLE001
@@ -152,6 +218,9 @@ def open_check(index, probe: int = 3) -> None:
     sampled chunks finding themselves first (an embedding each: ~5 ms with ONNX)."""
     if index.settings.store.chroma_url:
         return
+    lost = index.records_lost()
+    if lost:
+        raise RecordsLostError(lost, hint=repair_hint())
     problem = chroma_file_problem(index.data_dir, full=False)
     db = index.records_db
     indexed = db.count() - db.count(PENDING) if db is not None and db.vectors() else 0

@@ -30,6 +30,7 @@ from .embedder import Embedder, get_embedder
 from .guards import check_free_space, explain_write_failure, settings_mismatch, vector_settings
 from .lexical import LexicalIndex
 from .lock import WriteLock
+from .recordguard import open_records, records_lost, refuse_lost_records
 from .records import INDEXED, PENDING, RecordStore
 from .store import ChromaStore, normalise_metadata
 
@@ -68,7 +69,8 @@ class Index:
         self.embedder = embedder or get_embedder(settings.embedding)
         self.name = settings.index_name()
         self.data_dir = settings.store.data_dir
-        self.records_db = RecordStore.open(self.data_dir)
+        self.records_problem = ""  # why the records store cannot be trusted (issue 23): writes refused
+        self.records_db = self._open_records()
         if not new_vectors:
             self.check_vector_settings()
         self._store: ChromaStore | None = None
@@ -92,6 +94,13 @@ class Index:
             self._dense_gen = self._store.generation()
         return self._store
 
+    def _open_records(self) -> RecordStore | None:
+        return open_records(self)
+
+    def records_lost(self, vectors: bool = True) -> str:
+        """Why the records store is not the whole source of truth any more ('' when it is): recordguard.py."""
+        return records_lost(self, vectors)
+
     def check_vector_settings(self) -> None:
         stored = self.records_db.vectors() if self.records_db else None
         if stored and stored.get("index") != self.name:
@@ -106,6 +115,7 @@ class Index:
             raise settings_mismatch(self.data_dir, {"index": others[0]}, vector_settings(self.settings))
 
     def writable_records(self) -> RecordStore:
+        refuse_lost_records(self)
         if self.records_db is None or self.records_db.readonly:
             raise StoreError(f"The data directory {self.data_dir} is read-only: nothing can be written to it.",
                              hint="Search, stats and ask still work; write from an account that may write there.")
@@ -113,13 +123,12 @@ class Index:
 
     def _open_for_writing(self) -> RecordStore:
         """Records store writable, vector settings recorded, older stores migrated (no Chroma write here)."""
+        from .upgrade import before_write
+
         db = self.writable_records()
         self.check_free_space()
+        before_write(self, db)  # another chromadb wrote this store last: a backup first (or a refused downgrade)
         if not db.vectors():
-            if db.count() == 0 and not self.settings.store.chroma_url and self.store.exists:  # a store from before the records store
-                batch = [r for r, _ in self.store.get_papers()]
-                if batch:
-                    db.finish_batch(db.begin_batch(batch), [r.paper_id for r in batch])
             db.set_meta("vectors", json.dumps(vector_settings(self.settings)))
         if not db.has_chunks():
             self.backfill_chunks(db)
@@ -238,7 +247,11 @@ class Index:
 
     def open_vectors(self) -> None:
         """The vector collections, created if missing (the embed job's first step)."""
+        from .upgrade import before_write
+
         self.check_free_space()
+        if self.records_db is not None and not self.records_db.readonly:
+            before_write(self, self.records_db)
         self.store.ensure()
 
     def _server_hashes(self, paper_ids: list[str]) -> dict[str, tuple[str, str]]:
@@ -271,37 +284,11 @@ class Index:
         })
 
     def delete(self, paper_ids: list[str], purge: bool = False) -> list[str]:
-        """Delete papers (all their chunks); returns the ids that were not found.
+        """Delete papers (all their chunks); returns the ids that were not found. `purge` then compacts
+        the stores so the deleted text no longer sits anywhere on disk (repair.delete_papers)."""
+        from .repair import delete_papers
 
-        `purge` then compacts the stores so the deleted text no longer sits anywhere on disk (see README)."""
-        from .embedjob import embed_lock
-
-        lock = self.write_lock()
-        dense = embed_lock(self) if lock else None  # the embed job writes Chroma too: not while it runs
-        if lock:
-            lock.acquire()
-        try:
-            if dense:
-                dense.acquire()
-            db = self.writable_records()
-            found = set(db.get(paper_ids)) | {r.paper_id for r, _ in self.store.get_papers(paper_ids)}
-            if found:
-                if self.store.exists:  # (a pending record may have no vectors anywhere yet)
-                    self.store.delete_papers(sorted(found))
-                    self.store.bump_generation()
-                db.delete(sorted(found))
-                db.bump_generation()
-                self.refresh_lexical(force=True)
-            if purge:
-                from .repair import purge_deleted
-
-                purge_deleted(self)
-            return [p for p in paper_ids if p not in found]
-        finally:
-            if dense:
-                dense.release()
-            if lock:
-                lock.release()
+        return delete_papers(self, paper_ids, purge)
 
     # -- reads --------------------------------------------------------------------------------
     def refresh_lexical(self, force: bool = False) -> LexicalIndex:
@@ -332,7 +319,8 @@ class Index:
                     texts.append(text)
                     metas.append(meta or {})
                 lex = LexicalIndex.build(ids, texts, gen, metas)
-                lex.save(self.lexical_dir)
+                if self.records_db is not None or self.settings.store.chroma_url:  # records lost: the saved
+                    lex.save(self.lexical_dir)  # index still names the papers a repair cannot recover
             self._lexical = lex
             return lex
 

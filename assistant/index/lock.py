@@ -80,3 +80,66 @@ class WriteLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+SERVE_LOCK = "serve.lock"
+
+
+class ServeLock:
+    """Held (shared) by every process serving a store (`paperchat ui`) for as long as it serves, so that
+    `doctor` and `rebuild-index` can name it (`serving_pid`) instead of racing it."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.path = Path(data_dir) / SERVE_LOCK
+        self._fd: int | None = None
+
+    def acquire(self) -> "ServeLock":
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:  # a read-only directory, or an exclusive holder (a repair running): serve without it
+            return self
+        try:
+            os.pwrite(fd, f"PID {os.getpid():<10} ({' '.join(sys.argv)[:200]})\n".encode(), 0)
+        except OSError:
+            pass
+        self._fd = fd
+        return self
+
+    def release(self) -> None:
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+
+def server_name(pid: int | None) -> str:
+    return f"a paperchat server (PID {pid})" if pid and pid > 0 else "a paperchat server"
+
+
+def serving_pid(data_dir: Path) -> int | None:
+    """PID of another live process serving `data_dir` (holding its serve lock; -1 when its note is
+    unreadable), else None."""
+    path = Path(data_dir) / SERVE_LOCK
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return None  # nobody holds it
+        except BlockingIOError:
+            pass
+        note = os.pread(fd, 4096, 0).decode("utf-8", "replace")
+    finally:
+        os.close(fd)
+    try:
+        pid = int(note.split()[1]) if note.startswith("PID ") else 0
+    except (ValueError, IndexError):
+        pid = 0
+    if pid == os.getpid():
+        return None  # this process serves it (a test's in-process server)
+    return pid or -1

@@ -27,9 +27,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..errors import StoreError
+from ..errors import RecordsLostError
 from ..types import Record
 from .chunktable import INDEXED, LEXICAL, PENDING, ChunkTable, _dump, _load
+from .recordfile import FileGuard, FileWatch, file_problem, repair_hint
 
 FILE = "records.sqlite3"
 _SCHEMA = """
@@ -50,13 +51,19 @@ CREATE INDEX IF NOT EXISTS chunks_paper ON chunks(paper_id);
 
 
 
-class RecordStore(ChunkTable):
+class RecordStore(FileGuard, ChunkTable):
     """Records by paper_id, their content hash and state; settings of the vectors; a generation."""
 
     def __init__(self, data_dir: Path, readonly: bool = False) -> None:
         self.path = Path(data_dir) / FILE
         self.readonly = readonly
         self._lock = threading.RLock()
+        self.lost = ""  # why the file can no longer be trusted (set by `check`); writes are then refused
+        self.rescued: Path | None = None
+        self._inode_whole = False  # the file was removed or replaced: this connection still reads it whole
+        problem = file_problem(self.path) if self.path.exists() else ""
+        if problem:  # never let SQLite adopt an emptied or truncated file as a fresh store
+            raise RecordsLostError(f"The records store {self.path} {problem}.", hint=repair_hint())
         try:
             if readonly:
                 self._db = self._connect_readonly()
@@ -67,10 +74,8 @@ class RecordStore(ChunkTable):
                 self._db.execute("PRAGMA synchronous=NORMAL")
                 self._db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as e:
-            raise StoreError(
-                f"The records store {self.path} cannot be opened: {e}",
-                hint="Run `paperchat doctor`; restore the file from a backup, or re-ingest the source files.",
-            ) from e
+            raise self._translate(e, "opened") from e
+        self.watch = FileWatch(self.path)
 
     def _connect_readonly(self) -> sqlite3.Connection:
         """Read-only. In a read-only directory SQLite cannot make the WAL index (-shm); when no WAL
@@ -105,12 +110,12 @@ class RecordStore(ChunkTable):
 
     # -- meta -----------------------------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:
-        with self._lock:
+        with self._reading():
             row = self._db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return row[0] if row else None
 
     def set_meta(self, key: str, value: str) -> None:
-        with self._lock:
+        with self._writing():
             self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     def vectors(self) -> dict | None:
@@ -146,7 +151,7 @@ class RecordStore(ChunkTable):
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction (BEGIN IMMEDIATE ... COMMIT) under the lock, rolled back on any error."""
-        with self._lock:
+        with self._writing():
             try:
                 self._db.execute("BEGIN IMMEDIATE")
                 yield self._db
@@ -163,7 +168,7 @@ class RecordStore(ChunkTable):
 
     def mark_all_pending(self) -> int:
         """Every record needs its vectors again (a dense rebuild); returns how many."""
-        with self._lock:
+        with self._writing():
             return self._db.execute("UPDATE records SET state=?", (PENDING,)).rowcount
 
     def bump_generation(self) -> str:
@@ -175,7 +180,7 @@ class RecordStore(ChunkTable):
     def hashes(self, paper_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
         """paper_id -> (hash, state) for the stored ones among `paper_ids`."""
         out: dict[str, tuple[str, str]] = {}
-        with self._lock:
+        with self._reading():
             for lo in range(0, len(paper_ids), 500):
                 part = list(paper_ids[lo : lo + 500])
                 q = f"SELECT paper_id, hash, state FROM records WHERE paper_id IN ({','.join('?' * len(part))})"
@@ -184,7 +189,7 @@ class RecordStore(ChunkTable):
 
     def get(self, paper_ids: Sequence[str]) -> dict[str, Record]:
         out: dict[str, Record] = {}
-        with self._lock:
+        with self._reading():
             for lo in range(0, len(paper_ids), 500):
                 part = list(paper_ids[lo : lo + 500])
                 q = f"SELECT paper_id, data FROM records WHERE paper_id IN ({','.join('?' * len(part))})"
@@ -194,7 +199,7 @@ class RecordStore(ChunkTable):
     def iter_records(self, state: str | None = None, page: int = 2000) -> Iterator[Record]:
         last = ""
         while True:
-            with self._lock:
+            with self._reading():
                 q = "SELECT paper_id, data FROM records WHERE paper_id > ?" + (" AND state = ?" if state else "")
                 rows = self._db.execute(q + " ORDER BY paper_id LIMIT ?", (last, state, page) if state else (last, page)).fetchall()
             if not rows:
@@ -207,33 +212,43 @@ class RecordStore(ChunkTable):
         return list(self.iter_records(PENDING))
 
     def count(self, state: str | None = None) -> int:
-        with self._lock:
+        with self._reading():
             if state:
                 return int(self._db.execute("SELECT count(*) FROM records WHERE state=?", (state,)).fetchone()[0])
             return int(self._db.execute("SELECT count(*) FROM records").fetchone()[0])
 
     def ids(self, state: str | None = None) -> set[str]:
-        with self._lock:
+        with self._reading():
             if state:
                 return {r[0] for r in self._db.execute("SELECT paper_id FROM records WHERE state=?", (state,))}
             return {r[0] for r in self._db.execute("SELECT paper_id FROM records")}
 
     def delete(self, paper_ids: Sequence[str]) -> None:
         gen = f"{time.time_ns()}"
-        with self._lock:
+        with self._writing():
             self._db.executemany("DELETE FROM records WHERE paper_id=?", [(p,) for p in paper_ids])
             self._db.executemany("DELETE FROM chunks WHERE paper_id=?", [(p,) for p in paper_ids])
             self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (LEXICAL, gen))
 
     def integrity(self) -> str:
         """'ok', or what SQLite's quick_check found."""
-        with self._lock:
+        with self._reading():
             rows = self._db.execute("PRAGMA quick_check").fetchall()
         return "; ".join(str(r[0]) for r in rows[:5])
 
+    def backup_to(self, path: Path) -> None:
+        """A consistent one-file copy at `path` (SQLite's online backup: safe while others write)."""
+        with self._reading():
+            out = sqlite3.connect(path)
+            try:
+                self._db.backup(out)
+                out.execute("PRAGMA journal_mode=DELETE")
+            finally:
+                out.close()
+
     def vacuum(self) -> None:
         """Rewrite the file so deleted text no longer sits in free pages or the WAL."""
-        with self._lock:
+        with self._writing():
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self._db.execute("VACUUM")
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

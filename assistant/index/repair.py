@@ -1,4 +1,5 @@
-"""Repairs: rebuild the vectors or the lexical index from the records store; purge deleted text from disk.
+"""Repairs: rebuild the vectors or the lexical index from the records store; delete papers and purge their
+text from disk. (The records store itself is rebuilt by recover.py.)
 
 `rebuild_dense` moves the embedded Chroma directory aside (DATA_DIR/chroma.moved-<time>, never
 deleted: it may be damaged, or hold vectors of other settings) and re-embeds every record from the
@@ -104,6 +105,37 @@ def rebuild_lexical(index) -> int:
     return len(ids)
 
 
+def delete_papers(index, paper_ids: list[str], purge: bool = False) -> list[str]:
+    """Delete papers (all their chunks) under the write and embed locks; the ids that were not found.
+    `purge` then compacts the stores so the deleted text no longer sits anywhere on disk (see README)."""
+    from .embedjob import embed_lock
+
+    lock = index.write_lock()
+    dense = embed_lock(index) if lock else None  # the embed job writes Chroma too: not while it runs
+    if lock:
+        lock.acquire()
+    try:
+        if dense:
+            dense.acquire()
+        db = index.writable_records()
+        found = set(db.get(paper_ids)) | {r.paper_id for r, _ in index.store.get_papers(paper_ids)}
+        if found:
+            if index.store.exists:  # (a pending record may have no vectors anywhere yet)
+                index.store.delete_papers(sorted(found))
+                index.store.bump_generation()
+            db.delete(sorted(found))
+            db.bump_generation()
+            index.refresh_lexical(force=True)
+        if purge:
+            purge_deleted(index)
+        return [p for p in paper_ids if p not in found]
+    finally:
+        if dense:
+            dense.release()
+        if lock:
+            lock.release()
+
+
 def purge_deleted(index, page: int = 2000) -> None:
     """Make deleted text unrecoverable from the data directory.
 
@@ -126,21 +158,7 @@ def purge_deleted(index, page: int = 2000) -> None:
     # the new directory from it: hnswlib writes buffer bytes it never set into its files, and in this process
     # those bytes can be the deleted text (found in length.bin in about one run in four).
     export = new_dir / "live.jsonl"
-    with open(export, "w", encoding="utf-8") as f:
-        f.write(json.dumps({"name": index.name, "model": old.model, "dim": old.dim}) + "\n")
-        for which, src in (("chunks", old.chunks), ("papers", old.papers)):
-            meta = dict(src.metadata or {})
-            meta.pop("hnsw:space", None)
-            f.write(json.dumps({"collection": which, "metadata": meta}) + "\n")
-            offset = 0
-            while True:
-                got = src.get(include=["embeddings", "documents", "metadatas"], limit=page, offset=offset)
-                if not got["ids"]:
-                    break
-                f.write(json.dumps({"collection": which, "ids": got["ids"], "documents": got["documents"],
-                                    "metadatas": got["metadatas"],
-                                    "embeddings": [[float(x) for x in v] for v in got["embeddings"]]}) + "\n")
-                offset += len(got["ids"])
+    export_vectors(old, index.name, export, page)
     done = subprocess.run([sys.executable, "-c", "import sys; from assistant.index.repair import build_from_export; "
                            "build_from_export(sys.argv[1], sys.argv[2])", str(export), str(new_dir)],
                           capture_output=True, text=True, env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
@@ -161,6 +179,29 @@ def purge_deleted(index, page: int = 2000) -> None:
     (new_dir / CHROMA_DIR).rename(live)
     shutil.rmtree(gone)
     shutil.rmtree(new_dir, ignore_errors=True)
+
+
+def export_vectors(store, name: str, path: Path, page: int = 2000) -> int:
+    """Write both collections' live rows (ids, documents, metadata, embeddings) to `path` (JSON lines: the
+    index name, model and dimension first); read back by `build_from_export`. Returns the papers written."""
+    papers = 0
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps({"name": name, "model": store.model, "dim": store.dim}) + "\n")
+        for which, src in (("chunks", store.chunks), ("papers", store.papers)):
+            meta = dict(src.metadata or {})
+            meta.pop("hnsw:space", None)
+            f.write(json.dumps({"collection": which, "metadata": meta}) + "\n")
+            offset = 0
+            while True:
+                got = src.get(include=["embeddings", "documents", "metadatas"], limit=page, offset=offset)
+                if not got["ids"]:
+                    break
+                f.write(json.dumps({"collection": which, "ids": got["ids"], "documents": got["documents"],
+                                    "metadatas": got["metadatas"],
+                                    "embeddings": [[float(x) for x in v] for v in got["embeddings"]]}) + "\n")
+                offset += len(got["ids"])
+                papers += len(got["ids"]) if which == "papers" else 0
+    return papers
 
 
 def build_from_export(export: str, new_dir: str) -> None:

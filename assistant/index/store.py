@@ -93,6 +93,23 @@ def clear_client_cache() -> None:
         pass
 
 
+def client_open(data_dir: Path) -> bool:
+    """Whether this process holds a Chroma client on DATA_DIR/chroma (then nothing may open its SQLite file
+    with sqlite3 here: closing that handle would drop the client's POSIX locks -- RELIABILITY #18)."""
+    import sys
+
+    if "chromadb" not in sys.modules:
+        return False
+    try:
+        from chromadb.api.client import SharedSystemClient
+
+        cached = dict(SharedSystemClient._identifier_to_system)
+    except Exception:  # noqa: BLE001 - a chromadb without this cache: assume a client may be open
+        return True
+    target = str((Path(data_dir) / "chroma").resolve())
+    return any(str(k) == target or str(k) == str(Path(data_dir) / "chroma") for k in cached)
+
+
 def _reraise_control(e: BaseException) -> None:
     if isinstance(e, (KeyboardInterrupt, SystemExit, GeneratorExit)):
         raise e
@@ -110,6 +127,15 @@ def damaged(data_dir: Path, e: BaseException) -> StoreError:
         return DiskFullError(f"The disk holding {data_dir} is full: the vector store cannot write ({text}).",
                              hint="Free disk space there, then run the same command again: committed batches are "
                              "kept, and the unfinished one is redone (`paperchat doctor` checks the store).")
+    if "database is locked" in low or "database is busy" in low:  # another process's Chroma client writes
+        from ..errors import StoreLockedError
+        from .lock import server_name, serving_pid
+
+        pid = serving_pid(data_dir)
+        who = server_name(pid) if pid else "another process"
+        return StoreLockedError(f"The vector store in {data_dir} is busy: {who} is using it.",
+                                hint=f"Stop {server_name(pid) if pid else 'the other process using it'} first, or wait for it and run "
+                                "the same command again.")
     if getattr(e, "errno", None) in (30, 13) or "readonly database" in low or "read-only" in low:  # EROFS, EACCES
         return StoreError(f"Cannot write the vector store in {data_dir} ({text}).",
                           hint="The directory is read-only or not yours: fix its permissions, or use another --data-dir.")
