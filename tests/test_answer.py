@@ -468,3 +468,23 @@ def test_a_name_in_a_question_that_describes_its_paper_is_not_a_near_miss(make):
     a._model = None
     ans = a.ask("In the work that compensates the magnitude gap of removed layers, how much does LLaMA-3-8B perplexity drop?")
     assert not ans.abstained and ans.citations[0].paper_id == "p-prune"
+
+
+def test_every_abstention_and_answer_carries_the_rule_that_decided(make):
+    """One decision point: each outcome names its rule (ids catalogued in answer/decide.RULES), and writers never
+    abstain on their own."""
+    from assistant.answer.decide import RULES
+
+    a, _ = make()
+    cases = {
+        "What tokenizer does GPT-4 use?": ("abstain", "near_miss.missing"),
+        "What is the mass of the top quark in quantum chromodynamics?": ("abstain", "evidence.weak"),
+        "How does FedMerge differ from Prune&Comp?": ("pass", "compare.side"),
+    }
+    for question, (verdict, rule) in cases.items():
+        ans = a.ask(question)
+        step = ans.deciding_step
+        assert step is not None and (step.verdict, step.rule) == (verdict, rule), (question, ans.trace)
+        assert ans.abstained == (verdict == "abstain")
+        assert all(s.rule in RULES for s in ans.trace)
+        assert ans.to_json()["trace"] == [{"rule": s.rule, "verdict": s.verdict, "detail": s.detail} for s in ans.trace]
