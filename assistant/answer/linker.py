@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from .support import stem
+from .words import is_word
 
 COMMON = 3  # a name that is the subject of more papers than this is a common term
 MAX_NGRAM = 6
@@ -158,6 +159,8 @@ class Lexicon:
     mentions: dict[str, dict[str, int]] = field(default_factory=dict)  # key -> {paper_id: count}
     display: dict[str, str] = field(default_factory=dict)  # paper_id -> its best short name
     words: set[str] = field(default_factory=set)  # words the corpus writes in lower case
+    texts: list[str] = field(default_factory=list, repr=False)  # each paper's label and abstract, normalised
+    surface: dict[str, str] = field(default_factory=dict)  # key -> how the corpus writes a named term ("diffmoe" -> "DiffMoE")
 
     @cached_property
     def stems(self) -> frozenset[str]:
@@ -174,13 +177,16 @@ class Lexicon:
         for _, _, text, _ in papers:
             for w in set(re.findall(r"\b[a-z][a-z\-]{2,}\b", text)):
                 lower_df[w] = lower_df.get(w, 0) + 1
-        lx = cls(words={w.replace("-", "") for w in lower_df})
+        lx = cls(words={w.replace("-", "") for w in lower_df}, texts=[norm(f"{label} {text}") for _, label, text, _ in papers])
         acronyms: dict[str, str] = {}  # paper -> a defined acronym, its name when nothing better names it
+        spelled: dict[str, dict[str, int]] = {}  # key -> {surface: count}
         for pid, label, text, derived in papers:
             counts: dict[str, int] = {}
             for t in [m.group(0) for m in _NAMED.finditer(f"{label}. {text}")] + [t for _, t in _inner_capitals(text)]:
                 k = norm(t)
                 counts[k] = counts.get(k, 0) + 1
+                spelled.setdefault(k, {}).setdefault(t, 0)
+                spelled[k][t] += 1
             for k, c in counts.items():
                 lx.mentions.setdefault(k, {})[pid] = c
             names = {}
@@ -229,6 +235,10 @@ class Lexicon:
                 k = norm(name)
                 if " " not in name and lower_df.get(name.lower(), 0) >= COMMON:
                     continue  # "Global", "Transformers": words the corpus writes in lower case
+                if all(is_word(w, acronym_ok=strength >= 2) for w in re.findall(r"[A-Za-z0-9]+", name)):
+                    continue  # "It", "ALL", "Sort": an English word is no paper's name, whatever its case
+                spelled.setdefault(k, {}).setdefault(name, 0)
+                spelled[k][name] += 1
                 if len(k) >= 2 and k not in GENERIC:
                     lx.about.setdefault(k, {})[pid] = max(strength, lx.about.get(k, {}).get(pid, 0))
             defined = [n for n, st in names.items() if st == 2 and counts.get(norm(n), 0) >= 2 and norm(n) not in GENERIC]
@@ -240,7 +250,36 @@ class Lexicon:
         for pid, name in acronyms.items():  # "out-of-distribution (OOD)" names a concept several papers use, not a paper
             if len(lx.mentions.get(norm(name), {})) <= 1:
                 lx.display[pid] = name
+        lx.surface = {k: max(forms, key=forms.get) for k, forms in spelled.items()
+                      if k not in lx.words and not any(f.islower() for f in forms)}
         return lx
+
+    def restore_case(self, question: str) -> str:
+        """A lower-case question written as the corpus writes its names ("what fid does diffmoe reach on
+        imagenet?" -> "what FID does DiffMoE reach on ImageNet?"), so it is understood like its capitalised
+        form. English words and words the corpus writes in lower case stay as they are.
+
+        >>> lx = Lexicon.build([("p1", "GC ViT: global context", "GC ViT reaches 84% on ImageNet-1K. GC ViT is fast.", False)])
+        >>> lx.restore_case("how fast is gc vit on imagenet-1k? Is it fast?")
+        'how fast is GC ViT on ImageNet-1K? Is it fast?'
+        """
+        toks = [(m.group(0), m.start(), m.end()) for m in re.finditer(r"[A-Za-z0-9][\w\-&^+.]*[A-Za-z0-9^+]|[A-Za-z0-9]", question)]
+        out, i, last = [], 0, 0
+        while i < len(toks):
+            for n in (3, 2, 1):
+                span = toks[i: i + n]
+                if len(span) < n or any(not t.islower() for t, _, _ in span):
+                    continue
+                surface = self.surface.get(norm(question[span[0][1]: span[-1][2]]), "")
+                if not surface or (n == 1 and (is_word(span[0][0]) or len(span[0][0]) < 2)):
+                    continue
+                if n > 1 and len(surface.split()) != n:
+                    continue
+                out += [question[last: span[0][1]], surface]
+                last, i = span[-1][2], i + n - 1
+                break
+            i += 1
+        return "".join(out) + question[last:]
 
     def papers_about(self, name: str) -> tuple[str, ...]:
         """Papers `name` is a proper name of (none for a common term)."""
@@ -254,7 +293,7 @@ class Lexicon:
     def status(self, term: str) -> str:
         """'subject' (some paper is about it), 'common', 'passing' (mentioned, no paper about it) or 'missing'."""
         k = norm(term)
-        if k in GENERIC or k in self.words:
+        if k in GENERIC or k in self.words or all(is_word(w) for w in re.findall(r"[A-Za-z0-9]+", term) or [term]):
             return "common"
         about = self.about.get(k, {})
         if about:
@@ -275,6 +314,17 @@ class Lexicon:
             return True  # "Earth-system models", "Mixture-of-experts": a capitalised word and ordinary ones, no paper's name
         return self.status(term) == "common"
 
+    def phrase_status(self, phrase: str) -> str:
+        """`status` for a multi-word name, from where it is written: 'subject' when a paper is about it (its label
+        head, or written twice in one label and abstract), 'passing' when written once, else 'missing'."""
+        k = norm(phrase)
+        if not k:
+            return "missing"
+        if k in self.about:
+            return "subject" if len(self.about[k]) <= COMMON else "common"
+        most = max((t.count(k) for t in self.texts), default=0)
+        return "subject" if most >= 2 else "passing" if most else "missing"
+
     def mentioned_in(self, term: str) -> set[str]:
         return set(self.mentions.get(norm(term), {}))
 
@@ -292,9 +342,14 @@ class Lexicon:
                 k = norm(surface)
                 if len(k) < 2 or k in GENERIC or (surface.islower() and (n > 1 or k in self.words)):
                     continue  # names are written with capitals; a lower-case word of the corpus is a word
+                english = re.findall(r"[A-Za-z0-9]+", surface)
+                if all(is_word(w, acronym_ok=True) for w in english):
+                    continue  # "it", "The", "ALL": never a name, whatever its case
                 papers = self.papers_about(surface)
                 if papers:
                     strong = self.about[norm(surface)][papers[0]] >= 2
+                    if not strong and all(is_word(w) for w in english):
+                        continue  # "SORT" is a name only where an abstract defines it
                     found.append(Link(surface, toks[i][1], papers, strong))
                     taken.update(range(i, i + n))
         return sorted(found, key=lambda link: link.start)

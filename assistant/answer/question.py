@@ -29,6 +29,7 @@ from enum import Enum
 
 from .conversation import Conversation
 from .linker import Lexicon, Link, named_terms, norm
+from .words import is_word
 from .phrasing import (
     ASKED, ASKED_TAIL, CLAUSE, COMPARE_RX, CUE, LEAD, LIST, MEASURE_ASKED, MEASURED, NOT_NOUN, NUMERIC, TOPIC_AT, WEAK_CUE,
 )
@@ -78,10 +79,13 @@ class Question:
 
 
 def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Question:
-    q = text.strip()
+    q = lexicon.restore_case(text.strip())  # "what fid does diffmoe reach?" reads as its capitalised form
     own_links = lexicon.link(q)
     resolved = conversation.resolve(q) if conversation is not None and conversation.turns else None
     followup = bool(resolved and resolved.referents) and not (own_links and resolved.standalone == q)
+    if followup and any(link.strong for link in _topic(q, own_links, lexicon)[0]) and not set(resolved.referents) & {
+            p for link in own_links for p in link.paper_ids}:
+        followup = False  # a paper named as the question's subject beats "it" and the conversation's focus
     standalone = resolved.standalone if followup else q
     links = _drop_aliases(standalone, lexicon.link(standalone) if followup else own_links)
     referents = tuple(resolved.referents) if followup else ()
@@ -89,6 +93,8 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
     # "DiffMoE FID on ImageNet?": a name written right after another is a property of it, not a second topic
     topic_links = [b for i, b in enumerate(topic_links)
                    if not (i and re.fullmatch(r"\s*(?:'s|’s)?\s*", standalone[topic_links[i - 1].start + len(topic_links[i - 1].name): b.start]))]
+    if any(link.strong for link in topic_links):  # "the FID of DiffMoE": a paper's own name beats a term another repeats
+        topic_links = [link for link in topic_links if link.strong]
     pairs = {link.paper_ids[0]: link.name for link in reversed(topic_links)}
     pairs = {p: pairs[p] for p in dict.fromkeys(link.paper_ids[0] for link in topic_links)}
     topic_ids = referents or tuple(pairs)
@@ -158,13 +164,37 @@ def _topic(q: str, links: list[Link], lexicon: Lexicon) -> tuple[list[Link], lis
         spans |= {norm(" ".join(toks[i:j])) for i in range(len(toks)) for j in range(i + 1, len(toks) + 1)}
     in_pos = [link for link in links if norm(link.name) in spans]
     unlinked = []
-    for term in named_terms(" , ".join(at), capitalised=True, initial=True):
+    for term in _name_runs(at, lexicon):
         if any(norm(term) == norm(link.name) or norm(term) in norm(link.name) for link in links):
+            continue
+        if " " in term:  # "Selective Token Pooling": a multi-word name is one name, judged whole
+            status = lexicon.phrase_status(term)
+            if status in ("passing", "missing") and not all(lexicon.is_common(w) for w in term.split()):
+                unlinked.append((term, status))  # (not ordinary capitalised words: "Large Language Models")
             continue
         status = lexicon.status(term)
         if status in ("passing", "missing") and len(norm(term)) >= 3 and not lexicon.is_common(term):
             unlinked.append((term, status))
     return in_pos, (in_pos or links), tuple(unlinked)
+
+
+def _name_runs(phrases: list[str], lexicon: Lexicon) -> list[str]:
+    """The names in subject-position phrases, consecutive capitalised words kept together as one name
+    ("How does Graph Token Mixer work?" names "Graph Token Mixer", not "Mixer")."""
+    out: list[str] = []
+    for phrase in phrases:
+        terms = named_terms(phrase, capitalised=True, initial=True)
+        toks = re.findall(r"[^\s,?()]+", phrase)
+        run: list[str] = []
+        for tok in toks + [""]:
+            t = tok.rstrip(".:;!'’s") if tok.endswith(("'s", "’s")) else tok.rstrip(".:;!")
+            if t and t in terms and not (is_word(t) and not run):
+                run.append(t)
+                continue
+            if run:
+                out.append(" ".join(run))
+            run = []
+    return list(dict.fromkeys(out))
 
 
 def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation, original: str = "") -> tuple[Kind, tuple[Side, ...], str]:

@@ -1,0 +1,49 @@
+"""Words that are never paper names, whatever their case: the closed classes of English (pronouns,
+determiners, prepositions, conjunctions, auxiliaries, question words) and its ~2,600 most frequent
+words (common_words.txt, cut from the bundled tokenizer's frequency-ordered vocabulary by
+scripts/common_words.py). A corpus whose papers are called "IT", "It", "ALL" or "Sort" must not turn
+"what is it about?" or "sort them by year" into a question about those papers.
+
+>>> is_word("it"), is_word("IT"), is_word("All"), is_word("sort"), is_word("which")
+(True, True, True, True, True)
+>>> is_word("DiffMoE"), is_word("Whisper"), is_word("FID"), is_word("GC ViT")
+(False, False, False, False)
+>>> is_word("SORT", acronym_ok=True), is_word("ALL", acronym_ok=True)  # a defined acronym, but never a function word
+(False, True)
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+FUNCTION_WORDS = frozenset(
+    # pronouns and determiners
+    "i me my mine we us our ours you your yours he him his she her hers it its they them their theirs this that "
+    "these those who whom whose which what whatever whichever a an the some any all each every either neither both "
+    "no none one ones other another such own same few many much more most several enough "
+    # prepositions and conjunctions
+    "of in on at to for from by with without within about above below under over into onto upon through across "
+    "between among against along around after before during since until via per than as like unlike and or nor but "
+    "so yet if then else whether because although though while where when why how "
+    # auxiliaries and modal verbs
+    "is are was were be been being am do does did done doing have has had having can could may might must shall "
+    "should will would not".split()
+)
+
+
+@lru_cache(maxsize=1)
+def common_words() -> frozenset[str]:
+    path = Path(__file__).with_name("common_words.txt")
+    return frozenset(w for w in path.read_text(encoding="utf-8").split() if w)
+
+
+def is_word(token: str, acronym_ok: bool = False) -> bool:
+    """True when `token` (one word, any case) is a function word or a common English word. `acronym_ok`: a
+    common word written in capitals of three letters or more ("SORT", defined by an abstract) may be a name."""
+    low = token.lower()
+    if low in FUNCTION_WORDS:
+        return True
+    if low not in common_words():
+        return False
+    return not (acronym_ok and token.isupper() and len(token) >= 3)
