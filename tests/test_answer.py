@@ -488,3 +488,22 @@ def test_every_abstention_and_answer_carries_the_rule_that_decided(make):
         assert ans.abstained == (verdict == "abstain")
         assert all(s.rule in RULES for s in ans.trace)
         assert ans.to_json()["trace"] == [{"rule": s.rule, "verdict": s.verdict, "detail": s.detail} for s in ans.trace]
+
+
+def test_a_lower_case_question_gets_the_answer_of_its_capitalised_form(make):
+    a, _ = make()
+    for capitalised in ("How much does Prune&Comp reduce perplexity?", "Which datasets does FedMerge use?",
+                        "What tokenizer does GPT-4 use?"):
+        x, y = a.ask(capitalised), a.ask(capitalised.lower())
+        assert (y.answer.lower(), y.abstained, [c.paper_id for c in y.citations]) == \
+            (x.answer.lower(), x.abstained, [c.paper_id for c in x.citations])
+        assert [s.rule for s in y.trace] == [s.rule for s in x.trace]
+
+
+def test_a_paper_described_instead_of_named_is_found(make):
+    a, _ = make()
+    ans = a.ask("How does the paper on layer pruning compare with the one based on model merging?")
+    assert ans.kind == "compare" and not ans.abstained
+    assert {c.paper_id for c in ans.citations} == {"p-prune", "p-fedmerge"}
+    ans = a.ask("What does the paper on underwater object detection run on?")
+    assert not ans.abstained and ans.citations[0].paper_id == "p-underwater"

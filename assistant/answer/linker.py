@@ -145,6 +145,23 @@ def label_head(label: str) -> str:
     return head if head and len(head.split()) <= 4 else ""
 
 
+_VERSIONED = re.compile(r"([a-z]{2,})(-\d+(?:\.\d+)?[a-z]?)")
+
+
+def _unknown_name(token: str) -> str:
+    """A lower-case token the corpus does not write but shaped like a model's name ("gpt-4", "resnet-50"):
+    written with capitals so it is read as a name (a short head as an acronym); '' otherwise.
+
+    >>> _unknown_name("gpt-4"), _unknown_name("resnet-50"), _unknown_name("top-1"), _unknown_name("model")
+    ('GPT-4', 'Resnet-50', '', '')
+    """
+    m = _VERSIONED.fullmatch(token)
+    if not m or is_word(m.group(1)):
+        return ""
+    head = m.group(1)
+    return (head.upper() if len(head) <= 4 else head.capitalize()) + m.group(2)
+
+
 @dataclass(frozen=True)
 class Link:
     name: str  # as written in the question
@@ -271,6 +288,8 @@ class Lexicon:
                 if len(span) < n or any(not t.islower() for t, _, _ in span):
                     continue
                 surface = self.surface.get(norm(question[span[0][1]: span[-1][2]]), "")
+                if not surface and n == 1:
+                    surface = _unknown_name(span[0][0])
                 if not surface or (n == 1 and (is_word(span[0][0]) or len(span[0][0]) < 2)):
                     continue
                 if n > 1 and len(surface.split()) != n:

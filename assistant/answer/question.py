@@ -272,6 +272,23 @@ def _side(text: str, links: list[Link]) -> Side:
     return Side(text, inside[0].paper_ids[:1] if inside else ())
 
 
+_PAPER_NOUN = r"(?:paper|work|study|one|method|approach|model|framework|abstract|article|technique|system)s?"
+# "the paper on X", "the one based on Y", "the work that proposes Z": the description is what follows
+_DESCRIBED_HEAD = re.compile(rf"^{_PAPER_NOUN}\s+(?:(?:that|which|who)\s+)?(?:(?:is|are|was)\s+)?(?:(?:on|about|for|with|into|"
+                             r"based on|built on|using|uses|use|proposing|proposes|introducing|introduces|presenting|presents|"
+                             r"studying|studies|applying|applies)\s+)(?=\S)", re.I)
+_DESCRIBED_TAIL = re.compile(r"(?<=\S)\s+(?:paper|work|study|abstract|article|one)s?$", re.I)  # "the speculative decoding paper"
+
+
 def _clean(s: str) -> str:
+    """A comparison side as retrieval should search it: a name, or a paper's description without the words that
+    say it is a paper.
+
+    >>> [_clean(s) for s in ("the paper on speculative decoding", "the one based on Gaussian splatting",
+    ...                      "the token-pruning paper", "a method that uses a server-side generator", "Orca")]
+    ['speculative decoding', 'Gaussian splatting', 'token-pruning', 'a server-side generator', 'Orca']
+    """
     s = re.sub(r"^(?:(?:is |that is |which is )?(?:called|named|termed|dubbed) |(?:is |that is )?(?:for|on|about) )", "", s.strip(" ?.,"), flags=re.I)
-    return re.sub(r"^(?:the |a |an )", "", s.strip(" ?.,"), flags=re.I).strip()
+    s = re.sub(r"^(?:the |a |an )", "", s.strip(" ?.,"), flags=re.I).strip()
+    core = _DESCRIBED_TAIL.sub("", _DESCRIBED_HEAD.sub("", s)).strip()
+    return core if core and core.lower() not in _PAPER_NOUN else s
