@@ -538,3 +538,16 @@ def test_a_multi_word_name_is_judged_whole_not_by_its_last_word(lex):
 def test_comparison_sides_given_as_descriptions_are_searched_by_their_description(lex, question, sides):
     q = analyze(question, None, lex)
     assert q.kind is Kind.COMPARE and [s.text for s in q.sides] == sides
+
+
+def test_own_work_cue_positive_and_negative_examples():
+    import re
+
+    from assistant.answer.words import OWN_WORK
+
+    rx = re.compile(OWN_WORK)
+    for yes in ("We propose Kite, a method.", "In this work we then introduce a loss.", "This paper presents Orca.",
+                "This study develops a probe.", "which allows us to design a router"):
+        assert rx.search(yes), yes
+    for no in ("Prior work proposed pruning.", "They introduce noise.", "We evaluate on GLUE.", "the presented results"):
+        assert not rx.search(no), no

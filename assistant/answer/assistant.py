@@ -33,7 +33,7 @@ from .conversation import Conversation
 from .events import Done, Event, Status
 from .evidence import ABSTAIN_SENTENCE
 from .kinds import WRITERS, Context
-from .linker import label_head, norm
+from .linker import norm, short_name
 from .models import ChatModel, get_chat_model
 from .prepare import LexiconCache, Preparer
 from .prompts import load_prompt
@@ -232,8 +232,3 @@ def _drain(gen):
             next(gen)
         except StopIteration as stop:
             return stop.value
-
-
-def short_name(label: str) -> str:
-    """'Prune&Comp: Free Lunch for ...' -> 'Prune&Comp'; labels without a short head stay whole."""
-    return label_head(label) or label

@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 
 from ..index.sentences import split_sentences
 from ..types import Hit
+from .linker import GENERIC, norm
 from .support import _NAMED, SupportScorer, injected_sentences
 
 ABSTAIN_SENTENCE = "The indexed abstracts do not answer this question."
 PASSING_MARGIN = 0.12
-_GENERIC_NAMED = {"LLM", "LLMs", "AI", "ML", "GNN", "GNNs", "CNN", "CNNs", "RL", "NLP", "FL", "MoE"}
 
 
 @dataclass
@@ -40,7 +40,7 @@ class Evidence:
 
 
 def named_terms(question: str) -> list[str]:
-    terms = [t for t in _NAMED.findall(question) if t not in _GENERIC_NAMED]
+    terms = [t for t in _NAMED.findall(question) if norm(t) not in GENERIC]  # (the linker's generic terms)
     return list(dict.fromkeys(terms))
 
 

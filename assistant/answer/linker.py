@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from .support import stem
-from .words import is_word
+from .words import OWN_WORK, is_word
 
 COMMON = 3  # a name that is the subject of more papers than this is a common term
 MAX_NGRAM = 6
@@ -47,8 +47,7 @@ _NAMED = re.compile(
     r"|[A-Za-z]+\d+[A-Za-z0-9]*)\+?(?![\w^&-])"
 )
 _DEFINED = re.compile(r"\(([A-Z][A-Za-z0-9\-&^]{1,20}\+?)\)")  # "... Byte Pair Encoding (BPE)"
-_OURS = re.compile(r"\b(?:we|this (?:paper|work|study))\s+(?:(?:\w+ly|then|also|further|first|next|hence|thus)\s+)?"
-                   r"(?:propose|introduce|present|develop|design|call|name|term|dub|coin)\w*\b", re.I)
+_OURS = re.compile(rf"{OWN_WORK}\b|\b(?:we|this (?:paper|work|study))\s+(?:call|name|term|dub|coin)\w*\b", re.I)
 _CITES = re.compile(r"\b(?:like|such as|e\.g\.|including|compared (?:with|to)|than|unlike|traditional|existing|prior|"
                     r"previous|conventional|classic(?:al)?|popular|standard|widely used|well-known|similar|resembl\w*|"
                     r"inspired by|based on|follow\w*|extends?|built (?:on|upon))", re.I)
@@ -65,8 +64,7 @@ _ACRONYM_AFTER = re.compile(r"(?:\s+[A-Z][\w\-]*){0,5}\s*\(([A-Z][A-Za-z0-9\-&^]
 _CALLED = re.compile(r"\b(?:termed|called|named|dubbed|coined)\s+([A-Z][\w\-&^]+\+?)"
                      r"|\b(?:coin|term|call|name|dub|refer to)\w*\s+(?:(?:it|them|this|the|our|\w+)\s+){0,3}?as\s+(?:the\s+)?([A-Z][\w\-&^]+\+?)")
 _PROPOSE = re.compile(
-    r"\b(?:[Ww]e (?:(?:then|also|further|first|next|hence|therefore|thus) )?(?:propose|introduce|present|develop|design)|[Tt]his (?:paper|work) (?:proposes|introduces|presents)"
-    r"|\bus to (?:propose|introduce|present|develop|design))\s+"
+    rf"{OWN_WORK}\s+"
     r"(?:a |an |the )?(?:(?:new|novel|simple|general|unified|lightweight|efficient)\s+)*(?:[a-z\-]+\s+){0,4}?([A-Z][\w\-&^]+\+?)"
     r"|\b[Oo]ur (?:\w+ ){0,2}?(?:method|model|approach|framework|algorithm|system|architecture|network),? ([A-Z][\w\-&^]+\+?)"
     r"|\b(?:[Tt]he|[Oo]ur) proposed [`'\"“‘]{1,2}([A-Z][\w\-&^]+\+?)"
@@ -160,6 +158,15 @@ def _unknown_name(token: str) -> str:
         return ""
     head = m.group(1)
     return (head.upper() if len(head) <= 4 else head.capitalize()) + m.group(2)
+
+
+def short_name(label: str) -> str:
+    """How a paper is called when nothing better names it: its label's short head, else the label.
+
+    >>> short_name("Prune&Comp: Free Lunch for Layer-Pruned LLMs"), short_name("Sparsified 2-FWL GNNs for molecules")
+    ('Prune&Comp', 'Sparsified 2-FWL GNNs for molecules')
+    """
+    return label_head(label) or label
 
 
 @dataclass(frozen=True)

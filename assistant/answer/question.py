@@ -29,9 +29,11 @@ from enum import Enum
 
 from .conversation import Conversation
 from .linker import Lexicon, Link, named_terms, norm
+from .figures import CARDINAL
 from .words import is_word
 from .phrasing import (
-    ASKED, ASKED_TAIL, CLAUSE, COMPARE_RX, CUE, LEAD, LIST, MEASURE_ASKED, MEASURED, NOT_NOUN, NUMERIC, TOPIC_AT, WEAK_CUE,
+    ASKED, ASKED_TAIL, CLAUSE, COMPARE_RX, CUE, LEAD, LIST, MEASURE_ASKED, MEASURED, NOT_NOUN, NUMERIC, OPENER, TOPIC_AT,
+    WEAK_CUE,
 )
 
 
@@ -134,7 +136,7 @@ def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False) -> A
     bounded = bool(m and m.re is ASKED and (m.group("a") or m.group("c")))  # ends at its auxiliary ("which X did")
     if not bounded:  # "what real data backed the tests": "real data" (not "self-supervised pretrained backbone did")
         asked = re.sub(r"^(\S+(?:\s+\S+)*?)\s+[a-z]+(?<!e)ed(?=\s|$).*$", r"\1", asked)
-    asked = re.sub(r"^(?:two|three|four|five|six|seven|eight|nine|ten|\d+)\s+(?=\S)", "", asked, flags=re.I)  # "which two LLMs"
+    asked = re.sub(rf"^(?:{CARDINAL}|\d+)\s+(?=\S)", "", asked, flags=re.I)  # "which two LLMs"
     if asked and norm(asked) in {norm(n) for n in topic_names}:
         asked = ""
     measure = next((m for m, rx in MEASURE_ASKED.items() if rx.search(c)), "")  # what kind of value the clause asks
@@ -252,7 +254,7 @@ def _with_described(q: str, links: list[Link]) -> tuple[Side, ...]:
     return tuple(sides + [Side(d) for d in described if d])[:4]
 
 
-_WH = re.compile(r"^(?:what|which|how|why|when|where|who|whose|is|are|does|do|did|can)\b", re.I)
+_WH = re.compile(rf"^{OPENER}\b", re.I)
 
 
 def _listed(q: str, links: list[Link]) -> bool:

@@ -15,7 +15,7 @@ from ..retrieve.query_filters import Span, describe
 from ..types import Answer, Citation, Hit
 from .decide import Decision, Findings
 from .evidence import Evidence
-from .linker import label_head
+from .linker import short_name
 from .question import Question, Side
 
 
@@ -32,7 +32,7 @@ def shown_name(names: dict[str, str], hit: Hit, full: bool = False) -> str:
     real = not hit.record.label_derived
     if full and real:
         return hit.title
-    return names.get(hit.paper_id) or (label_head(hit.title) or hit.title if real else "")
+    return names.get(hit.paper_id) or (short_name(hit.title) if real else "")
 
 
 @dataclass
