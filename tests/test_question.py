@@ -556,3 +556,25 @@ def test_own_work_cue_positive_and_negative_examples():
         assert rx.search(yes), yes
     for no in ("Prior work proposed pruning.", "They introduce noise.", "We evaluate on GLUE.", "the presented results"):
         assert not rx.search(no), no
+
+
+@pytest.mark.parametrize("question, sides", [
+    ("The two papers on speech routing each cut compute - how?", ["speech routing", "speech routing"]),
+    ("compare the two token pruning studies of vision transformers: what does each keep?",
+     ["token pruning vision transformers"] * 2),
+    ("the speech routing study and the federated distillation work: which data does each use?",
+     ["speech routing", "federated distillation"]),
+    ("How do the token pruning paper and the federated distillation framework each save compute?",
+     ["token pruning", "federated distillation framework"]),
+    ("The paper that routes speech sparsely, and the one that distils a server ensemble - what do they report?",
+     ["routes speech sparsely", "distils a server ensemble"]),
+])
+def test_two_papers_given_by_descriptions_are_a_comparison(lex, question, sides):
+    q = analyze(question, None, lex)
+    assert q.kind is Kind.COMPARE and [s.text for s in q.sides] == sides
+
+
+@pytest.mark.parametrize("question", ["What do the two benchmarks measure?", "Is the cat and the dog study good?",
+                                      "Which of the two methods is faster?", "Does Kite use the server and the clients?"])
+def test_descriptions_that_are_not_two_papers_are_not_a_comparison(lex, question):
+    assert analyze(question, None, lex).kind is Kind.SINGLE

@@ -35,6 +35,19 @@ COMPARE_RX = [
     re.compile(rf"^(?!(?:{OPENER}|in|on)\b)(?P<a>[^:]+?) "
                r"(?:vs\.?|versus) (?P<b>[^:]+?)(?::.*)?\??$", re.I),
 ]
+_PAPERS = r"(?:papers|studies|works|abstracts|articles|methods|approaches)"
+# "the two papers on on-policy distillation ...", "compare the two false-belief studies of open-weight LMs: ...": two
+# papers given by one description (a comparison of the two that fit it best)
+TWO_PAPERS = re.compile(
+    rf"\bthe (?:two|2) (?:(?P<pre>[\w\-]+(?:\s+[\w\-]+){{0,4}}?)\s+)?{_PAPERS}\b"
+    r"(?:\s+(?:on|about|of|for|into|studying|that study)\s+(?P<post>[^:;?,.]{3,80}?))?"
+    r"(?=\s*(?:$|[:;?,.]|\s[-\u2013\u2014]\s)|\s+(?:each|both|do|does|did|differ|compare|use|have|and)\b)", re.I)
+# "the urdu speech study and the phoneme recognition work: ...", "How do the X critique and the Y paper each ...?":
+# two papers each given by a description
+DESCRIBED_PAIR = re.compile(
+    r"(?:^|\b(?:do|does|did|are|is|were|compare|contrast)\s+)the (?P<a>[^,:;?]{3,80}?),?\s+and the (?P<b>[^,:;?]{3,80}?)"
+    r"(?P<end>\s*(?:[:;?,]|\s[-\u2013\u2014]\s)|\s+(?:each|both|all|differ|compare|do|does|did|use|uses|rely|relies|"
+    r"propose|proposes|handle|handles)\b)", re.I)
 CUE = re.compile(
     r"\b(?:differ\w*|difference\w*|compar\w+|contrast\w*|versus|vs\.?|in common|on top of|add\w* (?:to|over)|than|"
     r"separates?|distinguish\w*|the same way|alike|"

@@ -32,8 +32,8 @@ from .linker import Lexicon, Link, named_terms, norm
 from .figures import CARDINAL
 from .words import is_word
 from .phrasing import (
-    ASKED, ASKED_TAIL, CLAUSE, COMPARE_RX, CUE, LEAD, LIST, MEASURE_ASKED, MEASURED, NOT_NOUN, NUMERIC, OPENER, TOPIC_AT,
-    WEAK_CUE,
+    ASKED, ASKED_TAIL, CLAUSE, COMPARE_RX, CUE, DESCRIBED_PAIR, LEAD, LIST, MEASURE_ASKED, MEASURED, NOT_NOUN, NUMERIC,
+    OPENER, TOPIC_AT, TWO_PAPERS, WEAK_CUE,
 )
 
 
@@ -221,12 +221,21 @@ def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation, o
     if len(referents) >= 2 and (CUE.search(q) or WEAK_CUE.search(original)):
         labels = conversation.labels if conversation is not None else {}
         return Kind.COMPARE, tuple(Side(labels.get(p, p), (p,)) for p in referents[:4]), ""
+    two = TWO_PAPERS.search(q) if len(distinct) < 2 else None
+    described = " ".join(g for g in (two.group("pre"), two.group("post")) if g) if two else ""
+    if described:  # "the two papers on X ...": the two papers that fit the description best
+        return Kind.COMPARE, (Side(described), Side(described)), ""
     for rx in COMPARE_RX:
         m = rx.match(q)
         if m:
             a, b = _clean(m.group("a")), _clean(m.group("b"))
             if a and b:
                 return Kind.COMPARE, (_side(a, links), _side(b, links)), ""
+    m = DESCRIBED_PAIR.search(q) if len(distinct) < 2 else None
+    if m and (CUE.search(q) or WEAK_CUE.search(q) or m.start() == 0 and re.match(r"\s*(?:[:;]|\s[-\u2013\u2014]\s)", m.group("end"))):
+        a, b = _clean(m.group("a")), _clean(m.group("b"))  # two descriptions side by side, each asked about
+        if a and b:
+            return Kind.COMPARE, (_side(a, links), _side(b, links)), ""
     return Kind.SINGLE, (), ""
 
 
@@ -276,9 +285,9 @@ def _side(text: str, links: list[Link]) -> Side:
 
 _PAPER_NOUN = r"(?:paper|work|study|one|method|approach|model|framework|abstract|article|technique|system)s?"
 # "the paper on X", "the one based on Y", "the work that proposes Z": the description is what follows
-_DESCRIBED_HEAD = re.compile(rf"^{_PAPER_NOUN}\s+(?:(?:that|which|who)\s+)?(?:(?:is|are|was)\s+)?(?:(?:on|about|for|with|into|"
-                             r"based on|built on|using|uses|use|proposing|proposes|introducing|introduces|presenting|presents|"
-                             r"studying|studies|applying|applies)\s+)(?=\S)", re.I)
+_VERB_OF = (r"(?:on|about|for|with|into|based on|built on|using|uses|use|proposing|proposes|introducing|introduces|"
+            r"presenting|presents|studying|studies|applying|applies)")
+_DESCRIBED_HEAD = re.compile(rf"^{_PAPER_NOUN}\s+(?:(?:that|which|who)\s+(?:(?:is|are|was)\s+)?(?:{_VERB_OF}\s+)?|{_VERB_OF}\s+)(?=\S)", re.I)
 _DESCRIBED_TAIL = re.compile(r"(?<=\S)\s+(?:paper|work|study|abstract|article|one)s?$", re.I)  # "the speculative decoding paper"
 
 
@@ -287,8 +296,9 @@ def _clean(s: str) -> str:
     say it is a paper.
 
     >>> [_clean(s) for s in ("the paper on speculative decoding", "the one based on Gaussian splatting",
-    ...                      "the token-pruning paper", "a method that uses a server-side generator", "Orca")]
-    ['speculative decoding', 'Gaussian splatting', 'token-pruning', 'a server-side generator', 'Orca']
+    ...                      "the token-pruning paper", "a method that uses a server-side generator", "Orca",
+    ...                      "the one that distils a server ensemble")]
+    ['speculative decoding', 'Gaussian splatting', 'token-pruning', 'a server-side generator', 'Orca', 'distils a server ensemble']
     """
     s = re.sub(r"^(?:(?:is |that is |which is )?(?:called|named|termed|dubbed) |(?:is |that is )?(?:for|on|about) )", "", s.strip(" ?.,"), flags=re.I)
     s = re.sub(r"^(?:the |a |an )", "", s.strip(" ?.,"), flags=re.I).strip()
