@@ -119,6 +119,7 @@ class ListFinding:
     unmatched: tuple[str, ...] = ()  # parts no retrieved abstract contains
     matched: int = 0  # papers with a sentence matching the criterion above the bar
     bar: float = 0.0
+    distinctive: tuple[str, ...] = ()  # rare criterion words (stem prefixes): a listed paper uses one of them
 
 
 @dataclass(frozen=True)
@@ -268,9 +269,11 @@ def _listing(t: _Trace, lf: ListFinding) -> Decision:
         missing = f"No indexed abstract mentions {', '.join(lf.unmatched)}."
         return t.abstain("list.part_unmatched", ", ".join(lf.unmatched), missing)
     if not lf.matched:
-        return t.abstain("list.none_match", f"no sentence scores >= {lf.bar:.2f} for the criterion", "",
+        rare = f" and uses one of {', '.join(lf.distinctive)}" if lf.distinctive else ""
+        return t.abstain("list.none_match", f"no retrieved abstract scores >= {lf.bar:.2f} for the criterion{rare}", "",
                          f"No indexed abstract matches “{lf.criterion}”.")
-    t.add("list.none_match", PASS, f"{lf.matched} paper(s) match at >= {lf.bar:.2f}")
+    rare = f", using one of {', '.join(lf.distinctive)}" if lf.distinctive else ""
+    t.add("list.none_match", PASS, f"{lf.matched} paper(s) match at >= {lf.bar:.2f}{rare}")
     return t.done()
 
 

@@ -36,6 +36,7 @@ from .phrasing import DESCRIBED_PAPER, OWN_PAPER, PAPER_ON
 from .question import Ask, Kind, analyze
 from .state import Prepared
 from .support import STOP, SupportScorer, content_words, stem
+from .words import is_word
 
 LIST_MAX = 30
 CALIBRATED_EMBEDDER = "all-MiniLM-L6-v2"  # the embeddings the dense-score settings were calibrated on
@@ -45,6 +46,9 @@ CALIBRATED_EMBEDDER = "all-MiniLM-L6-v2"  # the embeddings the dense-score setti
 # corpus; lists on topics it lacks ("protein structure prediction", "robot manipulation"): 0.34-0.39.
 LIST_TOPIC_COSINE = 0.45
 LIST_MARGIN = 0.05  # a listed paper's best sentence must beat the abstention threshold by this much
+RARE_SHARE = 0.03  # a criterion word at most this share of the abstracts use is distinctive: a listed paper must use one
+LIST_WORDS = frozenset("paper papers work works study studies abstract abstracts article articles method methods approach "
+                       "approaches model models collection corpus".split())
 _CHOICE = re.compile(r"^(?:which|who)\b", re.I)
 __all__ = ["ABSTAIN_SENTENCE", "LIST_MAX", "LexiconCache", "Preparer"]
 
@@ -251,10 +255,13 @@ class Preparer:
         parts = q.parts + self._off_topic_words(q.criterion, p.hits)  # "anything on protein structure prediction?"
         bar = self.settings.abstain_threshold + LIST_MARGIN
         unmatched = tuple(x for x in parts if not any(norm(x) in norm(h.text + " " + h.title) for h in p.hits))
+        rare = self._distinctive(q.criterion)
         if not unmatched:
             for h in p.hits:
                 if parts and not all(norm(x) in norm(h.text + " " + h.title) for x in parts):
                     continue
+                if rare and not any(r in norm(h.title + " " + h.text) for r in rare):
+                    continue  # "protein language models": a paper on language models only does not qualify
                 sents = [s.text for s in split_sentences(h.text)]
                 row = self.scorer.matrix([q.criterion], sents)[0]
                 j = int(row.argmax())
@@ -262,7 +269,23 @@ class Preparer:
                     p.rows.append((h, j, sents[j]))
         listed = [h for h, _, _ in p.rows]
         p.hits = listed + [h for h in p.hits if h not in listed]  # the listed papers lead what the answer retrieved
-        return ListFinding(q.criterion, parts, unmatched, len(p.rows), bar)
+        return ListFinding(q.criterion, parts, unmatched, len(p.rows), bar, tuple(rare))
+
+    def _distinctive(self, criterion: str) -> list[str]:
+        """The criterion's distinctive words: content words few abstracts of this corpus use (at most
+        RARE_SHARE of them, some at least), as stem prefixes. A listed paper must use one of them: the words
+        every abstract shares ("language models" in a corpus of NLP papers) do not make a paper meet it."""
+        texts = self.lexicon.get().texts
+        cap = max(2, int(RARE_SHARE * len(texts)))
+        out = []
+        for w in dict.fromkeys(re.findall(r"\b[a-z][a-z\-]{3,}\b", criterion.lower())):
+            if w in STOP or w in LIST_WORDS or is_word(w):
+                continue
+            key = norm(stem(w))[:6]
+            df = sum(1 for t in texts if key in t)
+            if 0 < df <= cap:
+                out.append(key)
+        return out
 
     def _off_topic_words(self, phrase: str, hits: list[Hit]) -> tuple[str, ...]:
         """Words of `phrase` no abstract uses, when the best chunk is far from it (LIST_TOPIC_COSINE): off the topics."""
