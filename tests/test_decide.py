@@ -6,7 +6,17 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from assistant.answer.decide import RULES
+from assistant.answer.decide import (
+    RULES,
+    CompareFinding,
+    DetailFinding,
+    EvidenceFinding,
+    Findings,
+    ListFinding,
+    NameFinding,
+    SideFinding,
+    decide,
+)
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "decisions.md"
 
@@ -23,10 +33,6 @@ def test_every_rule_id_is_used_by_decide():
     assert not unused, unused
 
 
-from assistant.answer.decide import (  # noqa: E402
-    CompareFinding, DetailFinding, EvidenceFinding, Findings, ListFinding, NameFinding, SideFinding, decide,
-)
-
 GOOD = EvidenceFinding(score=0.6, threshold=0.3)
 
 
@@ -36,7 +42,7 @@ def _rule(f: Findings) -> tuple[str, str]:
 
 
 def test_each_rule_fires_on_its_finding_and_not_without_it():
-    single = lambda **kw: Findings("answer", evidence=kw.pop("evidence", GOOD), **kw)  # noqa: E731
+    single = lambda **kw: Findings("answer", evidence=kw.pop("evidence", GOOD), **kw)
     assert _rule(single()) == ("answer", "evidence.weak")
     assert _rule(single(evidence=EvidenceFinding(0.1, 0.3))) == ("abstain", "evidence.weak")
     assert _rule(single(evidence=EvidenceFinding(0.6, 0.3, dense_max=0.1, dense_floor=0.2))) == ("abstain", "evidence.off_topic")

@@ -20,17 +20,16 @@ import threading
 import time
 from dataclasses import replace
 
+from ..index.sentences import split_sentences
 from ..retrieve import query_filters
 from ..retrieve.hybrid import Filters, HybridRetriever
 from ..retrieve.langchain import PaperRetriever
 from ..settings import AnswerSettings
-from ..index.sentences import split_sentences
 from ..types import Hit
 from .answerable import SOFT_MATCH, figures_in, has_term, missing_detail
 from .decide import (CompareFinding, DetailFinding, EvidenceFinding, FilterFinding, Findings, ListFinding, NameFinding,
                      SideFinding, decide)
-from .evidence import ABSTAIN_SENTENCE, PASSING_MARGIN, effective_threshold, gather_evidence
-from .evidence import decide as evidence_fails
+from .evidence import ABSTAIN_SENTENCE, PASSING_MARGIN, effective_threshold, gather_evidence, weak_evidence
 from .linker import Lexicon, named_terms, norm
 from .phrasing import DESCRIBED_PAPER, OWN_PAPER, PAPER_ON
 from .question import Ask, Kind, analyze
@@ -215,7 +214,7 @@ class Preparer:
         sure = self._dense_calibrated() and self.retriever.settings.fusion == "score"  # (the share means this only)
         hows = []
         for s, hs, e in zip(p.side_specs, p.sides, p.side_evidence):
-            weak, why_weak = evidence_fails(e, th)
+            weak, why_weak = weak_evidence(e, th)
             agree = self._agreement(hs[0]) if hs and sure else 0.0
             found = bool(hs) and bool(s.paper_ids or not weak or (sure and agree >= self.settings.agreement_floor))
             p.side_found.append(found)

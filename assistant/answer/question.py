@@ -28,13 +28,13 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from .conversation import Conversation
-from .linker import Lexicon, Link, named_terms, norm
 from .figures import CARDINAL
-from .words import is_word
+from .linker import Lexicon, Link, named_terms, norm
 from .phrasing import (
     ASKED, ASKED_TAIL, CLAUSE, COMPARE_RX, CUE, DESCRIBED_PAIR, LEAD, LIST, MEASURE_ASKED, MEASURED, NOT_NOUN, NUMERIC,
     OPENER, TOPIC_AT, TWO_PAPERS, WEAK_CUE,
 )
+from .words import is_word
 
 
 class Kind(str, Enum):
