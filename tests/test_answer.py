@@ -507,3 +507,11 @@ def test_a_paper_described_instead_of_named_is_found(make):
     assert {c.paper_id for c in ans.citations} == {"p-prune", "p-fedmerge"}
     ans = a.ask("What does the paper on underwater object detection run on?")
     assert not ans.abstained and ans.citations[0].paper_id == "p-underwater"
+
+
+def test_a_list_checks_its_criterion_on_every_paper_it_names(make):
+    a, _ = make()
+    ans = a.ask("Which papers compress large language models?")
+    assert ans.kind == "list" and [c.paper_id for c in ans.citations] == ["p-prune"]  # "compress": the distinctive word
+    ans = a.ask("Which papers generate music or song lyrics?")  # every alternative has a word no abstract uses
+    assert ans.abstained and ans.deciding_step.rule == "list.part_unmatched"

@@ -214,7 +214,7 @@ class Preparer:
         sure = self._dense_calibrated() and self.retriever.settings.fusion == "score"  # (the share means this only)
         hows = []
         for s, hs, e in zip(p.side_specs, p.sides, p.side_evidence):
-            weak, why_weak = weak_evidence(e, th)
+            weak, why_weak = weak_evidence(e, th, names=bool(s.paper_ids))  # a description's words are not names
             agree = self._agreement(hs[0]) if hs and sure else 0.0
             found = bool(hs) and bool(s.paper_ids or not weak or (sure and agree >= self.settings.agreement_floor))
             p.side_found.append(found)
@@ -251,7 +251,7 @@ class Preparer:
         """The papers that meet a list's criterion: every named part in the abstract, and a sentence that matches
         the criterion above the bar. A word of the criterion no abstract uses (off the corpus's topics) is a part."""
         q = p.question
-        parts = q.parts + self._off_topic_words(q.criterion, p.hits)  # "anything on protein structure prediction?"
+        parts = q.parts + self._absent_words(q.criterion, p.hits)  # "anything on protein structure prediction?"
         bar = self.settings.abstain_threshold + LIST_MARGIN
         unmatched = tuple(x for x in parts if not any(norm(x) in norm(h.text + " " + h.title) for h in p.hits))
         rare = self._distinctive(q.criterion)
@@ -290,6 +290,15 @@ class Preparer:
         """Words of `phrase` no abstract uses, when the best chunk is far from it (LIST_TOPIC_COSINE): off the topics."""
         dense = [h.scores["dense"] for h in hits if "dense" in h.scores] if self._dense_calibrated() else []
         return self._unused_words(phrase, hits) if dense and max(dense) < LIST_TOPIC_COSINE else ()
+
+    def _absent_words(self, criterion: str, hits: list[Hit]) -> tuple[str, ...]:
+        """A list's criterion words nothing matches: every alternative ("music or song lyrics") has a word no
+        abstract uses in any form or in other words; else (as for any topic) only when no chunk is close."""
+        unused = self._unused_words(criterion, hits)
+        alternatives = [a for a in re.split(r"\s+or\s+|/", criterion) if a.strip()]
+        if unused and all(any(re.search(rf"\b{re.escape(w)}\b", a) for w in unused) for a in alternatives):
+            return unused
+        return self._off_topic_words(criterion, hits)
 
     def _unused_words(self, criterion: str, hits: list[Hit]) -> tuple[str, ...]:
         """Lower-case words of a list's criterion that no abstract of the corpus uses (any form) and that no

@@ -110,7 +110,7 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
     if topic_ids:  # "What gain does X give for Swahili?", "Does X beat Whisper?": a capitalised word no paper is about is a detail
         details += tuple(t for t in named_terms(standalone, capitalised=True)
                          if t not in details and " " not in t and len(t) >= 4 and lexicon.status(t) in ("missing", "passing")
-                         and not lexicon.is_common(t) and norm(t) not in {norm(n) for n in topic_names})
+                         and not lexicon.is_common(t) and not any(norm(t) in norm(n) for n in topic_names))  # (a word of its name)
     parts = tuple(t for t in named_terms(criterion) if not lexicon.is_common(t)  # "in LLMs or VLMs": either will do
                   and not re.search(rf"(?:\bor\s+{re.escape(t)}\b|\b{re.escape(t)}\s+or\b|/\s*{re.escape(t)}|{re.escape(t)}\s*/)",
                                     criterion)) if kind is Kind.LIST else ()
