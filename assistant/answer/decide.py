@@ -40,7 +40,7 @@ RULES = {
     "name.uncovered": "some named terms of the question are in no retrieved abstract: answer, naming them",
     "evidence.off_topic": "no chunk is close in meaning to the question (dense floor)",
     "evidence.weak": "the best evidence sentence is below the evidence bar",
-    "evidence.no_sentence": "the paper the answer rests on has no trusted sentence to show",
+    "evidence.no_sentence": "the answer would have no trusted sentence to show (main paper's, or another's above the bar)",
     "compare.side": "each side of a comparison: the paper that is its row and how it was found (named, evidence, retrieval)",
     "compare.no_side": "no side of a comparison is described by an abstract",
     "compare.side_unknown": "a side is a name no abstract is about and no other side's abstract speaks of it",
@@ -89,7 +89,7 @@ class EvidenceFinding:
     dense_max: float | None = None  # best dense cosine of a retrieved chunk (None: not calibrated / no vectors)
     dense_floor: float = 0.0
     named_topic: bool = False  # the question names or refers to its paper
-    main_has_sentence: bool = True  # the paper the answer rests on has a trusted sentence to show
+    main_has_sentence: bool = True  # a trusted sentence to show: the main paper's, or another's above the bar
     uncovered: tuple[str, ...] = ()  # named terms no retrieved abstract mentions (some others are)
 
 
@@ -237,7 +237,7 @@ def _single(t: _Trace, f: Findings) -> Decision:
         return t.abstain("evidence.weak", why + adj, "", f"Abstained: {why}.")
     t.add("evidence.weak", PASS, f"best evidence {ev.score:.2f} >= threshold {ev.threshold:.2f}{adj}")
     if not ev.main_has_sentence:
-        return t.abstain("evidence.no_sentence", "the main paper has no trusted sentence")
+        return t.abstain("evidence.no_sentence", "no trusted sentence of the main paper, none of another above the bar")
     if ev.uncovered:
         note = f"Not covered by the indexed abstracts: {', '.join(ev.uncovered)}."
         t.gaps.insert(0, note)  # said before the detail gaps

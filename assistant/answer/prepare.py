@@ -189,7 +189,9 @@ class Preparer:
         th = effective_threshold(ev, th)  # a question about a paper the corpus holds needs less sentence-level evidence
         if ev.subjects:
             adjustments.append(f"named subject {', '.join(ev.subjects)}: -{PASSING_MARGIN:.2f}")
-        main_best = [b for b in ev.best if b[0] == p.main and (not p.topic or hits[b[0]].paper_id in p.topic)]
+        # what the answer can show: the main paper's sentences, else another (topic) paper's above the bar
+        shown = [b for b in ev.best if not p.topic or hits[b[0]].paper_id in p.topic]
+        main_best = [b for b in shown if b[0] == p.main or b[2] >= effective_threshold(ev, s.abstain_threshold)]
         uncovered = tuple(ev.missing) if ev.missing and len(ev.missing) < len(ev.named) else ()
         return EvidenceFinding(ev.score, th, s.abstain_threshold, tuple(adjustments), max(dense) if dense else None,
                                s.dense_floor, bool(p.topic), bool(main_best) or not hits, uncovered)
