@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from .support import stem
-from .words import OWN_WORK, english_words, is_word
+from .words import FUNCTION_WORDS, OWN_WORK, english_words, is_word
 
 COMMON = 3  # a name that is the subject of more papers than this is a common term
 MAX_NGRAM = 6
@@ -328,8 +328,8 @@ class Lexicon:
     def status(self, term: str) -> str:
         """'subject' (some paper is about it), 'common', 'passing' (mentioned, no paper about it) or 'missing'."""
         k = norm(term)
-        if k in GENERIC or k in self.words or all(is_word(w) for w in re.findall(r"[A-Za-z0-9]+", term) or [term]):
-            return "common"
+        if k in GENERIC or k in self.words or all(w.lower() in FUNCTION_WORDS for w in re.findall(r"[A-Za-z0-9]+", term) or [term]):
+            return "common"  # (a frequent word may still be a name the corpus lacks: "Adam"; it never links to a paper)
         about = self.about.get(k, {})
         if about:
             return "common" if len(about) > COMMON else "subject"

@@ -45,6 +45,7 @@ CALIBRATED_EMBEDDER = "all-MiniLM-L6-v2"  # the embeddings the dense-score setti
 # corpus; lists on topics it lacks ("protein structure prediction", "robot manipulation"): 0.34-0.39.
 LIST_TOPIC_COSINE = 0.45
 LIST_MARGIN = 0.05  # a listed paper's best sentence must beat the abstention threshold by this much
+TOPIC_WORDS = 4  # a criterion of at most this many content words names a topic (longer ones describe it)
 RARE_SHARE = 0.03  # a criterion word at most this share of the abstracts use is distinctive: a listed paper must use one
 LIST_WORDS = frozenset("paper papers work works study studies abstract abstracts article articles method methods approach "
                        "approaches model models collection corpus".split())
@@ -256,12 +257,12 @@ class Preparer:
         parts = q.parts + self._absent_words(q.criterion, p.hits)  # "anything on protein structure prediction?"
         bar = self.settings.abstain_threshold + LIST_MARGIN
         unmatched = tuple(x for x in parts if not any(norm(x) in norm(h.text + " " + h.title) for h in p.hits))
-        rare = self._distinctive(q.criterion)
+        rare = self._distinctive(q.criterion)  # one list per alternative ("X or Y"): [] where one needs no word
         if not unmatched:
             for h in p.hits:
                 if parts and not all(norm(x) in norm(h.text + " " + h.title) for x in parts):
                     continue
-                if rare and not any(r in norm(h.title + " " + h.text) for r in rare):
+                if rare and not any(any(r in norm(h.title + " " + h.text) for r in alt) for alt in rare):
                     continue  # "protein language models": a paper on language models only does not qualify
                 sents = [s.text for s in split_sentences(h.text)]
                 row = self.scorer.matrix([q.criterion], sents)[0]
@@ -270,22 +271,31 @@ class Preparer:
                     p.rows.append((h, j, sents[j]))
         listed = [h for h, _, _ in p.rows]
         p.hits = listed + [h for h in p.hits if h not in listed]  # the listed papers lead what the answer retrieved
-        return ListFinding(q.criterion, parts, unmatched, len(p.rows), bar, tuple(rare))
+        return ListFinding(q.criterion, parts, unmatched, len(p.rows), bar, tuple(w for alt in rare for w in alt))
 
-    def _distinctive(self, criterion: str) -> list[str]:
-        """The criterion's distinctive words: content words few abstracts of this corpus use (at most
-        RARE_SHARE of them, some at least), as stem prefixes. A listed paper must use one of them: the words
-        every abstract shares ("language models" in a corpus of NLP papers) do not make a paper meet it."""
+    def _distinctive(self, criterion: str) -> list[list[str]]:
+        """A short criterion's distinctive words, per alternative ("X or Y"): content words few abstracts of this
+        corpus use (at most RARE_SHARE of them, some at least), as stem prefixes. A listed paper must use one of
+        some alternative's: the words every abstract shares ("language models" in a corpus of NLP papers) do not
+        make a paper meet "protein language models". A long criterion describes its topic in the asker's words
+        (a paper on geolocation meets "predict where on Earth a photo was taken"): none; so for an alternative
+        without such words."""
         texts = self.lexicon.get().texts
         cap = max(2, int(RARE_SHARE * len(texts)))
+        if len([w for w in re.findall(r"\b[a-z][a-z\-]{2,}\b", criterion.lower()) if w not in STOP and w not in LIST_WORDS]) > TOPIC_WORDS:
+            return []
         out = []
-        for w in dict.fromkeys(re.findall(r"\b[a-z][a-z\-]{3,}\b", criterion.lower())):
-            if w in STOP or w in LIST_WORDS or is_word(w):
-                continue
-            key = norm(stem(w))[:6]
-            df = sum(1 for t in texts if key in t)
-            if 0 < df <= cap:
-                out.append(key)
+        for alt in re.split(r"\s+or\s+|/", criterion.lower()):
+            keys = []
+            for w in dict.fromkeys(re.findall(r"\b[a-z][a-z\-]{3,}\b", alt)):
+                if w in STOP or w in LIST_WORDS or is_word(w):
+                    continue
+                key = norm(stem(w))[:6]
+                if 0 < sum(1 for t in texts if key in t) <= cap:
+                    keys.append(key)
+            if not keys:
+                return []  # an alternative any paper may meet
+            out.append(keys)
         return out
 
     def _off_topic_words(self, phrase: str, hits: list[Hit]) -> tuple[str, ...]:

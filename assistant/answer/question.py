@@ -34,7 +34,7 @@ from .phrasing import (
     ASKED, ASKED_TAIL, CLAUSE, COMPARE_RX, CUE, DESCRIBED_PAIR, LEAD, LIST, MEASURE_ASKED, MEASURED, NOT_NOUN, NUMERIC,
     OPENER, TOPIC_AT, TWO_PAPERS, WEAK_CUE,
 )
-from .words import is_word
+from .words import FUNCTION_WORDS
 
 
 class Kind(str, Enum):
@@ -190,7 +190,7 @@ def _name_runs(phrases: list[str], lexicon: Lexicon) -> list[str]:
         run: list[str] = []
         for tok in toks + [""]:
             t = tok.rstrip(".:;!'’s") if tok.endswith(("'s", "’s")) else tok.rstrip(".:;!")
-            if t and t in terms and not (is_word(t) and not run):
+            if t and t in terms and not (t.lower() in FUNCTION_WORDS and not run):
                 run.append(t)
                 continue
             if run:
