@@ -26,7 +26,7 @@ from ..retrieve.hybrid import Filters, HybridRetriever
 from ..retrieve.langchain import PaperRetriever
 from ..settings import AnswerSettings
 from ..types import Hit
-from .answerable import SOFT_MATCH, figures_in, has_term, missing_detail
+from .answerable import figures_in, has_term, missing_detail
 from .decide import (CompareFinding, DetailFinding, EvidenceFinding, FilterFinding, Findings, ListFinding, NameFinding,
                      SideFinding, decide)
 from .evidence import ABSTAIN_SENTENCE, PASSING_MARGIN, effective_threshold, gather_evidence, weak_evidence
@@ -34,21 +34,12 @@ from .linker import Lexicon, named_terms, norm
 from .phrasing import DESCRIBED_PAPER, OWN_PAPER, PAPER_ON
 from .question import Ask, Kind, analyze
 from .state import Prepared
-from .support import STOP, SupportScorer, content_words, stem
-from .words import is_word
+from .support import SupportScorer, content_words
+from .topics import TopicWords
 
 LIST_MAX = 30
 CALIBRATED_EMBEDDER = "all-MiniLM-L6-v2"  # the embeddings the dense-score settings were calibrated on
-# A list whose best chunk is this far from the criterion (MiniLM cosine) is off the corpus's topics unless its
-# words say otherwise: then a criterion word no abstract uses is a part nothing matches. Lists asked of the
-# corpus (project, blind sets, tuning half): best chunk >= 0.44 but two short criteria with every word in the
-# corpus; lists on topics it lacks ("protein structure prediction", "robot manipulation"): 0.34-0.39.
-LIST_TOPIC_COSINE = 0.45
 LIST_MARGIN = 0.05  # a listed paper's best sentence must beat the abstention threshold by this much
-TOPIC_WORDS = 4  # a criterion of at most this many content words names a topic (longer ones describe it)
-RARE_SHARE = 0.03  # a criterion word at most this share of the abstracts use is distinctive: a listed paper must use one
-LIST_WORDS = frozenset("paper papers work works study studies abstract abstracts article articles method methods approach "
-                       "approaches model models collection corpus".split())
 _CHOICE = re.compile(r"^(?:which|who)\b", re.I)
 __all__ = ["ABSTAIN_SENTENCE", "LIST_MAX", "LexiconCache", "Preparer"]
 
@@ -72,6 +63,7 @@ class LexiconCache:
 class Preparer:
     def __init__(self, retriever: HybridRetriever, scorer: SupportScorer, lexicon: LexiconCache, settings: AnswerSettings) -> None:
         self.retriever, self.scorer, self.lexicon, self.settings = retriever, scorer, lexicon, settings
+        self.topics = TopicWords(lexicon, scorer)
 
     def analyze(self, state: dict) -> Prepared:
         # filters stated in the question ("from 2025 on", "by Chen", "in cs.CL"); explicit ones win
@@ -147,7 +139,7 @@ class Preparer:
         on = PAPER_ON.search(q.standalone) if not p.topic else None
         topic = (on.group("t") or on.group("u")) if on else ""
         if topic and len(topic.split()) <= 6:  # "Is there a paper on protein structure prediction?": off the topics
-            unused = self._off_topic_words(topic, p.hits)
+            unused = self.topics.off_topic_words(topic, p.hits, self._dense_calibrated())
             f.topic_absent = unused[0] if unused else ""
         n_topic = len([h for h in p.hits if h.paper_id in p.topic])
         p.evidence = ev = gather_evidence(q.standalone, p.hits, self.scorer, top=n_topic or 5, restrict=bool(n_topic))
@@ -254,10 +246,10 @@ class Preparer:
         """The papers that meet a list's criterion: every named part in the abstract, and a sentence that matches
         the criterion above the bar. A word of the criterion no abstract uses (off the corpus's topics) is a part."""
         q = p.question
-        parts = q.parts + self._absent_words(q.criterion, p.hits)  # "anything on protein structure prediction?"
+        parts = q.parts + self.topics.absent_words(q.criterion, p.hits, self._dense_calibrated())  # "anything on protein structure prediction?"
         bar = self.settings.abstain_threshold + LIST_MARGIN
         unmatched = tuple(x for x in parts if not any(norm(x) in norm(h.text + " " + h.title) for h in p.hits))
-        rare = self._distinctive(q.criterion)  # one list per alternative ("X or Y"): [] where one needs no word
+        rare = self.topics.distinctive(q.criterion)  # one list per alternative ("X or Y"): [] where one needs no word
         if not unmatched:
             for h in p.hits:
                 if parts and not all(norm(x) in norm(h.text + " " + h.title) for x in parts):
@@ -272,58 +264,6 @@ class Preparer:
         listed = [h for h, _, _ in p.rows]
         p.hits = listed + [h for h in p.hits if h not in listed]  # the listed papers lead what the answer retrieved
         return ListFinding(q.criterion, parts, unmatched, len(p.rows), bar, tuple(w for alt in rare for w in alt))
-
-    def _distinctive(self, criterion: str) -> list[list[str]]:
-        """A short criterion's distinctive words, per alternative ("X or Y"): content words few abstracts of this
-        corpus use (at most RARE_SHARE of them, some at least), as stem prefixes. A listed paper must use one of
-        some alternative's: the words every abstract shares ("language models" in a corpus of NLP papers) do not
-        make a paper meet "protein language models". A long criterion describes its topic in the asker's words
-        (a paper on geolocation meets "predict where on Earth a photo was taken"): none; so for an alternative
-        without such words."""
-        texts = self.lexicon.get().texts
-        cap = max(2, int(RARE_SHARE * len(texts)))
-        if len([w for w in re.findall(r"\b[a-z][a-z\-]{2,}\b", criterion.lower()) if w not in STOP and w not in LIST_WORDS]) > TOPIC_WORDS:
-            return []
-        out = []
-        for alt in re.split(r"\s+or\s+|/", criterion.lower()):
-            keys = []
-            for w in dict.fromkeys(re.findall(r"\b[a-z][a-z\-]{3,}\b", alt)):
-                if w in STOP or w in LIST_WORDS or is_word(w):
-                    continue
-                key = norm(stem(w))[:6]
-                if 0 < sum(1 for t in texts if key in t) <= cap:
-                    keys.append(key)
-            if not keys:
-                return []  # an alternative any paper may meet
-            out.append(keys)
-        return out
-
-    def _off_topic_words(self, phrase: str, hits: list[Hit]) -> tuple[str, ...]:
-        """Words of `phrase` no abstract uses, when the best chunk is far from it (LIST_TOPIC_COSINE): off the topics."""
-        dense = [h.scores["dense"] for h in hits if "dense" in h.scores] if self._dense_calibrated() else []
-        return self._unused_words(phrase, hits) if dense and max(dense) < LIST_TOPIC_COSINE else ()
-
-    def _absent_words(self, criterion: str, hits: list[Hit]) -> tuple[str, ...]:
-        """A list's criterion words nothing matches: every alternative ("music or song lyrics") has a word no
-        abstract uses in any form or in other words; else (as for any topic) only when no chunk is close."""
-        unused = self._unused_words(criterion, hits)
-        alternatives = [a for a in re.split(r"\s+or\s+|/", criterion) if a.strip()]
-        if unused and all(any(re.search(rf"\b{re.escape(w)}\b", a) for w in unused) for a in alternatives):
-            return unused
-        return self._off_topic_words(criterion, hits)
-
-    def _unused_words(self, criterion: str, hits: list[Hit]) -> tuple[str, ...]:
-        """Lower-case words of a list's criterion that no abstract of the corpus uses (any form) and that no
-        retrieved abstract says in other words (a 1-3 word span within SOFT_MATCH): the part nothing matches."""
-        stems = self.lexicon.get().stems
-        out = []
-        verbs = set(re.findall(r"\b(?:that|which|who|to|not|can|will|does|do)\s+([a-z]+)", criterion))  # "that stands in for"
-        for w in dict.fromkeys(re.findall(r"\b[a-z]{4,}\b", criterion)):
-            if w in STOP or w in verbs or w.endswith("ly") or stem(w) in stems:  # not "fairly"
-                continue
-            if not any(self.scorer.phrase_similarity(w, h.text) >= SOFT_MATCH for h in hits[:5]):
-                out.append(w)
-        return tuple(out)
 
     def _dense_calibrated(self) -> bool:
         """The dense-score rules (dense floor, side agreement, close-match relief) were calibrated on the
