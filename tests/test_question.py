@@ -578,3 +578,19 @@ def test_two_papers_given_by_descriptions_are_a_comparison(lex, question, sides)
                                       "Which of the two methods is faster?", "Does Kite use the server and the clients?"])
 def test_descriptions_that_are_not_two_papers_are_not_a_comparison(lex, question):
     assert analyze(question, None, lex).kind is Kind.SINGLE
+
+
+def test_only_a_short_criterion_naming_a_topic_has_distinctive_words():
+    from assistant.answer.topics import TopicWords
+
+    class Cache:
+        def get(self):
+            return Lexicon.build(CORPUS)
+
+    t = TopicWords(Cache(), scorer=None)
+    # (six abstracts: a word at most two of them use is distinctive; English words never are)
+    assert t.distinctive("speech routing") == [["rout"]]
+    assert t.distinctive("token pruning or speech routing") == [["token", "prun"], ["rout"]]  # one list per alternative
+    assert t.distinctive("learning models") == []  # English words and list words only
+    assert t.distinctive("pruning or learning") == []  # an alternative any paper may meet
+    assert t.distinctive("predict where speech is routed") == []  # a clause: a description, not a topic

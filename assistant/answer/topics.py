@@ -18,7 +18,8 @@ from .words import is_word
 # corpus (project, blind sets, tuning half): best chunk >= 0.44 but two short criteria with every word in the
 # corpus; lists on topics it lacks ("protein structure prediction", "robot manipulation"): 0.34-0.39.
 LIST_TOPIC_COSINE = 0.45
-TOPIC_WORDS = 4  # a criterion of at most this many content words names a topic (longer ones describe it)
+TOPIC_WORDS = 4  # a criterion of at most this many content words names a topic (longer ones describe it) ...
+_CLAUSE = re.compile(r"\b(?:where|when|how|why|that|which|who|whose|is|are|was|were|been|being)\b", re.I)  # ... unless a clause
 RARE_SHARE = 0.03  # a criterion word at most this share of the abstracts use is distinctive: a listed paper must use one
 LIST_WORDS = frozenset("paper papers work works study studies abstract abstracts article articles method methods approach "
                        "approaches model models collection corpus".split())
@@ -37,8 +38,9 @@ class TopicWords:
         without such words."""
         texts = self.lexicon.get().texts
         cap = max(2, int(RARE_SHARE * len(texts)))
-        if len([w for w in re.findall(r"\b[a-z][a-z\-]{2,}\b", criterion.lower()) if w not in STOP and w not in LIST_WORDS]) > TOPIC_WORDS:
-            return []
+        if _CLAUSE.search(criterion) or len([w for w in re.findall(r"\b[a-z][a-z\-]{2,}\b", criterion.lower())
+                                             if w not in STOP and w not in LIST_WORDS]) > TOPIC_WORDS:
+            return []  # a description: "predict where on Earth a photo was taken"
         out = []
         for alt in re.split(r"\s+or\s+|/", criterion.lower()):
             keys = []
