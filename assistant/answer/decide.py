@@ -21,13 +21,14 @@ steps as `Answer.trace` and `paperchat ask --explain` prints them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from ..types import TraceStep
 
 ANSWER, PARTIAL, ABSTAIN, PASS = "answer", "partial", "abstain", "pass"
 
 # id -> what the rule decides (the catalogue; docs/decisions.md says where each is measured and tested)
-RULES = {
+RULES = MappingProxyType({
     "filter.applied": "filters stated in the question restricted retrieval (reported, never decides)",
     "name.linked": "names in the question linked to the papers they name (the question's topic)",
     "name.unconfirmed": "a name linked to a paper retrieval did not find for the question is not the question's topic",
@@ -48,7 +49,7 @@ RULES = {
     "compare.side_missing": "one side was not found: compare the rest and say which is missing",
     "list.part_unmatched": "a named part of a list's criterion is in no retrieved abstract",
     "list.none_match": "no retrieved abstract has a sentence matching the list's criterion",
-}
+})
 
 
 @dataclass(frozen=True)
