@@ -526,6 +526,8 @@ def test_a_lower_case_question_is_understood_like_its_capitalised_form(lex):
     assert react.restore_case("do brains react to jokes?") == "do brains react to jokes?"
     assert react.restore_case("does kite beat fedavg?") == "does Kite beat FedAvg?"
     assert react.restore_case("Does kite beat FedAvg?") == "Does kite beat FedAvg?"
+    pooling = Lexicon.build([("p-tp", "Token Pooling: fewer tokens", "Token Pooling clusters tokens. Token Pooling is fast.", False)])
+    assert pooling.restore_case("how much does token pooling save?") == "how much does token pooling save?"  # English words
 
 
 def test_a_multi_word_name_is_judged_whole_not_by_its_last_word(lex):

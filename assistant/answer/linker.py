@@ -308,8 +308,8 @@ class Lexicon:
                     span[0][0] in english_words() and not self._own_name(span[0][0])))  # "kite" is Kite's own name
                 if not surface or word:
                     continue
-                if n > 1 and len(surface.split()) != n:
-                    continue
+                if n > 1 and (len(surface.split()) != n or all(t in english_words() for t, _, _ in span)):
+                    continue  # "token pooling": English words describe a technique, whoever named a paper so
                 out += [question[last: span[0][1]], surface]
                 last, i = span[-1][2], i + n - 1
                 break

@@ -25,6 +25,17 @@ LIST_WORDS = frozenset("paper papers work works study studies abstract abstracts
                        "approaches model models collection corpus".split())
 
 
+def _names_topic(criterion: str) -> bool:
+    """A short criterion without a clause names a topic ("protein language models"); a longer one, or one with a
+    clause, describes it in the asker's words ("predict where on Earth a photo was taken").
+
+    >>> _names_topic("protein language models"), _names_topic("predict where on Earth a photo was taken")
+    (True, False)
+    """
+    words = [w for w in re.findall(r"\b[a-z][a-z\-]{2,}\b", criterion.lower()) if w not in STOP and w not in LIST_WORDS]
+    return not _CLAUSE.search(criterion) and len(words) <= TOPIC_WORDS
+
+
 class TopicWords:
     def __init__(self, lexicon, scorer: SupportScorer) -> None:
         self.lexicon, self.scorer = lexicon, scorer  # lexicon: the LexiconCache (rebuilt when the corpus changes)
@@ -38,8 +49,7 @@ class TopicWords:
         without such words."""
         texts = self.lexicon.get().texts
         cap = max(2, int(RARE_SHARE * len(texts)))
-        if _CLAUSE.search(criterion) or len([w for w in re.findall(r"\b[a-z][a-z\-]{2,}\b", criterion.lower())
-                                             if w not in STOP and w not in LIST_WORDS]) > TOPIC_WORDS:
+        if not _names_topic(criterion):
             return []  # a description: "predict where on Earth a photo was taken"
         out = []
         for alt in re.split(r"\s+or\s+|/", criterion.lower()):
@@ -64,10 +74,11 @@ class TopicWords:
     def absent_words(self, criterion: str, hits: list[Hit], calibrated: bool) -> tuple[str, ...]:
         """A list's criterion words nothing matches: every alternative ("music or song lyrics") has a word no
         abstract uses in any form or in other words; else (as for any topic) only when no chunk is close."""
-        unused = self.unused_words(criterion, hits)
         alternatives = [a for a in re.split(r"\s+or\s+|/", criterion) if a.strip()]
-        if unused and all(any(re.search(rf"\b{re.escape(w)}\b", a) for w in unused) for a in alternatives):
-            return unused
+        if all(_names_topic(a) for a in alternatives):  # a long description has words of its own: only the gate below
+            unused = self.unused_words(criterion, hits)
+            if unused and all(any(re.search(rf"\b{re.escape(w)}\b", a) for w in unused) for a in alternatives):
+                return unused
         return self.off_topic_words(criterion, hits, calibrated)
 
     def unused_words(self, criterion: str, hits: list[Hit]) -> tuple[str, ...]:
