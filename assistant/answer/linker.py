@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from .support import stem
-from .words import FUNCTION_WORDS, OWN_WORK, english_words, is_word
+from .words import FUNCTION_WORDS, OWN_WORK, is_english, is_word
 
 COMMON = 3  # a name that is the subject of more papers than this is a common term
 MAX_NGRAM = 6
@@ -305,10 +305,10 @@ class Lexicon:
                 if not surface and n == 1:
                     surface = _unknown_name(span[0][0])
                 word = n == 1 and (is_word(span[0][0]) or len(span[0][0]) < 2 or (
-                    span[0][0] in english_words() and not self._own_name(span[0][0])))  # "kite" is Kite's own name
+                    is_english(span[0][0]) and not self._own_name(span[0][0])))  # "kite" is Kite's own name
                 if not surface or word:
                     continue
-                if n > 1 and (len(surface.split()) != n or all(t in english_words() for t, _, _ in span)):
+                if n > 1 and (len(surface.split()) != n or all(is_english(t) for t, _, _ in span)):
                     continue  # "token pooling": English words describe a technique, whoever named a paper so
                 out += [question[last: span[0][1]], surface]
                 last, i = span[-1][2], i + n - 1

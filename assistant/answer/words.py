@@ -60,6 +60,24 @@ def english_words() -> frozenset[str]:
     return frozenset(w for w in vocab.read_text(encoding="utf-8").split() if w.isalpha() and w.islower() and len(w) > 1)
 
 
+def is_english(token: str) -> bool:
+    """A lower-case English word or an inflection of one ("pooling", "routed", "tokens"): in `english_words()`
+    as it is or without a common suffix.
+
+    >>> is_english("pooling"), is_english("tokens"), is_english("diffmoe"), is_english("imagenet")
+    (True, True, False, False)
+    """
+    words = english_words()
+    if token in words:
+        return True
+    for suffix in ("ing", "ed", "es", "s", "er", "ers", "ation", "ations", "ly"):
+        stem = token[: -len(suffix)]
+        if token.endswith(suffix) and len(stem) >= 3 and (stem in words or stem + "e" in words or
+                                                          (len(stem) > 3 and stem[-1] == stem[-2] and stem[:-1] in words)):
+            return True
+    return False
+
+
 def is_word(token: str, acronym_ok: bool = False) -> bool:
     """True when `token` (one word, any case) is a function word or a common English word. `acronym_ok`: a
     common word written in capitals of three letters or more ("SORT", defined by an abstract) may be a name."""
