@@ -149,6 +149,16 @@ class IngestIssue:
 
 
 @dataclass(frozen=True)
+class TraceStep:
+    """One rule the answer's decision checked: its stable id (docs/decisions.md), its verdict
+    (pass | partial | abstain | not found) and the inputs it saw, in words."""
+
+    rule: str
+    verdict: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
 class Answer:
     """What the assistant returns for one question (see `to_json` for the CLI/eval shape)."""
 
@@ -170,6 +180,16 @@ class Answer:
     filters: dict[str, Any] = field(default_factory=dict)
     # {"embedded", "papers", "complete", "percent"}: how many papers dense retrieval covered (lexical-first ingest)
     dense_coverage: dict[str, Any] = field(default_factory=dict)
+    trace: tuple[TraceStep, ...] = ()  # the rules the decision checked, in order (answer/decide.py)
+
+    @property
+    def deciding_step(self) -> TraceStep | None:
+        """The step that decided: the abstaining rule, else the first partial one, else the last checked."""
+        for verdict in ("abstain", "partial"):
+            step = next((s for s in self.trace if s.verdict == verdict), None)
+            if step is not None:
+                return step
+        return self.trace[-1] if self.trace else None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -201,4 +221,5 @@ class Answer:
             "timings": self.timings,
             "filters": self.filters or {"applied": {}, "from_question": []},
             "dense_coverage": self.dense_coverage or None,
+            "trace": [{"rule": t.rule, "verdict": t.verdict, "detail": t.detail} for t in self.trace],
         }

@@ -29,7 +29,7 @@ DEV = ROOT.parent / "shared" / "data" / "questions-dev.jsonl"
 def main(argv: list[str] | None = None) -> int:
     from assistant.answer.assistant import Assistant
     from assistant.answer.conversation import Conversation
-    from assistant.answer.evidence import decide
+    from assistant.answer.evidence import weak_evidence as decide
     from assistant.answer.question import Kind
     from assistant.questions import read_questions
     from assistant.settings import load_settings

@@ -468,3 +468,50 @@ def test_a_name_in_a_question_that_describes_its_paper_is_not_a_near_miss(make):
     a._model = None
     ans = a.ask("In the work that compensates the magnitude gap of removed layers, how much does LLaMA-3-8B perplexity drop?")
     assert not ans.abstained and ans.citations[0].paper_id == "p-prune"
+
+
+def test_every_abstention_and_answer_carries_the_rule_that_decided(make):
+    """One decision point: each outcome names its rule (ids catalogued in answer/decide.RULES), and writers never
+    abstain on their own."""
+    from assistant.answer.decide import RULES
+
+    a, _ = make()
+    cases = {
+        "What tokenizer does GPT-4 use?": ("abstain", "near_miss.missing"),
+        "What is the mass of the top quark in quantum chromodynamics?": ("abstain", "evidence.weak"),
+        "How does FedMerge differ from Prune&Comp?": ("pass", "compare.side"),
+    }
+    for question, (verdict, rule) in cases.items():
+        ans = a.ask(question)
+        step = ans.deciding_step
+        assert step is not None and (step.verdict, step.rule) == (verdict, rule), (question, ans.trace)
+        assert ans.abstained == (verdict == "abstain")
+        assert all(s.rule in RULES for s in ans.trace)
+        assert ans.to_json()["trace"] == [{"rule": s.rule, "verdict": s.verdict, "detail": s.detail} for s in ans.trace]
+
+
+def test_a_lower_case_question_gets_the_answer_of_its_capitalised_form(make):
+    a, _ = make()
+    for capitalised in ("How much does Prune&Comp reduce perplexity?", "Which datasets does FedMerge use?",
+                        "What tokenizer does GPT-4 use?"):
+        x, y = a.ask(capitalised), a.ask(capitalised.lower())
+        assert (y.answer.lower(), y.abstained, [c.paper_id for c in y.citations]) == \
+            (x.answer.lower(), x.abstained, [c.paper_id for c in x.citations])
+        assert [s.rule for s in y.trace] == [s.rule for s in x.trace]
+
+
+def test_a_paper_described_instead_of_named_is_found(make):
+    a, _ = make()
+    ans = a.ask("How does the paper on layer pruning compare with the one based on model merging?")
+    assert ans.kind == "compare" and not ans.abstained
+    assert {c.paper_id for c in ans.citations} == {"p-prune", "p-fedmerge"}
+    ans = a.ask("What does the paper on underwater object detection run on?")
+    assert not ans.abstained and ans.citations[0].paper_id == "p-underwater"
+
+
+def test_a_list_checks_its_criterion_on_every_paper_it_names(make):
+    a, _ = make()
+    ans = a.ask("Which papers compress large language models?")
+    assert ans.kind == "list" and [c.paper_id for c in ans.citations] == ["p-prune"]  # "compress": the distinctive word
+    ans = a.ask("Which papers generate music or song lyrics?")  # every alternative has a word no abstract uses
+    assert ans.abstained and ans.deciding_step.rule == "list.part_unmatched"

@@ -478,3 +478,121 @@ def test_a_question_that_goes_on_is_about_the_paper_in_focus_and_a_spaced_compou
     assert c.resolve("And how much smaller are the resulting networks?").referents == ("p-lumen",)
     assert c.resolve("And how fast is training?").referents == ("p-lumen",)
     assert missing_detail(("Lumen",), (), "run time", True, "Lumen cuts the runtime by 40%.") is None
+
+
+# Papers whose names are English words: a pronoun, a determiner, a common word (written for these tests).
+WORDY = [
+    ("p-it", "IT: iterative tuning of adapters", "We propose IT, an iterative tuning method for adapters. IT "
+     "converges in three epochs on GLUE and matches full fine-tuning.", False),
+    ("p-it2", "It: a tokenizer for source code", "It splits source code into subword tokens. It is trained on "
+     "GitHub repositories and halves sequence length.", False),
+    ("p-all", "ALL: an active learning loop", "We present the Active Learning Loop (ALL). ALL selects 20% of the "
+     "samples to label and keeps 98% of the accuracy.", False),
+    ("p-sort", "Sort: learned sorting networks", "We introduce Sort, which learns sorting networks with "
+     "transformers. Sort orders 1,000 keys in 12 comparator layers.", False),
+    ("p-track", "SORT: simple online realtime tracking", "We propose Simple Online and Realtime Tracking (SORT). "
+     "SORT associates detections with a Kalman filter and runs at 260 Hz.", False),
+    ("p-kite", "Kite: federated distillation", "We introduce Kite, a federated distillation framework. Kite "
+     "beats FedAvg by 6.2 points on CIFAR-100.", False),
+]
+
+
+@pytest.mark.parametrize("question", [
+    "What is it about?", "Which datasets does it use?", "Are all of them evaluated on GLUE?",
+    "How do I sort the results by year?", "What does the it abstract report?", "IT departments and ALL hands: any papers?",
+    "What is all the fuss about sorting?", "Is It fast?", "Sort the papers by year.",
+])
+def test_english_words_never_link_as_names_whatever_their_case(question):
+    lex = Lexicon.build(WORDY)
+    assert lex.link(question) == [], question
+    assert analyze(question, None, lex).topic == ()
+
+
+def test_a_defined_acronym_that_is_an_english_word_still_links_and_other_names_do():
+    lex = Lexicon.build(WORDY)
+    assert [(k.name, k.paper_ids) for k in lex.link("How does SORT associate detections?")] == [("SORT", ("p-track",))]
+    assert [(k.name, k.paper_ids) for k in lex.link("How does it compare with Kite?")] == [("Kite", ("p-kite",))]
+    assert lex.status("it") == lex.status("All") == "common" and lex.link("How does Sort order keys?") == []
+
+
+def test_a_lower_case_question_is_understood_like_its_capitalised_form(lex):
+    for capitalised in ("What word error rate does Orca reach on LibriSpeech?", "How does Lumen speed up DeiT?",
+                        "Does Kite beat FedAvg on CIFAR-100?", "How do Kite and Orca differ?"):
+        a, b = analyze(capitalised, None, lex), analyze(capitalised.lower(), None, lex)
+        assert (b.kind, b.topic, b.details, b.asked, b.numeric, b.sides) == (a.kind, a.topic, a.details, a.asked, a.numeric, a.sides)
+    assert lex.restore_case("what does orca reach on librispeech?") == "what does Orca reach on LibriSpeech?"
+    # an English word stays a word unless it is a paper's own name; capitals inside a sentence: nothing restored
+    react = Lexicon.build([*CORPUS, ("p-agent", "Tool agents", "Unlike ReAct, our agent plans ahead.", False)])
+    assert react.restore_case("do brains react to jokes?") == "do brains react to jokes?"
+    assert react.restore_case("does kite beat fedavg?") == "does Kite beat FedAvg?"
+    assert react.restore_case("Does kite beat FedAvg?") == "Does kite beat FedAvg?"
+    pooling = Lexicon.build([("p-tp", "Token Pooling: fewer tokens", "Token Pooling clusters tokens. Token Pooling is fast.", False)])
+    assert pooling.restore_case("how much does token pooling save?") == "how much does token pooling save?"  # English words
+
+
+def test_a_multi_word_name_is_judged_whole_not_by_its_last_word(lex):
+    # "Kite" alone is a paper; "Quantum Kite Sampler" is written nowhere: the whole name is what is missing
+    q = analyze("How does Quantum Kite Sampler work?", None, lex)
+    assert ("Quantum Kite Sampler", "missing") in q.unlinked
+    q = analyze("How does Faster R-CNN propose regions?", None, lex)  # written once, in another paper's abstract
+    assert ("Faster R-CNN", "passing") in q.unlinked
+
+
+@pytest.mark.parametrize("question, sides", [
+    ("How does the paper on token pruning compare with the one based on federated distillation?", ["token pruning", "federated distillation"]),
+    ("Compare the speech recognition paper and the federated distillation paper.", ["speech recognition", "federated distillation"]),
+])
+def test_comparison_sides_given_as_descriptions_are_searched_by_their_description(lex, question, sides):
+    q = analyze(question, None, lex)
+    assert q.kind is Kind.COMPARE and [s.text for s in q.sides] == sides
+
+
+def test_own_work_cue_positive_and_negative_examples():
+    import re
+
+    from assistant.answer.words import OWN_WORK
+
+    rx = re.compile(OWN_WORK)
+    for yes in ("We propose Kite, a method.", "In this work we then introduce a loss.", "This paper presents Orca.",
+                "This study develops a probe.", "which allows us to design a router"):
+        assert rx.search(yes), yes
+    for no in ("Prior work proposed pruning.", "They introduce noise.", "We evaluate on GLUE.", "the presented results"):
+        assert not rx.search(no), no
+
+
+@pytest.mark.parametrize("question, sides", [
+    ("The two papers on speech routing each cut compute - how?", ["speech routing", "speech routing"]),
+    ("compare the two token pruning studies of vision transformers: what does each keep?",
+     ["token pruning vision transformers"] * 2),
+    ("the speech routing study and the federated distillation work: which data does each use?",
+     ["speech routing", "federated distillation"]),
+    ("How do the token pruning paper and the federated distillation framework each save compute?",
+     ["token pruning", "federated distillation framework"]),
+    ("The paper that routes speech sparsely, and the one that distils a server ensemble - what do they report?",
+     ["routes speech sparsely", "distils a server ensemble"]),
+])
+def test_two_papers_given_by_descriptions_are_a_comparison(lex, question, sides):
+    q = analyze(question, None, lex)
+    assert q.kind is Kind.COMPARE and [s.text for s in q.sides] == sides
+
+
+@pytest.mark.parametrize("question", ["What do the two benchmarks measure?", "Is the cat and the dog study good?",
+                                      "Which of the two methods is faster?", "Does Kite use the server and the clients?"])
+def test_descriptions_that_are_not_two_papers_are_not_a_comparison(lex, question):
+    assert analyze(question, None, lex).kind is Kind.SINGLE
+
+
+def test_only_a_short_criterion_naming_a_topic_has_distinctive_words():
+    from assistant.answer.topics import TopicWords
+
+    class Cache:
+        def get(self):
+            return Lexicon.build(CORPUS)
+
+    t = TopicWords(Cache(), scorer=None)
+    # (six abstracts: a word at most two of them use is distinctive; English words never are)
+    assert t.distinctive("speech routing") == [["rout"]]
+    assert t.distinctive("token pruning or speech routing") == [["token", "prun"], ["rout"]]  # one list per alternative
+    assert t.distinctive("learning models") == []  # English words and list words only
+    assert t.distinctive("pruning or learning") == []  # an alternative any paper may meet
+    assert t.distinctive("predict where speech is routed") == []  # a clause: a description, not a topic

@@ -217,3 +217,18 @@ def test_error_text_has_no_paths():
     assert "/tmp" not in text and "/home" not in text
     assert "data.jsonl" in text
     assert render.safe_error_text("<b>x</b>") == "&lt;b&gt;x&lt;/b&gt;"
+
+
+def test_an_abstention_says_why_in_plain_words_with_its_rule_and_an_answer_does_not():
+    from assistant.types import TraceStep
+
+    trace = (TraceStep("name.linked", "pass", "FedMerge -> FedMerge"),
+             TraceStep("evidence.weak", "abstain", "best evidence 0.08 < threshold 0.30"))
+    a = hand_answer(answer="The indexed abstracts do not answer this question.", citations=(), abstained=True,
+                    kind="abstain", trace=trace)
+    md = render.answer_markdown(a)
+    assert "_Why: The best evidence sentence is below the evidence bar (best evidence 0.08 &lt; threshold 0.30)._" in md
+    assert "rule `evidence.weak`" in md
+    answered = hand_answer(trace=(TraceStep("evidence.weak", "pass", "best evidence 0.50 >= threshold 0.30"),))
+    assert "Why:" not in render.answer_markdown(answered)
+    assert "Why:" not in render.answer_markdown(hand_answer(answer="x", abstained=True, kind="abstain"))  # no trace

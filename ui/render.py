@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from assistant.answer.decide import RULES
 from assistant.index.sentences import split_sentences
 from assistant.retrieve.query_filters import summary as filters_summary
 from assistant.types import Answer, Citation, Hit, IngestIssue, Record
@@ -138,6 +139,8 @@ def answer_markdown(answer: Answer, links: bool = True) -> str:
             f"_⚠ {n} sentence{'s' if n != 1 else ''} removed: the cited abstracts do not support "
             f"{'them' if n != 1 else 'it'} (shown in the evidence panel)._"
         )
+    if answer.abstained and why_markdown(answer):
+        parts.append(why_markdown(answer))
     if answer.standalone_query and _norm(answer.standalone_query) != _norm(answer.question):
         parts.append(f"_Searched for:_ {md_escape(answer.standalone_query)}")
     if filters_markdown(answer):
@@ -266,6 +269,16 @@ def citation_card(answer: Answer, c: Citation, hit: Hit | None) -> str:
         f'<p class="pc-abstract">{highlight_abstract(c.text or (record.text if record else ""), c.sentence_ids, c.sentences)}</p>'
         "</article>"
     )
+
+
+def why_markdown(answer: Answer) -> str:
+    """Under an abstention: the rule that decided it, in plain words, with what it saw ("" without a trace)."""
+    step = answer.deciding_step
+    if step is None or step.verdict != "abstain":
+        return ""
+    said = RULES.get(step.rule, step.rule)
+    detail = f" ({md_escape(step.detail)})" if step.detail else ""
+    return f"_Why: {md_escape(said[:1].upper() + said[1:])}{detail}._ <sub>rule `{step.rule}`</sub>"
 
 
 def evidence_html(answer: Answer | None) -> str:

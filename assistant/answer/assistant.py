@@ -34,7 +34,7 @@ from .conversation import Conversation
 from .events import Done, Event, Status
 from .evidence import ABSTAIN_SENTENCE
 from .kinds import WRITERS, Context
-from .linker import label_head, norm
+from .linker import norm, short_name
 from .models import ChatModel, get_chat_model
 from .prepare import LexiconCache, Preparer
 from .prompts import load_prompt
@@ -145,20 +145,20 @@ class Assistant:
         cited = tuple(c.paper_id for c in answer.citations)
         if q.kind is Kind.COMPARE:
             focus = tuple(h.paper_id for side in prep.sides for h in side[:1])
-        elif q.topic:
-            focus = q.topic
+        elif prep.topic:
+            focus = prep.topic
         else:
             focus = cited[:1] if q.kind is Kind.SINGLE else cited
         lex = self.lexicon.get()
         labels = {h.paper_id: lex.display.get(h.paper_id) or short_name(h.title) for h in prep.hits}
-        for pid, name in zip(q.topic, q.topic_names):  # the name the user used, spelled as the paper spells it
+        for pid, name in zip(prep.topic, prep.topic_names):  # the name the user used, spelled as the paper spells it
             canonical = lex.display.get(pid, "")
             labels[pid] = canonical if norm(canonical) == norm(name) else name
         for side in q.sides:
             if side.paper_ids and side.paper_ids[0] not in labels:
                 labels[side.paper_ids[0]] = side.text
         conversation.add(Turn(answer.question, answer.answer, q.standalone, () if answer.abstained else cited,
-                              () if answer.abstained and not q.topic else focus), labels)
+                              () if answer.abstained and not prep.topic else focus), labels)
 
     def ask(self, question: str, conversation: Conversation | None = None, *, history: list[str] | None = None, **kw) -> Answer:
         if conversation is None and history:
@@ -180,9 +180,7 @@ class Assistant:
     def would_answer(self, question: str, conversation: Conversation | None = None) -> bool:
         """True when the corpus answers `question` (no generation; used to vet suggested follow-ups)."""
         prep = self.prepared(question, Conversation(list(conversation.turns), dict(conversation.labels)) if conversation else None)
-        if prep.abstain or prep.question.kind is Kind.SINGLE:
-            return not prep.abstain
-        return _drain(_write(prep, Context(None, self.scorer, self.settings.answer))).kind != "abstain"
+        return not prep.abstain  # decided before any writing (decide.py)
 
     def suggest_followups(self, answer: Answer, conversation: Conversation | None = None, limit: int = 3) -> list[str]:
         """Follow-up questions the corpus can answer (each is checked with `would_answer`)."""
@@ -216,7 +214,8 @@ class Assistant:
 
 
 def _write(prep: Prepared, ctx: Context):
-    """The Draft for a prepared question: the abstention (saying what is missing), or its kind's writer."""
+    """The Draft for a prepared question: the abstention `decide()` made (saying what is missing), or its kind's
+    writer, which never abstains."""
     if prep.abstain:
         return Draft("abstain", f"{ABSTAIN_SENTENCE} {prep.why}".strip(), related=list(prep.hits[:3]),
                      notes=[n for n in (prep.why, prep.reason) if n])
@@ -241,8 +240,3 @@ def _drain(gen):
             next(gen)
         except StopIteration as stop:
             return stop.value
-
-
-def short_name(label: str) -> str:
-    """'Prune&Comp: Free Lunch for ...' -> 'Prune&Comp'; labels without a short head stay whole."""
-    return label_head(label) or label

@@ -54,10 +54,11 @@ import re
 from dataclasses import dataclass, field
 
 from ..types import Turn
+from .figures import NUMBER_VALUES
 from .support import content_words
 
 _ORD = {"first": 0, "former": 0, "second": 1, "latter": -1, "third": 2, "fourth": 3, "last": -1}
-_NUM = {"two": 2, "three": 3, "four": 4, "2": 2, "3": 3, "4": 4}
+_NUM = {**{w: NUMBER_VALUES[w] for w in ("two", "three", "four")}, "2": 2, "3": 3, "4": 4}
 _NOUN = r"(?:one|ones|paper|papers|method|methods|approach|approaches|work|works|model|models|framework|abstract|study)"
 _FIRST_N = re.compile(rf"\bthe (first|top|last) (two|three|four|2|3|4)(?: {_NOUN})?\b", re.I)
 _NTH = re.compile(rf"\bthe (first|second|third|fourth|last) {_NOUN}\b|\bthe (former|latter)(?: {_NOUN})?\b", re.I)

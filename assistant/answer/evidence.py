@@ -1,4 +1,4 @@
-"""Evidence strength and abstention: decide, from the retrieved abstracts, whether to answer.
+"""Evidence strength: how well the retrieved abstracts' sentences support the question.
 
     ev = gather_evidence(question, hits, scorer)
     ev.score      best support of the question by any (trusted) sentence of the top abstracts
@@ -6,7 +6,8 @@
     ev.passing    named terms that abstracts only mention in passing (once, and not in their label)
     ev.subjects   named terms some abstract is about (mentioned twice or more, or in its label)
 
-`decide(ev, threshold)` abstains when the best evidence is below the threshold, when every named
+`weak_evidence(ev, threshold)` says the evidence does not answer (used for a comparison side; a single
+answer's bar is decided in decide.py) when the best evidence is below the threshold, when every named
 term of the question is missing, or when the question hinges on a term the corpus only mentions in
 passing and the evidence is not clearly strong (threshold + PASSING_MARGIN): the near-miss case
 ("What search does AlphaZero use?" when one abstract says "Since DeepMind's AlphaZero, ..."). When
@@ -21,11 +22,11 @@ from dataclasses import dataclass, field
 
 from ..index.sentences import split_sentences
 from ..types import Hit
+from .linker import GENERIC, norm
 from .support import _NAMED, SupportScorer, injected_sentences
 
 ABSTAIN_SENTENCE = "The indexed abstracts do not answer this question."
 PASSING_MARGIN = 0.12
-_GENERIC_NAMED = {"LLM", "LLMs", "AI", "ML", "GNN", "GNNs", "CNN", "CNNs", "RL", "NLP", "FL", "MoE"}
 
 
 @dataclass
@@ -40,7 +41,7 @@ class Evidence:
 
 
 def named_terms(question: str) -> list[str]:
-    terms = [t for t in _NAMED.findall(question) if t not in _GENERIC_NAMED]
+    terms = [t for t in _NAMED.findall(question) if norm(t) not in GENERIC]  # (the linker's generic terms)
     return list(dict.fromkeys(terms))
 
 
@@ -87,7 +88,7 @@ def gather_evidence(question: str, hits: list[Hit], scorer: SupportScorer, top: 
     return ev
 
 
-def decide(ev: Evidence, threshold: float, names: bool = True) -> tuple[bool, str]:
+def weak_evidence(ev: Evidence, threshold: float, names: bool = True) -> tuple[bool, str]:
     """(abstain?, reason). A question about a paper the corpus holds (a named subject) needs less
     sentence-level evidence: "Which datasets does FedMerge use?" rarely shares words with the answer.
     `names=False` leaves the named-term rules out: the single-answer path decides near-misses from the
@@ -108,10 +109,3 @@ def decide(ev: Evidence, threshold: float, names: bool = True) -> tuple[bool, st
 
 def effective_threshold(ev: Evidence, threshold: float) -> float:
     return threshold - PASSING_MARGIN if ev.subjects else threshold
-
-
-def coverage_note(ev: Evidence) -> str:
-    """For a partial answer: which named parts of the question the corpus does not cover."""
-    if ev.missing and len(ev.missing) < len(ev.named):
-        return f"Not covered by the indexed abstracts: {', '.join(ev.missing)}."
-    return ""

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import re
 
-NUMBER_WORDS = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
-                           r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|twice|double|triple|half|dozens?|"
-                           r"hundreds?|thousands?|millions?|orders? of magnitude|\w+fold)\b", re.I)
+# the number words, one list for every module ("which two LLMs", "the first three", "five datasets")
+NUMBER_VALUES = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
+    "eighteen nineteen twenty".split())} | {"thirty": 30, "forty": 40, "fifty": 50}
+CARDINAL = "(?:" + "|".join(w for w in NUMBER_VALUES if w != "zero") + ")"
+NUMBER_WORDS = re.compile(rf"\b(?:{CARDINAL[3:-1]}|twice|double|triple|half|dozens?|"
+                          r"hundreds?|thousands?|millions?|orders? of magnitude|\w+fold)\b", re.I)
 # a figure: a number standing on its own ("3.71%", "7,964 samples", "42.8B tokens", "1.8x", "16-bit"), not a
 # digit inside a name ("CIFAR-10", "GPT-4o", "CSI300"), a formula ("sum_{i=1}", "x^2"), an enumeration "(1)" or a
 # citation "[2]"
@@ -52,7 +56,7 @@ MEASURES = {  # "how long ...?", "in millijoules": the abstract must state a val
         r"\b(?:ms|milliseconds?|seconds?|minutes?|mins|hours?|hrs|days?|weeks?|months?|years?|epochs?|GPU[- ]?(?:hours?|days?))\b"
         r"|\d[\d.,]*\s*(?:s|sec|h|steps?|iterations?|rounds?|tokens?|frames?|words?)\b", re.I)),
     "time": ("time figure", re.compile(  # a unit asked ("in seconds"): a number with a time unit, "3 days", "120 ms"
-        r"(?:\d[\d.,]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|a few|several|"
+        rf"(?:\d[\d.,]*|\b(?:{CARDINAL[3:-1]}|a few|several|"
         r"hundreds of|thousands of))\s*-?\s*(?:ms|milliseconds?|s|secs?|seconds?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|"
         r"months?|years?|GPU[- ]?(?:hours?|days?))\b", re.I)),
     "energy": ("energy figure", re.compile(r"\d[\d.,]*\s*(?:[mkµμ]?J|[mk]?Wh|[mk]?W)\b|\b(?:milli|kilo)?joules?\b|\bwatts?\b")),

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from .support import stem
+from .words import FUNCTION_WORDS, OWN_WORK, is_english, is_word
 
 COMMON = 3  # a name that is the subject of more papers than this is a common term
 MAX_NGRAM = 6
@@ -46,8 +47,7 @@ _NAMED = re.compile(
     r"|[A-Za-z]+\d+[A-Za-z0-9]*)\+?(?![\w^&-])"
 )
 _DEFINED = re.compile(r"\(([A-Z][A-Za-z0-9\-&^]{1,20}\+?)\)")  # "... Byte Pair Encoding (BPE)"
-_OURS = re.compile(r"\b(?:we|this (?:paper|work|study))\s+(?:(?:\w+ly|then|also|further|first|next|hence|thus)\s+)?"
-                   r"(?:propose|introduce|present|develop|design|call|name|term|dub|coin)\w*\b", re.I)
+_OURS = re.compile(rf"{OWN_WORK}\b|\b(?:we|this (?:paper|work|study))\s+(?:call|name|term|dub|coin)\w*\b", re.I)
 _CITES = re.compile(r"\b(?:like|such as|e\.g\.|including|compared (?:with|to)|than|unlike|traditional|existing|prior|"
                     r"previous|conventional|classic(?:al)?|popular|standard|widely used|well-known|similar|resembl\w*|"
                     r"inspired by|based on|follow\w*|extends?|built (?:on|upon))", re.I)
@@ -64,8 +64,7 @@ _ACRONYM_AFTER = re.compile(r"(?:\s+[A-Z][\w\-]*){0,5}\s*\(([A-Z][A-Za-z0-9\-&^]
 _CALLED = re.compile(r"\b(?:termed|called|named|dubbed|coined)\s+([A-Z][\w\-&^]+\+?)"
                      r"|\b(?:coin|term|call|name|dub|refer to)\w*\s+(?:(?:it|them|this|the|our|\w+)\s+){0,3}?as\s+(?:the\s+)?([A-Z][\w\-&^]+\+?)")
 _PROPOSE = re.compile(
-    r"\b(?:[Ww]e (?:(?:then|also|further|first|next|hence|therefore|thus) )?(?:propose|introduce|present|develop|design)|[Tt]his (?:paper|work) (?:proposes|introduces|presents)"
-    r"|\bus to (?:propose|introduce|present|develop|design))\s+"
+    rf"{OWN_WORK}\s+"
     r"(?:a |an |the )?(?:(?:new|novel|simple|general|unified|lightweight|efficient)\s+)*(?:[a-z\-]+\s+){0,4}?([A-Z][\w\-&^]+\+?)"
     r"|\b[Oo]ur (?:\w+ ){0,2}?(?:method|model|approach|framework|algorithm|system|architecture|network),? ([A-Z][\w\-&^]+\+?)"
     r"|\b(?:[Tt]he|[Oo]ur) proposed [`'\"“‘]{1,2}([A-Z][\w\-&^]+\+?)"
@@ -144,6 +143,32 @@ def label_head(label: str) -> str:
     return head if head and len(head.split()) <= 4 else ""
 
 
+_VERSIONED = re.compile(r"([a-z]{2,})(-\d+(?:\.\d+)?[a-z]?)")
+
+
+def _unknown_name(token: str) -> str:
+    """A lower-case token the corpus does not write but shaped like a model's name ("gpt-4", "resnet-50"):
+    written with capitals so it is read as a name (a short head as an acronym); '' otherwise.
+
+    >>> _unknown_name("gpt-4"), _unknown_name("resnet-50"), _unknown_name("top-1"), _unknown_name("model")
+    ('GPT-4', 'Resnet-50', '', '')
+    """
+    m = _VERSIONED.fullmatch(token)
+    if not m or is_word(m.group(1)):
+        return ""
+    head = m.group(1)
+    return (head.upper() if len(head) <= 4 else head.capitalize()) + m.group(2)
+
+
+def short_name(label: str) -> str:
+    """How a paper is called when nothing better names it: its label's short head, else the label.
+
+    >>> short_name("Prune&Comp: Free Lunch for Layer-Pruned LLMs"), short_name("Sparsified 2-FWL GNNs for molecules")
+    ('Prune&Comp', 'Sparsified 2-FWL GNNs for molecules')
+    """
+    return label_head(label) or label
+
+
 @dataclass(frozen=True)
 class Link:
     name: str  # as written in the question
@@ -158,6 +183,8 @@ class Lexicon:
     mentions: dict[str, dict[str, int]] = field(default_factory=dict)  # key -> {paper_id: count}
     display: dict[str, str] = field(default_factory=dict)  # paper_id -> its best short name
     words: set[str] = field(default_factory=set)  # words the corpus writes in lower case
+    texts: list[str] = field(default_factory=list, repr=False)  # each paper's label and abstract, normalised
+    surface: dict[str, str] = field(default_factory=dict)  # key -> how the corpus writes a named term ("diffmoe" -> "DiffMoE")
 
     @cached_property
     def stems(self) -> frozenset[str]:
@@ -174,13 +201,16 @@ class Lexicon:
         for _, _, text, _ in papers:
             for w in set(re.findall(r"\b[a-z][a-z\-]{2,}\b", text)):
                 lower_df[w] = lower_df.get(w, 0) + 1
-        lx = cls(words={w.replace("-", "") for w in lower_df})
+        lx = cls(words={w.replace("-", "") for w in lower_df}, texts=[norm(f"{label} {text}") for _, label, text, _ in papers])
         acronyms: dict[str, str] = {}  # paper -> a defined acronym, its name when nothing better names it
+        spelled: dict[str, dict[str, int]] = {}  # key -> {surface: count}
         for pid, label, text, derived in papers:
             counts: dict[str, int] = {}
             for t in [m.group(0) for m in _NAMED.finditer(f"{label}. {text}")] + [t for _, t in _inner_capitals(text)]:
                 k = norm(t)
                 counts[k] = counts.get(k, 0) + 1
+                spelled.setdefault(k, {}).setdefault(t, 0)
+                spelled[k][t] += 1
             for k, c in counts.items():
                 lx.mentions.setdefault(k, {})[pid] = c
             names = {}
@@ -229,6 +259,10 @@ class Lexicon:
                 k = norm(name)
                 if " " not in name and lower_df.get(name.lower(), 0) >= COMMON:
                     continue  # "Global", "Transformers": words the corpus writes in lower case
+                if all(is_word(w, acronym_ok=strength >= 2) for w in re.findall(r"[A-Za-z0-9]+", name)):
+                    continue  # "It", "ALL", "Sort": an English word is no paper's name, whatever its case
+                spelled.setdefault(k, {}).setdefault(name, 0)
+                spelled[k][name] += 1
                 if len(k) >= 2 and k not in GENERIC:
                     lx.about.setdefault(k, {})[pid] = max(strength, lx.about.get(k, {}).get(pid, 0))
             defined = [n for n, st in names.items() if st == 2 and counts.get(norm(n), 0) >= 2 and norm(n) not in GENERIC]
@@ -240,7 +274,47 @@ class Lexicon:
         for pid, name in acronyms.items():  # "out-of-distribution (OOD)" names a concept several papers use, not a paper
             if len(lx.mentions.get(norm(name), {})) <= 1:
                 lx.display[pid] = name
+        lx.surface = {k: max(forms, key=forms.get) for k, forms in spelled.items()
+                      if k not in lx.words and not any(f.islower() for f in forms)}
         return lx
+
+    def restore_case(self, question: str) -> str:
+        """A lower-case question written as the corpus writes its names ("what fid does diffmoe reach on
+        imagenet?" -> "what FID does DiffMoE reach on ImageNet?"), so it is understood like its capitalised
+        form. English words and words the corpus writes in lower case stay as they are.
+
+        Only a question whose writer used no capitals but at the start of a sentence is restored: where names are
+        written with capitals, a lower-case word is a word ("Do our brains react ...?" is not about "ReAct").
+
+        >>> lx = Lexicon.build([("p1", "GC ViT: global context", "GC ViT reaches 84% on ImageNet-1K. GC ViT is fast.", False)])
+        >>> lx.restore_case("how fast is gc vit on imagenet-1k? Is it fast?")
+        'how fast is GC ViT on ImageNet-1K? Is it fast?'
+        >>> lx.restore_case("How fast is gc vit on ImageNet-1K?")
+        'How fast is gc vit on ImageNet-1K?'
+        """
+        if re.search(r"(?<![.?!:]\s)(?<!^)(?<![.?!:])\b[A-Za-z]*[A-Z]", question.strip()):
+            return question  # capitals inside a sentence: the writer capitalises names
+        toks = [(m.group(0), m.start(), m.end()) for m in re.finditer(r"[A-Za-z0-9][\w\-&^+.]*[A-Za-z0-9^+]|[A-Za-z0-9]", question)]
+        out, i, last = [], 0, 0
+        while i < len(toks):
+            for n in (3, 2, 1):
+                span = toks[i: i + n]
+                if len(span) < n or any(not t.islower() for t, _, _ in span):
+                    continue
+                surface = self.surface.get(norm(question[span[0][1]: span[-1][2]]), "")
+                if not surface and n == 1:
+                    surface = _unknown_name(span[0][0])
+                word = n == 1 and (is_word(span[0][0]) or len(span[0][0]) < 2 or (
+                    is_english(span[0][0]) and not self._own_name(span[0][0])))  # "kite" is Kite's own name
+                if not surface or word:
+                    continue
+                if n > 1 and (len(surface.split()) != n or all(is_english(t) for t, _, _ in span)):
+                    continue  # "token pooling": English words describe a technique, whoever named a paper so
+                out += [question[last: span[0][1]], surface]
+                last, i = span[-1][2], i + n - 1
+                break
+            i += 1
+        return "".join(out) + question[last:]
 
     def papers_about(self, name: str) -> tuple[str, ...]:
         """Papers `name` is a proper name of (none for a common term)."""
@@ -254,8 +328,8 @@ class Lexicon:
     def status(self, term: str) -> str:
         """'subject' (some paper is about it), 'common', 'passing' (mentioned, no paper about it) or 'missing'."""
         k = norm(term)
-        if k in GENERIC or k in self.words:
-            return "common"
+        if k in GENERIC or k in self.words or all(w.lower() in FUNCTION_WORDS for w in re.findall(r"[A-Za-z0-9]+", term) or [term]):
+            return "common"  # (a frequent word may still be a name the corpus lacks: "Adam"; it never links to a paper)
         about = self.about.get(k, {})
         if about:
             return "common" if len(about) > COMMON else "subject"
@@ -275,6 +349,22 @@ class Lexicon:
             return True  # "Earth-system models", "Mixture-of-experts": a capitalised word and ordinary ones, no paper's name
         return self.status(term) == "common"
 
+    def _own_name(self, name: str) -> bool:
+        """`name` is a paper's own name (a label head, a defined or coined name), not only a repeated term."""
+        papers = self.papers_about(name)
+        return bool(papers) and self.about[norm(name)][papers[0]] >= 2
+
+    def phrase_status(self, phrase: str) -> str:
+        """`status` for a multi-word name, from where it is written: 'subject' when a paper is about it (its label
+        head, or written twice in one label and abstract), 'passing' when written once, else 'missing'."""
+        k = norm(phrase)
+        if not k:
+            return "missing"
+        if k in self.about:
+            return "subject" if len(self.about[k]) <= COMMON else "common"
+        most = max((t.count(k) for t in self.texts), default=0)
+        return "subject" if most >= 2 else "passing" if most else "missing"
+
     def mentioned_in(self, term: str) -> set[str]:
         return set(self.mentions.get(norm(term), {}))
 
@@ -292,9 +382,14 @@ class Lexicon:
                 k = norm(surface)
                 if len(k) < 2 or k in GENERIC or (surface.islower() and (n > 1 or k in self.words)):
                     continue  # names are written with capitals; a lower-case word of the corpus is a word
+                english = re.findall(r"[A-Za-z0-9]+", surface)
+                if all(is_word(w, acronym_ok=True) for w in english):
+                    continue  # "it", "The", "ALL": never a name, whatever its case
                 papers = self.papers_about(surface)
                 if papers:
                     strong = self.about[norm(surface)][papers[0]] >= 2
+                    if not strong and all(is_word(w) for w in english):
+                        continue  # "SORT" is a name only where an abstract defines it
                     found.append(Link(surface, toks[i][1], papers, strong))
                     taken.update(range(i, i + n))
         return sorted(found, key=lambda link: link.start)

@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import re
 
+# the words a question opens with, one list for every pattern ("What ...", "Does ...", "Could ...")
+WH = "how|what|which|why|when|where|who|whose"
+OPENER = rf"(?:{WH}|is|are|does|do|did|can|could|was|were)"
+
 COMPARE_RX = [
     re.compile(r"^(?:how|in what ways?) (?:does|do|is|are) (?P<a>.+?) (?:differ|different) (?:from|to|than) (?P<b>.+?)\??$", re.I),
     re.compile(r"^(?:how|in what ways?) (?:does|do) (?P<a>.+?) (?:and|vs\.?|versus) (?P<b>.+?) (?:differ|compare)\b.*$", re.I),
@@ -28,9 +32,22 @@ COMPARE_RX = [
     re.compile(r"^(?:there are )?(?:two|2) (?:papers|works|studies|methods|approaches|abstracts)\b[^:;.?]*[:;,]\s*"
                r"one (?P<a>[^.;?]+?),?\s+and (?:one|the other) (?P<b>[^.;?]+?)\s*[.?;].*$", re.I),
     # "A vs B: ...", not "How many prompts were collected in the study of global versus local harms?"
-    re.compile(r"^(?!(?:how|what|which|why|when|where|who|whose|is|are|does|do|did|can|in|on)\b)(?P<a>[^:]+?) "
+    re.compile(rf"^(?!(?:{OPENER}|in|on)\b)(?P<a>[^:]+?) "
                r"(?:vs\.?|versus) (?P<b>[^:]+?)(?::.*)?\??$", re.I),
 ]
+_PAPERS = r"(?:papers|studies|works|abstracts|articles|methods|approaches)"
+# "the two papers on on-policy distillation ...", "compare the two false-belief studies of open-weight LMs: ...": two
+# papers given by one description (a comparison of the two that fit it best)
+TWO_PAPERS = re.compile(
+    rf"\bthe (?:two|2) (?:(?P<pre>[\w\-]+(?:\s+[\w\-]+){{0,4}}?)\s+)?{_PAPERS}\b"
+    r"(?:\s+(?:on|about|of|for|into|studying|that study)\s+(?P<post>[^:;?,.]{3,80}?))?"
+    r"(?=\s*(?:$|[:;?,.]|\s[-\u2013\u2014]\s)|\s+(?:each|both|do|does|did|differ|compare|use|have|and)\b)", re.I)
+# "the urdu speech study and the phoneme recognition work: ...", "How do the X critique and the Y paper each ...?":
+# two papers each given by a description
+DESCRIBED_PAIR = re.compile(
+    r"(?:^|\b(?:do|does|did|are|is|were|compare|contrast)\s+)the (?P<a>[^,:;?]{3,80}?),?\s+and the (?P<b>[^,:;?]{3,80}?)"
+    r"(?P<end>\s*(?:[:;?,]|\s[-\u2013\u2014]\s)|\s+(?:each|both|all|differ|compare|do|does|did|use|uses|rely|relies|"
+    r"propose|proposes|handle|handles)\b)", re.I)
 CUE = re.compile(
     r"\b(?:differ\w*|difference\w*|compar\w+|contrast\w*|versus|vs\.?|in common|on top of|add\w* (?:to|over)|than|"
     r"separates?|distinguish\w*|the same way|alike|"
@@ -63,7 +80,7 @@ TOPIC_AT = [
     re.compile(rf"\b{AUX}\s+(?:the\s+|an?\s+)?(?P<t>[^\s,?]+(?:\s+[^\s,?]+){{0,2}})", re.I),
     re.compile(r"\baccording to (?:the\s+)?(?P<t>[^\s,?]+)", re.I),
     re.compile(r"\bin the (?P<t>(?:\S+\s+){0,3}?\S+?) (?:paper|abstract|work)\b", re.I),
-    re.compile(rf"^(?!(?:how|what|which|why|when|where|who|whose|is|are|does|do|did|can|in|on)\b)(?P<t>\S+?)(?:'s|’s)?\s+{AUX}\b", re.I),
+    re.compile(rf"^(?!(?:{OPENER}|in|on)\b)(?P<t>\S+?)(?:'s|’s)?\s+{AUX}\b", re.I),
     re.compile(r"\((?P<t>[A-Z][\w\-^&]+)\)"),  # "super token attention (STA)"
     re.compile(r"^(?:please\s+)?(?:explain|describe|summari[sz]e|tell me about|what about|give me an overview of)\s+"
                r"(?:the\s+)?(?P<t>[^\s,?]+(?:\s+[^\s,?]+){0,2})", re.I),
@@ -82,7 +99,7 @@ ASKED = re.compile(
     re.I,
 )
 CLAUSE = re.compile(  # "Which X ..., and over how many Y?": a second thing asked
-    rf",?\s+and\s+(?=(?:{PREP}\s+)?(?:what|which|how|where|when|who|whose|does|did|do|is|are|was|were|can)\b|#)|;\s*",
+    rf",?\s+and\s+(?=(?:{PREP}\s+)?{OPENER}\b|#)|;\s*",
     re.I,
 )
 ASKED_TAIL = re.compile(  # a clause that ends on what it asks for: "over how many evaluation suites", "with which network"
@@ -106,9 +123,9 @@ MEASURED = re.compile(  # "what X does Y achieve": a value is asked for
 
 
 LEAD = re.compile(  # "<what it is about> - <what is asked>?": terse questions put the description first
-    r"^(?!(?:what|which|how|who|where|when|why|whose|is|are|does|do|did|can|could|was|were)\b)"  # the lead describes
-    r"(?P<lead>.{12,}?)(?:\s+[-\u2013\u2014]+\s+|:\s+)(?:(?:and|so|then|but)\s+)?(?P<ask>(?:(?:what|which|how|who|where|when|"
-    r"why|whose|is|are|does|do|did|can|could|was|were)\b|#).*)$",
+    rf"^(?!{OPENER}\b)"  # the lead describes
+    r"(?P<lead>.{12,}?)(?:\s+[-\u2013\u2014]+\s+|:\s+)(?:(?:and|so|then|but)\s+)?"
+    rf"(?P<ask>(?:{OPENER}\b|#).*)$",
     re.I,
 )
 NOT_NOUN = re.compile(  # where an asked noun phrase ends: "which method says a plain ViT can ..." asks for a method

@@ -6,10 +6,11 @@ Runs as a LangChain runnable sequence over a typed `Prepared` state (see `Assist
   (question.py), names linked through a lexicon of the corpus (rebuilt when the store changes);
 - retrieve: papers for the question; a question about named or referred-to papers retrieves inside
   them first; each side of a comparison is retrieved on its own; a list retrieves widely;
-- weigh: evidence and abstention. Declines when the question's subject is a name no paper is about
-  (near-miss), when the asked detail is not in the topic paper's abstract, or when the evidence is
-  weak; otherwise picks the paper the answer rests on: retrieval's first, unless another paper's
-  sentences answer clearly better (`answer.rerank_margin`).
+- weigh: findings, never verdicts: names linked or not, the asked details the main paper's abstract
+  lacks, the evidence and the bar it is held to (every adjustment named), the comparison sides found,
+  the papers meeting a list's criterion; it picks the paper the answer rests on (retrieval's first,
+  unless another paper's sentences answer clearly better, `answer.rerank_margin`). Then `decide()`
+  (decide.py), the one place that turns findings into answer, partial answer or abstention.
 """
 
 from __future__ import annotations
@@ -19,30 +20,27 @@ import threading
 import time
 from dataclasses import replace
 
+from ..index.sentences import split_sentences
 from ..retrieve import query_filters
 from ..retrieve.hybrid import Filters, HybridRetriever
 from ..retrieve.langchain import PaperRetriever
 from ..settings import AnswerSettings
 from ..types import Hit
-from .answerable import SOFT_MATCH, figures_in, has_term, missing_detail
-from .evidence import ABSTAIN_SENTENCE, decide, gather_evidence
+from .answerable import figures_in, has_term, missing_detail
+from .decide import (CompareFinding, DetailFinding, EvidenceFinding, FilterFinding, Findings, ListFinding, NameFinding,
+                     SideFinding, decide)
+from .evidence import ABSTAIN_SENTENCE, PASSING_MARGIN, effective_threshold, gather_evidence, weak_evidence
 from .linker import Lexicon, named_terms, norm
 from .phrasing import DESCRIBED_PAPER, OWN_PAPER, PAPER_ON
 from .question import Ask, Kind, analyze
 from .state import Prepared
-from .support import STOP, SupportScorer, content_words, stem
+from .support import SupportScorer, content_words
+from .topics import TopicWords
 
 LIST_MAX = 30
 CALIBRATED_EMBEDDER = "all-MiniLM-L6-v2"  # the embeddings the dense-score settings were calibrated on
-# A list whose best chunk is this far from the criterion (MiniLM cosine) is off the corpus's topics unless its
-# words say otherwise: then a criterion word no abstract uses is a part nothing matches. Lists asked of the
-# corpus (project, blind sets, tuning half): best chunk >= 0.44 but two short criteria with every word in the
-# corpus; lists on topics it lacks ("protein structure prediction", "robot manipulation"): 0.34-0.39.
-LIST_TOPIC_COSINE = 0.45
+LIST_MARGIN = 0.05  # a listed paper's best sentence must beat the abstention threshold by this much
 _CHOICE = re.compile(r"^(?:which|who)\b", re.I)
-# A near-miss asks about the name itself ("How does R-CNN propose regions?", "What does the CLIP paper say?": at most
-# 8 content words in every set); a longer question describes a paper in which the name is a detail (checked as one)
-NEAR_MISS_WORDS = 12
 __all__ = ["ABSTAIN_SENTENCE", "LIST_MAX", "LexiconCache", "Preparer"]
 
 
@@ -65,6 +63,7 @@ class LexiconCache:
 class Preparer:
     def __init__(self, retriever: HybridRetriever, scorer: SupportScorer, lexicon: LexiconCache, settings: AnswerSettings) -> None:
         self.retriever, self.scorer, self.lexicon, self.settings = retriever, scorer, lexicon, settings
+        self.topics = TopicWords(lexicon, scorer)
 
     def analyze(self, state: dict) -> Prepared:
         # filters stated in the question ("from 2025 on", "by Chen", "in cs.CL"); explicit ones win
@@ -86,102 +85,114 @@ class Preparer:
         return [d.metadata["hit"] for d in docs]
 
     def retrieve(self, p: Prepared) -> Prepared:
+        """Papers for the question (the question itself is never rewritten here): a comparison's sides each on
+        their own, a list widely, a single question inside its named papers first. Names linked elsewhere than the
+        subject that retrieval does not find for the question are not its topic (`p.topic`; the trace says so)."""
         t = time.perf_counter()
         q = p.question
+        p.topic, p.topic_names = q.topic, q.topic_names
         if q.kind is Kind.COMPARE:
             p.sides = [self._search(side.text, 1 if side.paper_ids else 3, p.filters, side.paper_ids) for side in q.sides]
+            p.side_specs = list(q.sides)
             p.hits = _unique([h for side in p.sides for h in side[:1]])
         elif q.kind is Kind.LIST:
             p.hits = self._search(q.criterion, LIST_MAX, p.filters)
         else:
             hits = self._search(q.standalone, p.k, p.filters)
             if not (q.followup or q.topic_placed):  # names linked elsewhere than the subject: retrieval must agree
-                keep = [(t, n) for t, n in zip(q.topic, q.topic_names) if t in q.topic_strong or t in {h.paper_id for h in hits}]
-                p.question = q = replace(q, topic=tuple(t for t, _ in keep), topic_names=tuple(n for _, n in keep))
-            if q.topic:
-                first = self._search(q.standalone, len(q.topic), p.filters, q.topic)
-                order = {pid: i for i, pid in enumerate(q.topic)}
+                found = {h.paper_id for h in hits}
+                keep = [(t, n) for t, n in zip(q.topic, q.topic_names) if t in q.topic_strong or t in found]
+                p.topic, p.topic_names = tuple(t for t, _ in keep), tuple(n for _, n in keep)
+            if p.topic:
+                first = self._search(q.standalone, len(p.topic), p.filters, p.topic)
+                order = {pid: i for i, pid in enumerate(p.topic)}
                 first.sort(key=lambda h: order.get(h.paper_id, len(order)))
                 hits = _unique(first + hits)[: max(p.k, len(first))]
             p.hits = hits
         p.timings["retrieval_s"] = time.perf_counter() - t
         return p
 
-    # -- weigh ---------------------------------------------------------------------------------
+    # -- weigh: findings, then the one decision ------------------------------------------------
     def weigh(self, p: Prepared) -> Prepared:
-        if p.filter_finding is not None:  # the filters leave no paper: say which, not that the topic is missing
-            p.abstain, p.why = True, p.filter_finding.message
-            p.reason = f"Abstained: the filters leave no paper ({p.filter_finding.rule})."
-            return p
-        th = self.settings.abstain_threshold
         q = p.question
         lexicon = self.lexicon.get()
         p.names = {h.paper_id: lexicon.display[h.paper_id] for h in p.hits if h.paper_id in lexicon.display}
         if q.kind is Kind.COMPARE:
-            return self._weigh_compare(p, lexicon, th)
-        if q.kind is Kind.LIST:
-            unused = self._off_topic_words(q.criterion, p.hits)
-            if unused:  # "anything on protein structure prediction?": a criterion word no abstract uses
-                p.question = replace(q, parts=q.parts + unused)
-            return p
-        if q.topic and not q.topic_strong and not q.followup and OWN_PAPER.search(q.standalone):
-            # "How does FNet ..., according to the FNet paper?": FNet's own paper is asked for, and the abstracts
-            # that link to the name only discuss it (repeat it), none is named by it
-            p.abstain = True
-            p.why = f"No indexed abstract is about {q.topic_names[0]}; it is only discussed in others."
-            return p
-        if q.unlinked and not q.topic_placed and not q.topic_strong and not DESCRIBED_PAPER.search(q.standalone) \
-                and len(content_words(q.standalone)) <= NEAR_MISS_WORDS:
-            term, status = q.unlinked[0]
-            p.abstain = True
-            p.why = (f"No indexed abstract is about {term}; it is only mentioned in passing." if status == "passing"
-                     else f"No indexed abstract mentions {term}.")
-            return p
-        on = PAPER_ON.search(q.standalone) if not q.topic else None
+            f = Findings("compare", compare=self._weigh_compare(p, lexicon, self.settings.abstain_threshold))
+        elif q.kind is Kind.LIST:
+            f = Findings("list", listing=self._weigh_list(p))
+        else:
+            f = self._weigh_single(p, lexicon)
+        f.filters = _filter_finding(p)
+        p.findings = f
+        p.decision = decide(f)
+        return p
+
+    def _weigh_single(self, p: Prepared, lexicon: Lexicon) -> Findings:
+        q = p.question
+        names = NameFinding(
+            topic_names=p.topic_names, linked=tuple(f"{k.name} -> {lexicon.display.get(k.paper_ids[0], k.paper_ids[0])}"
+                                                    + ("" if k.strong else " (weak)") for k in q.links), unconfirmed=tuple(n for n in q.topic_names if n not in p.topic_names),
+            unlinked=q.unlinked, placed=q.topic_placed, strong=bool(q.topic_strong), followup=q.followup,
+            own_paper_asked=bool(OWN_PAPER.search(q.standalone)), describes_paper=bool(DESCRIBED_PAPER.search(q.standalone)),
+            content_words=len(content_words(q.standalone)))
+        f = Findings("answer", names=names)
+        on = PAPER_ON.search(q.standalone) if not p.topic else None
         topic = (on.group("t") or on.group("u")) if on else ""
         if topic and len(topic.split()) <= 6:  # "Is there a paper on protein structure prediction?": off the topics
-            unused = self._off_topic_words(topic, p.hits)
-            if unused:
-                p.abstain, p.why = True, f"No indexed abstract mentions {unused[0]}."
-                return p
-        n_topic = len([h for h in p.hits if h.paper_id in q.topic])
+            unused = self.topics.off_topic_words(topic, p.hits, self._dense_calibrated())
+            f.topic_absent = unused[0] if unused else ""
+        n_topic = len([h for h in p.hits if h.paper_id in p.topic])
         p.evidence = ev = gather_evidence(q.standalone, p.hits, self.scorer, top=n_topic or 5, restrict=bool(n_topic))
         p.main = 0 if n_topic else self._main(ev)
         if p.hits:
-            text = p.hits[p.main].text
-            similar, common = self.scorer.phrase_similarity, lexicon.is_common
-            names = q.topic_names[:1] if n_topic else ()  # no paper named: a paraphrase, its wording checked loosely
-            lacks: list[tuple[int, str]] = []
-            given = figures_in(q.standalone)  # "the two benchmarks": a number the question states answers nothing
-            for i, ask in enumerate((Ask(q.asked, q.numeric, q.measure), *q.more)):
-                missing = missing_detail(names, q.details if i == 0 else (), ask.asked, ask.numeric, text,
-                                         heads_only=not n_topic, similar=similar, common=common, measure=ask.measure,
-                                         given=given)
-                # a paraphrase names no paper: its asked words are the asker's own, so only a firm miss counts
-                if missing and (missing.firm or (n_topic and ev.score < self.settings.detail_override)):
-                    lacks.append((i, missing.why))
-            if lacks and lacks[0][0] == 0:  # the main thing asked is not there
-                p.abstain, p.why = True, lacks[0][1]
-                return p
-            p.gaps = [why for _, why in lacks]  # a further part is not there: answer the rest, say which
-        hits = p.hits
+            f.details = self._details(p, lexicon, n_topic)
+        f.evidence = self._evidence(p)
+        return f
+
+    def _details(self, p: Prepared, lexicon: Lexicon, n_topic: int) -> tuple[DetailFinding, ...]:
+        """Each thing asked, checked against the main paper's abstract: the ones it lacks."""
+        q, ev = p.question, p.evidence
+        text = p.hits[p.main].text
+        similar, common = self.scorer.phrase_similarity, lexicon.is_common
+        names = p.topic_names[:1] if n_topic else ()  # no paper named: a paraphrase, its wording checked loosely
+        given = figures_in(q.standalone)  # "the two benchmarks": a number the question states answers nothing
+        out = []
+        for i, ask in enumerate((Ask(q.asked, q.numeric, q.measure), *q.more)):
+            missing = missing_detail(names, q.details if i == 0 else (), ask.asked, ask.numeric, text,
+                                     heads_only=not n_topic, similar=similar, common=common, measure=ask.measure,
+                                     given=given)
+            if missing:
+                out.append(DetailFinding(i, ask.asked, missing.why, missing.firm, bool(n_topic), ev.score,
+                                         self.settings.detail_override))
+        return tuple(out)
+
+    def _evidence(self, p: Prepared) -> EvidenceFinding:
+        """The evidence strength and the bar it is held to, with every adjustment of the bar named."""
+        ev, hits, s = p.evidence, p.hits, self.settings
+        th, adjustments = s.abstain_threshold, []
         # dense-based declines only where every searchable paper has its vectors (lexical-first ingest)
         dense = [h.scores["dense"] for h in hits if "dense" in h.scores] if self._dense_calibrated() else []
-        if not q.topic and dense and max(dense) < self.settings.dense_floor:
-            p.abstain, p.reason = True, f"Abstained: no chunk is close to the question (cosine {max(dense):.2f} < {self.settings.dense_floor:.2f})."
-            return p
-        lead = len(hits) > 1 and hits[0].score - hits[1].score >= self.settings.confident_gap
-        if lead or (dense and hits[0].scores.get("dense", 0.0) >= self.settings.confident_cosine):
-            th -= self.settings.confident_relief  # retrieval singles out one paper: a paraphrase needs less wording overlap
-        if not q.topic and ev.cosine >= self.settings.paraphrase_cosine:
-            th = min(th, ev.score)  # a paraphrase: close in meaning to a sentence, however few words it shares
-        p.abstain, why = decide(ev, th, names=False)
-        p.reason = f"Abstained: {why}." if p.abstain else ""
-        return p
+        lead = len(hits) > 1 and hits[0].score - hits[1].score >= s.confident_gap
+        if lead or (dense and hits[0].scores.get("dense", 0.0) >= s.confident_cosine):
+            th -= s.confident_relief  # retrieval singles out one paper: a paraphrase needs less wording overlap
+            adjustments.append(f"retrieval singles out one paper: -{s.confident_relief:.2f}")
+        if not p.topic and ev.cosine >= s.paraphrase_cosine and ev.score < th:
+            th = ev.score  # a paraphrase: close in meaning to a sentence, however few words it shares
+            adjustments.append(f"paraphrase (cosine {ev.cosine:.2f} >= {s.paraphrase_cosine:.2f}): bar lowered to the evidence")
+        th = effective_threshold(ev, th)  # a question about a paper the corpus holds needs less sentence-level evidence
+        if ev.subjects:
+            adjustments.append(f"named subject {', '.join(ev.subjects)}: -{PASSING_MARGIN:.2f}")
+        # what the answer can show: the main paper's sentences, else another (topic) paper's above the bar
+        shown = [b for b in ev.best if not p.topic or hits[b[0]].paper_id in p.topic]
+        main_best = [b for b in shown if b[0] == p.main or b[2] >= effective_threshold(ev, s.abstain_threshold)]
+        uncovered = tuple(ev.missing) if ev.missing and len(ev.missing) < len(ev.named) else ()
+        return EvidenceFinding(ev.score, th, s.abstain_threshold, tuple(adjustments), max(dense) if dense else None,
+                               s.dense_floor, bool(p.topic), bool(main_best) or not hits, uncovered)
 
-    def _weigh_compare(self, p: Prepared, lexicon: Lexicon, th: float) -> Prepared:
-        """Each side's row paper and whether it was found; declines when no side is found, when a side is a name
-        no abstract is about and no other side speaks of it, or when a setting asked ("on FEMNIST") is in none."""
+    def _weigh_compare(self, p: Prepared, lexicon: Lexicon, th: float) -> CompareFinding:
+        """Each side's row paper and whether it was found, whether a side is a name no abstract is about and no
+        other side speaks of it, and whether a setting asked ("on FEMNIST") is in none."""
         q = p.question
         candidates = {h.paper_id for side in p.sides for h in side}  # every paper retrieved for a side
         chosen: list[Hit] = []
@@ -194,52 +205,66 @@ class Preparer:
             fit = [gather_evidence(q.standalone, hs, self.scorer, top=1).score for hs in p.sides]
             order = sorted(range(len(p.sides)), key=lambda i: -fit[i])
             p.sides, p.side_evidence = [p.sides[i] for i in order], [p.side_evidence[i] for i in order]
-            p.question = q = replace(q, sides=tuple(q.sides[i] for i in order))
+            p.side_specs = [p.side_specs[i] for i in order]
         # a side is found when it is named, its sentences answer, or (a described side) retrieval is sure of it
         sure = self._dense_calibrated() and self.retriever.settings.fusion == "score"  # (the share means this only)
-        p.side_found = [bool(hs) and bool(s.paper_ids or not decide(e, th)[0]
-                                         or (sure and self._agreement(hs[0]) >= self.settings.agreement_floor))
-                        for s, hs, e in zip(q.sides, p.sides, p.side_evidence)]
+        hows = []
+        for s, hs, e in zip(p.side_specs, p.sides, p.side_evidence):
+            weak, why_weak = weak_evidence(e, th, names=bool(s.paper_ids))  # a description's words are not names
+            agree = self._agreement(hs[0]) if hs and sure else 0.0
+            found = bool(hs) and bool(s.paper_ids or not weak or (sure and agree >= self.settings.agreement_floor))
+            p.side_found.append(found)
+            hows.append("not retrieved" if not hs else "named" if s.paper_ids else f"evidence {e.score:.2f} answers"
+                        if not weak else f"retrieval agreement {agree:.2f} >= {self.settings.agreement_floor:.2f}"
+                        if found else why_weak)
         any_found, why = any(p.side_found), ""
-        for i, side in enumerate(q.sides):  # "How do FedMerge and FedProx differ?": a name no abstract is about
+        unknown = [""] * len(p.side_specs)
+        for i, side in enumerate(p.side_specs):  # "How do FedMerge and FedProx differ?": a name no abstract is about
             status = lexicon.status(side.text) if not side.paper_ids and named_terms(side.text) == [side.text] else ""
             if status not in ("passing", "missing") or lexicon.is_common(side.text):
                 continue
-            p.side_found[i] = False  # the paper retrieved for it only mentions it: not its row
+            p.side_found[i], unknown[i] = False, status  # the paper retrieved for it only mentions it: not its row
             if any_found and not why and not any(has_term(side.text, hs[0].text) for hs, ok in zip(p.sides, p.side_found) if ok):
                 why = (f"No indexed abstract is about {side.text}; it is only mentioned in passing." if status == "passing"
                        else f"No indexed abstract mentions {side.text}.")  # and no other side's abstract speaks of it
         found = [hs[0] for hs, ok in zip(p.sides, p.side_found) if ok]
-        if why or not found:
-            p.abstain, p.why = True, why
-            p.reason = "" if why else "Abstained: no side of the comparison is described by an indexed abstract."
-            return p
-        asked = [t for t in q.details if not lexicon.is_common(t)  # not a description, not in a side's own words
-                 and not any(norm(t) in norm(side.text) for side in q.sides)]
-        # a setting no side's abstract names, and no other paper retrieved for a side either (that one may be the side)
-        absent = [t for t in asked if not any(has_term(t, h.text) for h in found) and not lexicon.mentioned_in(t) & candidates]
-        if absent:  # "How do A and B differ on FEMNIST?": no side's abstract names FEMNIST
-            who = " and ".join(p.names.get(h.paper_id, h.title) for h in found)
-            p.abstain, p.why = True, f"The {who} abstract{'s' if len(found) > 1 else ''} report{'' if len(found) > 1 else 's'} no {absent[0]}."
-        return p
+        sides = tuple(SideFinding(s.text, hs[0].paper_id if hs else "", bool(s.paper_ids), ok, how, unk)
+                      for s, hs, ok, how, unk in zip(p.side_specs, p.sides, p.side_found, hows, unknown))
+        absent = ""
+        if found and not why:
+            asked = [t for t in q.details if not lexicon.is_common(t)  # not a description, not in a side's own words
+                     and not any(norm(t) in norm(side.text) for side in q.sides)]
+            # a setting no side's abstract names, and no other paper retrieved for a side either (that one may be the side)
+            gone = [t for t in asked if not any(has_term(t, h.text) for h in found) and not lexicon.mentioned_in(t) & candidates]
+            absent = gone[0] if gone else ""
+        who = " and ".join(p.names.get(h.paper_id, h.title) for h in found)
+        if found and not why and not absent:
+            rows = list({h.paper_id: h for h in found}.values())
+            p.hits = rows + [h for h in p.hits if h not in rows]  # the rows lead what the answer retrieved
+        return CompareFinding(sides, why, absent, who, len(found))
 
-    def _off_topic_words(self, phrase: str, hits: list[Hit]) -> tuple[str, ...]:
-        """Words of `phrase` no abstract uses, when the best chunk is far from it (LIST_TOPIC_COSINE): off the topics."""
-        dense = [h.scores["dense"] for h in hits if "dense" in h.scores] if self._dense_calibrated() else []
-        return self._unused_words(phrase, hits) if dense and max(dense) < LIST_TOPIC_COSINE else ()
-
-    def _unused_words(self, criterion: str, hits: list[Hit]) -> tuple[str, ...]:
-        """Lower-case words of a list's criterion that no abstract of the corpus uses (any form) and that no
-        retrieved abstract says in other words (a 1-3 word span within SOFT_MATCH): the part nothing matches."""
-        stems = self.lexicon.get().stems
-        out = []
-        verbs = set(re.findall(r"\b(?:that|which|who|to|not|can|will|does|do)\s+([a-z]+)", criterion))  # "that stands in for"
-        for w in dict.fromkeys(re.findall(r"\b[a-z]{4,}\b", criterion)):
-            if w in STOP or w in verbs or w.endswith("ly") or stem(w) in stems:  # not "fairly"
-                continue
-            if not any(self.scorer.phrase_similarity(w, h.text) >= SOFT_MATCH for h in hits[:5]):
-                out.append(w)
-        return tuple(out)
+    def _weigh_list(self, p: Prepared) -> ListFinding:
+        """The papers that meet a list's criterion: every named part in the abstract, and a sentence that matches
+        the criterion above the bar. A word of the criterion no abstract uses (off the corpus's topics) is a part."""
+        q = p.question
+        parts = q.parts + self.topics.absent_words(q.criterion, p.hits, self._dense_calibrated())  # "anything on protein structure prediction?"
+        bar = self.settings.abstain_threshold + LIST_MARGIN
+        unmatched = tuple(x for x in parts if not any(norm(x) in norm(h.text + " " + h.title) for h in p.hits))
+        rare = self.topics.distinctive(q.criterion)  # one list per alternative ("X or Y"): [] where one needs no word
+        if not unmatched:
+            for h in p.hits:
+                if parts and not all(norm(x) in norm(h.text + " " + h.title) for x in parts):
+                    continue
+                if rare and not any(any(r in norm(h.title + " " + h.text) for r in alt) for alt in rare):
+                    continue  # "protein language models": a paper on language models only does not qualify
+                sents = [s.text for s in split_sentences(h.text)]
+                row = self.scorer.matrix([q.criterion], sents)[0]
+                j = int(row.argmax())
+                if row[j] >= bar:
+                    p.rows.append((h, j, sents[j]))
+        listed = [h for h, _, _ in p.rows]
+        p.hits = listed + [h for h in p.hits if h not in listed]  # the listed papers lead what the answer retrieved
+        return ListFinding(q.criterion, parts, unmatched, len(p.rows), bar, tuple(w for alt in rare for w in alt))
 
     def _dense_calibrated(self) -> bool:
         """The dense-score rules (dense floor, side agreement, close-match relief) were calibrated on the
@@ -266,6 +291,16 @@ class Preparer:
             return 0
         top = max(best, key=best.get)
         return top if top != 0 and best[top] - best.get(0, 0.0) > self.settings.rerank_margin else 0
+
+
+def _filter_finding(p: Prepared) -> FilterFinding | None:
+    """The filters retrieval applied, as a finding (reported in the trace; query_filters owns them)."""
+    applied = query_filters.summary(query_filters.describe(p.filters, p.filters_from_question).get("applied") or {})
+    none = p.filter_finding  # filter_check.py: why the filters leave no paper
+    if not (applied or none):
+        return None
+    return FilterFinding(applied, tuple(s.text.strip() for s in p.filters_from_question),
+                         leaves_none=none.message if none else "", check=none.rule if none else "")
 
 
 def _unique(hits: list[Hit]) -> list[Hit]:

@@ -28,10 +28,13 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from .conversation import Conversation
+from .figures import CARDINAL
 from .linker import Lexicon, Link, named_terms, norm
 from .phrasing import (
-    ASKED, ASKED_TAIL, CLAUSE, COMPARE_RX, CUE, LEAD, LIST, MEASURE_ASKED, MEASURED, NOT_NOUN, NUMERIC, TOPIC_AT, WEAK_CUE,
+    ASKED, ASKED_TAIL, CLAUSE, COMPARE_RX, CUE, DESCRIBED_PAIR, LEAD, LIST, MEASURE_ASKED, MEASURED, NOT_NOUN, NUMERIC,
+    OPENER, TOPIC_AT, TWO_PAPERS, WEAK_CUE,
 )
+from .words import FUNCTION_WORDS
 
 
 class Kind(str, Enum):
@@ -78,10 +81,13 @@ class Question:
 
 
 def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Question:
-    q = text.strip()
+    q = lexicon.restore_case(text.strip())  # "what fid does diffmoe reach?" reads as its capitalised form
     own_links = lexicon.link(q)
     resolved = conversation.resolve(q) if conversation is not None and conversation.turns else None
     followup = bool(resolved and resolved.referents) and not (own_links and resolved.standalone == q)
+    if followup and any(link.strong for link in _topic(q, own_links, lexicon)[0]) and not set(resolved.referents) & {
+            p for link in own_links for p in link.paper_ids}:
+        followup = False  # a paper named as the question's subject beats "it" and the conversation's focus
     standalone = resolved.standalone if followup else q
     links = _drop_aliases(standalone, lexicon.link(standalone) if followup else own_links)
     referents = tuple(resolved.referents) if followup else ()
@@ -89,6 +95,8 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
     # "DiffMoE FID on ImageNet?": a name written right after another is a property of it, not a second topic
     topic_links = [b for i, b in enumerate(topic_links)
                    if not (i and re.fullmatch(r"\s*(?:'s|’s)?\s*", standalone[topic_links[i - 1].start + len(topic_links[i - 1].name): b.start]))]
+    if any(link.strong for link in topic_links):  # "the FID of DiffMoE": a paper's own name beats a term another repeats
+        topic_links = [link for link in topic_links if link.strong]
     pairs = {link.paper_ids[0]: link.name for link in reversed(topic_links)}
     pairs = {p: pairs[p] for p in dict.fromkeys(link.paper_ids[0] for link in topic_links)}
     topic_ids = referents or tuple(pairs)
@@ -102,7 +110,7 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
     if topic_ids:  # "What gain does X give for Swahili?", "Does X beat Whisper?": a capitalised word no paper is about is a detail
         details += tuple(t for t in named_terms(standalone, capitalised=True)
                          if t not in details and " " not in t and len(t) >= 4 and lexicon.status(t) in ("missing", "passing")
-                         and not lexicon.is_common(t) and norm(t) not in {norm(n) for n in topic_names})
+                         and not lexicon.is_common(t) and not any(norm(t) in norm(n) for n in topic_names))  # (a word of its name)
     parts = tuple(t for t in named_terms(criterion) if not lexicon.is_common(t)  # "in LLMs or VLMs": either will do
                   and not re.search(rf"(?:\bor\s+{re.escape(t)}\b|\b{re.escape(t)}\s+or\b|/\s*{re.escape(t)}|{re.escape(t)}\s*/)",
                                     criterion)) if kind is Kind.LIST else ()
@@ -128,7 +136,7 @@ def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False) -> A
     bounded = bool(m and m.re is ASKED and (m.group("a") or m.group("c")))  # ends at its auxiliary ("which X did")
     if not bounded:  # "what real data backed the tests": "real data" (not "self-supervised pretrained backbone did")
         asked = re.sub(r"^(\S+(?:\s+\S+)*?)\s+[a-z]+(?<!e)ed(?=\s|$).*$", r"\1", asked)
-    asked = re.sub(r"^(?:two|three|four|five|six|seven|eight|nine|ten|\d+)\s+(?=\S)", "", asked, flags=re.I)  # "which two LLMs"
+    asked = re.sub(rf"^(?:{CARDINAL}|\d+)\s+(?=\S)", "", asked, flags=re.I)  # "which two LLMs"
     if asked and norm(asked) in {norm(n) for n in topic_names}:
         asked = ""
     measure = next((m for m, rx in MEASURE_ASKED.items() if rx.search(c)), "")  # what kind of value the clause asks
@@ -158,13 +166,37 @@ def _topic(q: str, links: list[Link], lexicon: Lexicon) -> tuple[list[Link], lis
         spans |= {norm(" ".join(toks[i:j])) for i in range(len(toks)) for j in range(i + 1, len(toks) + 1)}
     in_pos = [link for link in links if norm(link.name) in spans]
     unlinked = []
-    for term in named_terms(" , ".join(at), capitalised=True, initial=True):
+    for term in _name_runs(at, lexicon):
         if any(norm(term) == norm(link.name) or norm(term) in norm(link.name) for link in links):
+            continue
+        if " " in term:  # "Selective Token Pooling": a multi-word name is one name, judged whole
+            status = lexicon.phrase_status(term)
+            if status in ("passing", "missing") and not all(lexicon.is_common(w) for w in term.split()):
+                unlinked.append((term, status))  # (not ordinary capitalised words: "Large Language Models")
             continue
         status = lexicon.status(term)
         if status in ("passing", "missing") and len(norm(term)) >= 3 and not lexicon.is_common(term):
             unlinked.append((term, status))
     return in_pos, (in_pos or links), tuple(unlinked)
+
+
+def _name_runs(phrases: list[str], lexicon: Lexicon) -> list[str]:
+    """The names in subject-position phrases, consecutive capitalised words kept together as one name
+    ("How does Graph Token Mixer work?" names "Graph Token Mixer", not "Mixer")."""
+    out: list[str] = []
+    for phrase in phrases:
+        terms = named_terms(phrase, capitalised=True, initial=True)
+        toks = re.findall(r"[^\s,?()]+", phrase)
+        run: list[str] = []
+        for tok in toks + [""]:
+            t = tok.rstrip(".:;!'’s") if tok.endswith(("'s", "’s")) else tok.rstrip(".:;!")
+            if t and t in terms and not (t.lower() in FUNCTION_WORDS and not run):
+                run.append(t)
+                continue
+            if run:
+                out.append(" ".join(run))
+            run = []
+    return list(dict.fromkeys(out))
 
 
 def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation, original: str = "") -> tuple[Kind, tuple[Side, ...], str]:
@@ -189,12 +221,21 @@ def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation, o
     if len(referents) >= 2 and (CUE.search(q) or WEAK_CUE.search(original)):
         labels = conversation.labels if conversation is not None else {}
         return Kind.COMPARE, tuple(Side(labels.get(p, p), (p,)) for p in referents[:4]), ""
+    two = TWO_PAPERS.search(q) if len(distinct) < 2 else None
+    described = " ".join(g for g in (two.group("pre"), two.group("post")) if g) if two else ""
+    if described:  # "the two papers on X ...": the two papers that fit the description best
+        return Kind.COMPARE, (Side(described), Side(described)), ""
     for rx in COMPARE_RX:
         m = rx.match(q)
         if m:
             a, b = _clean(m.group("a")), _clean(m.group("b"))
             if a and b:
                 return Kind.COMPARE, (_side(a, links), _side(b, links)), ""
+    m = DESCRIBED_PAIR.search(q) if len(distinct) < 2 else None
+    if m and (CUE.search(q) or WEAK_CUE.search(q) or m.start() == 0 and re.match(r"\s*(?:[:;]|\s[-\u2013\u2014]\s)", m.group("end"))):
+        a, b = _clean(m.group("a")), _clean(m.group("b"))  # two descriptions side by side, each asked about
+        if a and b:
+            return Kind.COMPARE, (_side(a, links), _side(b, links)), ""
     return Kind.SINGLE, (), ""
 
 
@@ -222,7 +263,7 @@ def _with_described(q: str, links: list[Link]) -> tuple[Side, ...]:
     return tuple(sides + [Side(d) for d in described if d])[:4]
 
 
-_WH = re.compile(r"^(?:what|which|how|why|when|where|who|whose|is|are|does|do|did|can)\b", re.I)
+_WH = re.compile(rf"^{OPENER}\b", re.I)
 
 
 def _listed(q: str, links: list[Link]) -> bool:
@@ -242,6 +283,24 @@ def _side(text: str, links: list[Link]) -> Side:
     return Side(text, inside[0].paper_ids[:1] if inside else ())
 
 
+_PAPER_NOUN = r"(?:paper|work|study|one|method|approach|model|framework|abstract|article|technique|system)s?"
+# "the paper on X", "the one based on Y", "the work that proposes Z": the description is what follows
+_VERB_OF = (r"(?:on|about|for|with|into|based on|built on|using|uses|use|proposing|proposes|introducing|introduces|"
+            r"presenting|presents|studying|studies|applying|applies)")
+_DESCRIBED_HEAD = re.compile(rf"^{_PAPER_NOUN}\s+(?:(?:that|which|who)\s+(?:(?:is|are|was)\s+)?(?:{_VERB_OF}\s+)?|{_VERB_OF}\s+)(?=\S)", re.I)
+_DESCRIBED_TAIL = re.compile(r"(?<=\S)\s+(?:paper|work|study|abstract|article|one)s?$", re.I)  # "the speculative decoding paper"
+
+
 def _clean(s: str) -> str:
+    """A comparison side as retrieval should search it: a name, or a paper's description without the words that
+    say it is a paper.
+
+    >>> [_clean(s) for s in ("the paper on speculative decoding", "the one based on Gaussian splatting",
+    ...                      "the token-pruning paper", "a method that uses a server-side generator", "Orca",
+    ...                      "the one that distils a server ensemble")]
+    ['speculative decoding', 'Gaussian splatting', 'token-pruning', 'a server-side generator', 'Orca', 'distils a server ensemble']
+    """
     s = re.sub(r"^(?:(?:is |that is |which is )?(?:called|named|termed|dubbed) |(?:is |that is )?(?:for|on|about) )", "", s.strip(" ?.,"), flags=re.I)
-    return re.sub(r"^(?:the |a |an )", "", s.strip(" ?.,"), flags=re.I).strip()
+    s = re.sub(r"^(?:the |a |an )", "", s.strip(" ?.,"), flags=re.I).strip()
+    core = _DESCRIBED_TAIL.sub("", _DESCRIBED_HEAD.sub("", s)).strip()
+    return core if core and core.lower() not in _PAPER_NOUN else s

@@ -14,9 +14,10 @@ from ..retrieve.filter_check import FilterFinding
 from ..retrieve.hybrid import Filters
 from ..retrieve.query_filters import Span, describe
 from ..types import Answer, Citation, Hit
+from .decide import Decision, Findings
 from .evidence import Evidence
-from .linker import label_head
-from .question import Question
+from .linker import short_name
+from .question import Question, Side
 
 
 def cite(marker: int, hit: Hit, sentence_ids) -> Citation:
@@ -32,29 +33,52 @@ def shown_name(names: dict[str, str], hit: Hit, full: bool = False) -> str:
     real = not hit.record.label_derived
     if full and real:
         return hit.title
-    return names.get(hit.paper_id) or (label_head(hit.title) or hit.title if real else "")
+    return names.get(hit.paper_id) or (short_name(hit.title) if real else "")
 
 
 @dataclass
 class Prepared:
-    question: Question
+    """What analysis, retrieval and weighing found, and what `decide()` made of it. Writers read it, never change it."""
+
+    question: Question  # as analysed; nothing after analysis rewrites it
     k: int
     filters: Filters | None = None  # explicit filters merged with those stated in the question
     filters_from_question: tuple[Span, ...] = ()  # the question's phrases that became applied filters
     filter_finding: FilterFinding | None = None  # why the filters leave no paper (filter_check.py), else None
     hits: list[Hit] = field(default_factory=list)
+    topic: tuple[str, ...] = ()  # the question's topic papers that retrieval confirmed (q.topic minus unconfirmed)
+    topic_names: tuple[str, ...] = ()
     evidence: Evidence | None = None
     main: int = 0  # index in `hits` of the paper the answer rests on
-    sides: list[list[Hit]] = field(default_factory=list)  # comparisons: candidate papers per side
+    sides: list[list[Hit]] = field(default_factory=list)  # comparisons: the row paper per side ([] when none)
+    side_specs: list[Side] = field(default_factory=list)  # the sides, in the order rows are shown
     side_evidence: list[Evidence] = field(default_factory=list)
     side_found: list[bool] = field(default_factory=list)  # comparisons: which sides an abstract describes
-    abstain: bool = False
-    why: str = ""  # what is missing, shown with the abstention ("The DiffMoE abstract reports no FID.")
-    reason: str = ""  # why it abstained, for the notes
+    rows: list[tuple[Hit, int, str]] = field(default_factory=list)  # lists: (paper, sentence index, sentence) that match
+    findings: Findings | None = None
+    decision: Decision = field(default_factory=lambda: Decision("answer"))
     timings: dict[str, float] = field(default_factory=dict)
     turns: list = field(default_factory=list)  # earlier turns of the conversation (for the prompt)
     names: dict[str, str] = field(default_factory=dict)  # paper_id -> its short name (lexicon), for the hits
-    gaps: list[str] = field(default_factory=list)  # asked parts the answer's abstract lacks ("... reports no FID.")
+
+    @property
+    def abstain(self) -> bool:
+        return self.decision.abstain
+
+    @property
+    def why(self) -> str:
+        """What is missing, shown with the abstention ("The DiffMoE abstract reports no FID.")."""
+        return self.decision.why
+
+    @property
+    def reason(self) -> str:
+        """Why it abstained, with numbers, for the notes."""
+        return self.decision.reason
+
+    @property
+    def gaps(self) -> tuple[str, ...]:
+        """Parts of the question the answer's abstracts do not cover (said after the answer)."""
+        return self.decision.gaps
 
 
 @dataclass
@@ -75,5 +99,5 @@ class Draft:
             unsupported=tuple(self.unsupported), notes=tuple(self.notes), model=model, kind=self.kind,
             incomplete=self.incomplete, timings={k: round(v, 4) for k, v in prep.timings.items()}, id=id,
             related=tuple(h for h in self.related if h.paper_id not in cited),
-            filters=describe(prep.filters, prep.filters_from_question, prep.filter_finding),
+            filters=describe(prep.filters, prep.filters_from_question, prep.filter_finding), trace=prep.decision.trace,
         )

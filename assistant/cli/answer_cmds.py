@@ -19,7 +19,9 @@ def register(sub) -> None:
     p.add_argument("question", nargs="?", help="The question.")
     p.add_argument("--history", action="append", default=[], metavar="EARLIER_TURN",
                    help="An earlier user turn of the conversation (repeatable, oldest first).")
-    p.add_argument("--json", action="store_true", help="Print the answer record as JSON.")
+    p.add_argument("--json", action="store_true", help="Print the answer record as JSON (its 'trace' says why).")
+    p.add_argument("--explain", action="store_true",
+                   help="Also print the decision trace: each rule checked, its verdict and inputs (docs/decisions.md).")
     p.add_argument("--batch", type=Path, help="QUESTIONS.jsonl (id, question, optional history).")
     p.add_argument("--out", type=Path, help="RESULTS.jsonl for --batch.")
     p.add_argument("--model", help="Chat model for this run (local, extractive, openai, hf:/dir, fake).")
@@ -74,6 +76,23 @@ def render_text(answer) -> str:
     return "\n".join(lines)
 
 
+def render_trace(answer) -> str:
+    """The decision trace, one rule per line, the deciding one marked:
+
+        why: evidence.weak -> abstain: best evidence 0.08 < threshold 0.30
+          - name.unconfirmed  pass  ...
+    """
+    decisive = answer.deciding_step
+    if decisive is None:
+        return "why: no rule was checked."
+    verdict = "abstained" if answer.abstained else "answered" if decisive.verdict == "pass" else decisive.verdict
+    lines = [f"why: {verdict} by rule {decisive.rule}" + (f" ({decisive.detail})" if decisive.detail else "")]
+    for step in answer.trace:
+        mark = "*" if step is decisive else "-"
+        lines.append(f"  {mark} {step.rule:<24} {step.verdict:<9} {step.detail}")
+    return "\n".join(lines)
+
+
 def cmd_ask(args, ctx) -> int:
     limit = ctx.settings.ui.max_question_chars
     if args.batch:
@@ -93,6 +112,8 @@ def cmd_ask(args, ctx) -> int:
         return _batch(a, args, filters, limit)
     answer = a.ask(args.question, history=args.history, filters=filters, k=args.k)
     print(json.dumps(answer.to_json(), ensure_ascii=False, indent=2) if args.json else render_text(answer))
+    if args.explain and not args.json:
+        print("\n" + render_trace(answer))
     return 0
 
 

@@ -28,15 +28,9 @@ SIDE_SENTENCES = 2  # sentences per side in the overview above the table
 class CompareWriter:
     def write(self, prep: Prepared, ctx: Context) -> Generator[Event, None, Draft]:
         draft = Draft("compare")
-        rows: list[Hit] = []
-        missing = []
-        for side, side_hits, ok in zip(prep.question.sides, prep.sides, prep.side_found):  # (weigh decides)
-            if ok:
-                rows.append(side_hits[0])
-            else:
-                missing.append(f"No indexed abstract describes {side.text}.")
-        rows = list({h.paper_id: h for h in rows}.values())
-        prep.hits = rows + [h for h in prep.hits if h not in rows]
+        # the rows: the sides weighing found (decide() abstains when none is, and names each missing one)
+        rows = list({hs[0].paper_id: hs[0] for hs, ok in zip(prep.sides, prep.side_found) if ok}.values())
+        missing = list(prep.gaps)
         table, used = comparison_table([(h, n) for n, h in enumerate(rows, start=1)])
         overview = ""
         if ctx.chat is None and rows:  # one side found ("SPP-net vs R-CNN?" without R-CNN): still its answer first

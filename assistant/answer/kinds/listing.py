@@ -1,61 +1,30 @@
-"""A "which papers ..." list: every retrieved paper with a sentence that matches the criterion, a
-count, and a cited justification per paper. A criterion has parts: each named part ("FEMNIST",
-"LibriSpeech") must occur in a listed paper's abstract, and when no paper has one, the answer
-declines and says which part nothing matches.
+"""A "which papers ..." list: the papers weighing found to meet the criterion (`prep.rows`: each named part
+of the criterion in the abstract, a sentence matching it above the bar), a count, and a cited
+justification per paper. Whether to list at all is decided in decide.py (`list.*` rules).
 """
 
 from __future__ import annotations
 
 from collections.abc import Generator
 
-from ...index.sentences import split_sentences
 from ..compose import trim
 from ..events import Event
-from ..evidence import ABSTAIN_SENTENCE
-from ..linker import norm
 from ..state import Draft, Prepared, cite, shown_name
 from .base import Context
-
-LIST_MARGIN = 0.05  # a listed paper's best sentence must beat the abstention threshold by this much
 
 
 class ListWriter:
     def write(self, prep: Prepared, ctx: Context) -> Generator[Event, None, Draft]:
         yield from ()  # a generator like every writer; lists are composed without events
         draft = Draft("list")
-        q = prep.question
-        crit = q.criterion
-        th = ctx.settings.abstain_threshold + LIST_MARGIN
-        found = []
-        unmatched = [p for p in q.parts if not any(norm(p) in norm(h.text + " " + h.title) for h in prep.hits)]
-        if unmatched:
-            missing = f"No indexed abstract mentions {', '.join(unmatched)}."
-            draft.kind, draft.text = "abstain", f"{ABSTAIN_SENTENCE} {missing}"
-            draft.notes.append(missing)
-            draft.related = prep.hits[:3]
-            return draft
-        for h in prep.hits:
-            if q.parts and not all(norm(p) in norm(h.text + " " + h.title) for p in q.parts):
-                continue
-            sents = [s.text for s in split_sentences(h.text)]
-            row = ctx.scorer.matrix([crit], sents)[0]
-            j = int(row.argmax())
-            if row[j] >= th:
-                found.append((h, j, sents[j]))
-        # in retrieval order (the whole abstract against the criterion), not by one sentence's overlap with it:
-        # "it" in a follow-up is the first listed paper
-        if not found:
-            draft.kind, draft.text = "abstain", ABSTAIN_SENTENCE
-            draft.notes.append(f"No indexed abstract matches “{crit}”.")
-            draft.related = prep.hits[:3]
-            return draft
-        lines = [f"**{len(found)} paper{'s' if len(found) != 1 else ''}** in the indexed abstracts match “{crit}”:", ""]
+        # the matching papers (weigh found them; decide() abstains when there are none), in retrieval order (the
+        # whole abstract against the criterion), not by one sentence's overlap with it: "it" in a follow-up is the first
+        found = prep.rows
+        lines = [f"**{len(found)} paper{'s' if len(found) != 1 else ''}** in the indexed abstracts match “{prep.question.criterion}”:", ""]
         for n, (h, j, sent) in enumerate(found, start=1):
             name = shown_name(prep.names, h, full=True)
             shown = f"**{h.title}**" if not name or name == h.title else f"**{name}** ({h.title})"  # a derived label after the name
             lines.append(f"{n}. {shown} — {trim(sent, 30)} [{n}]")
             draft.citations.append(cite(n, h, [j]))
-        listed = [f[0] for f in found]
-        prep.hits = listed + [h for h in prep.hits if h not in listed]
         draft.text = "\n".join(lines)
         return draft

@@ -13,7 +13,7 @@ from ..answerable import states_asked
 from ..figures import has_figure
 from ..compose import extractive_answer, trim
 from ..events import Event, Status
-from ..evidence import ABSTAIN_SENTENCE, coverage_note, effective_threshold
+from ..evidence import ABSTAIN_SENTENCE, effective_threshold
 from ..prompts import load_prompt
 from ..sentrank import default_ranker
 from ..support import injected_sentences
@@ -26,7 +26,6 @@ SOURCE_SENTENCES = 3  # sentences of each abstract shown to the model: its best 
 class SingleWriter:
     def write(self, prep: Prepared, ctx: Context) -> Generator[Event, None, Draft]:
         draft = Draft("answer")
-        note = coverage_note(prep.evidence)
         if ctx.chat is None:
             compose(prep, ctx, draft)
         else:
@@ -42,10 +41,9 @@ class SingleWriter:
             else:
                 draft.notes.append("The model's answer could not be verified against the abstracts; showing the evidence sentences instead.")
                 compose(prep, ctx, draft)
-        for gap in ([note] if note else []) + prep.gaps:  # parts of the question the abstracts do not cover
-            if draft.kind != "abstain":
-                draft.text += f"\n\n*{gap}*"
-                draft.notes.append(gap)
+        for gap in prep.gaps:  # parts of the question the abstracts do not cover (decide.py: a partial answer)
+            draft.text += f"\n\n*{gap}*"
+            draft.notes.append(gap)
         draft.related = [h for h in prep.hits if h.paper_id not in {c.paper_id for c in draft.citations}][:3]
         return draft
 
@@ -61,15 +59,15 @@ def compose(prep: Prepared, ctx: Context, draft: Draft) -> None:
     names no paper ("Which work ...?") gets the paper's name in front."""
     ev, hits, q = prep.evidence, prep.hits, prep.question
     sents = {hi: split_sentences(hits[hi].text) for hi in {b[0] for b in ev.best}}
-    topic = tuple(hits[i].title for i in range(len(hits)) if hits[i].paper_id in q.topic)
+    topic = tuple(hits[i].title for i in range(len(hits)) if hits[i].paper_id in prep.topic)
     numeric = q.numeric or any(a.numeric for a in q.more)
     asks = [a.asked for a in (q, *q.more) if a.asked]
     best = [(hi, si, sc + (FIGURE_BONUS if numeric and has_figure(sents[hi][si].text) else 0.0)
              + (ASKED_BONUS if any(states_asked(a, sents[hi][si].text, topic) for a in asks) else 0.0))
             for hi, si, sc in ev.best]
     best.sort(key=lambda b: -b[2])
-    if q.topic:
-        best = [b for b in best if hits[b[0]].paper_id in q.topic]
+    if prep.topic:
+        best = [b for b in best if hits[b[0]].paper_id in prep.topic]
     main_best = max((b[2] for b in best if b[0] == prep.main), default=0.0)
     best = [b for b in best if b[0] == prep.main or b[2] >= main_best]
     threshold = effective_threshold(ev, ctx.settings.abstain_threshold)
@@ -87,13 +85,11 @@ def compose(prep: Prepared, ctx: Context, draft: Draft) -> None:
         chosen.setdefault(hi, []).append(si)
         sentence = split_sentences(hits[hi].text)[si].text.rstrip(".")
         name = shown_name(prep.names, hits[hi])
-        if not parts and not q.topic and name and name.lower() not in sentence.lower():
+        if not parts and not prep.topic and name and name.lower() not in sentence.lower():
             sentence = f"**{name}**: {sentence}"  # "which work ...?": say which
         parts.append(f"{sentence} [{n}].")
-    draft.text = " ".join(parts) or ABSTAIN_SENTENCE
+    draft.text = " ".join(parts)  # never empty: decide() abstains when the main paper has no sentence to show
     draft.citations = [cite(n, hits[hi], chosen[hi]) for hi, n in markers.items()]
-    if not parts:
-        draft.kind = "abstain"
 
 
 def _ranked_main(prep: Prepared, ctx: Context, topic: tuple[str, ...]) -> list[int] | None:

@@ -1,0 +1,294 @@
+"""The one decision point: typed findings in, a verdict out (answer, partial answer or abstention), with
+the trace of every rule that was checked.
+
+Analysis, retrieval and weighing (prepare.py) only *measure*: which names linked and which did not, what
+the question asks and whether the topic paper's abstract states it, how strong the evidence is, which
+comparison sides were found, which papers meet a list's criterion. `decide(findings, settings)` applies
+the rules below, in order; the first rule whose verdict is `abstain` decides, `partial` rules add what the
+answer must say it lacks. Writers (kinds/) then write what was decided and never abstain.
+
+Every rule has a short stable id (catalogued with its tests in docs/decisions.md); the answer carries the
+steps as `Answer.trace` and `paperchat ask --explain` prints them.
+
+>>> f = Findings(kind="answer", evidence=EvidenceFinding(score=0.12, threshold=0.30))
+>>> d = decide(f)
+>>> d.verdict, d.rule, d.trace[-1].detail
+('abstain', 'evidence.weak', 'best evidence 0.12 < threshold 0.30')
+>>> decide(Findings(kind="answer", evidence=EvidenceFinding(score=0.5, threshold=0.30))).verdict
+'answer'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from ..types import TraceStep
+
+ANSWER, PARTIAL, ABSTAIN, PASS = "answer", "partial", "abstain", "pass"
+
+# id -> what the rule decides (the catalogue; docs/decisions.md says where each is measured and tested)
+RULES = MappingProxyType({
+    "filter.applied": "filters stated in the question restricted retrieval (reported)",
+    "filter.none_pass": "the filters leave no paper (a year outside the corpus, contradictory years, no such author/venue): "
+                        "say which filter, not that the topic is missing",
+    "name.linked": "names in the question linked to the papers they name (the question's topic)",
+    "name.unconfirmed": "a name linked to a paper retrieval did not find for the question is not the question's topic",
+    "name.only_discussed": "the question asks for a named method's own paper and no abstract is about the name",
+    "near_miss.passing": "the question's subject is a name the corpus only mentions in passing",
+    "near_miss.missing": "the question's subject is a name no abstract mentions",
+    "topic.absent": "'is there a paper on X?' where a word of X is used by no abstract and no chunk is close",
+    "detail.missing": "the main thing asked is not in the topic paper's abstract",
+    "detail.partial": "a further part asked is not in the abstract: answer the rest and say which",
+    "name.uncovered": "some named terms of the question are in no retrieved abstract: answer, naming them",
+    "evidence.off_topic": "no chunk is close in meaning to the question (dense floor)",
+    "evidence.weak": "the best evidence sentence is below the evidence bar",
+    "evidence.no_sentence": "the answer would have no trusted sentence to show (main paper's, or another's above the bar)",
+    "compare.side": "each side of a comparison: the paper that is its row and how it was found (named, evidence, retrieval)",
+    "compare.no_side": "no side of a comparison is described by an abstract",
+    "compare.side_unknown": "a side is a name no abstract is about and no other side's abstract speaks of it",
+    "compare.setting_missing": "a setting the comparison asks about is in no side's abstract",
+    "compare.side_missing": "one side was not found: compare the rest and say which is missing",
+    "list.part_unmatched": "a named part of a list's criterion is in no retrieved abstract",
+    "list.none_match": "no retrieved abstract has a sentence matching the list's criterion",
+})
+
+
+@dataclass(frozen=True)
+class NameFinding:
+    """What analysis and retrieval found about the names in a single question."""
+
+    topic_names: tuple[str, ...] = ()  # names linked to the papers the question is about (after retrieval)
+    linked: tuple[str, ...] = ()  # every name linked in the question, "name -> paper" ("weak": a repeated term only)
+    unconfirmed: tuple[str, ...] = ()  # linked names retrieval did not confirm (dropped from the topic)
+    unlinked: tuple[tuple[str, str], ...] = ()  # subject-position names no paper is about, with their status
+    placed: bool = False  # a topic name stands in the subject position (or a follow-up refers to it)
+    strong: bool = False  # a topic paper is named by its label head or a defined name
+    followup: bool = False
+    own_paper_asked: bool = False  # "according to the X paper", "its own paper"
+    describes_paper: bool = False  # "in the work that re-annotates ...": the question describes its paper
+    content_words: int = 0
+
+
+@dataclass(frozen=True)
+class DetailFinding:
+    """One thing the question asks for, checked against the abstract the answer rests on."""
+
+    part: int  # 0: the main thing asked; 1..: further clauses
+    asked: str
+    why: str  # what the abstract lacks ("The DiffMoE abstract reports no FID.")
+    firm: bool  # no wording difference explains the miss
+    named: bool  # the question names the paper (its wording checked strictly)
+    evidence: float  # the evidence score (a named paper's weak evidence makes a soft miss count)
+    override: float  # answer.detail_override
+
+
+@dataclass(frozen=True)
+class EvidenceFinding:
+    score: float  # best support of the question by a sentence of the retrieved abstracts
+    threshold: float  # the bar after the adjustments below
+    base: float = 0.0  # answer.abstain_threshold
+    adjustments: tuple[str, ...] = ()  # "confident retrieval -0.10", "paraphrase cosine 0.71", "named subject -0.12"
+    dense_max: float | None = None  # best dense cosine of a retrieved chunk (None: not calibrated / no vectors)
+    dense_floor: float = 0.0
+    named_topic: bool = False  # the question names or refers to its paper
+    main_has_sentence: bool = True  # a trusted sentence to show: the main paper's, or another's above the bar
+    uncovered: tuple[str, ...] = ()  # named terms no retrieved abstract mentions (some others are)
+
+
+@dataclass(frozen=True)
+class SideFinding:
+    text: str
+    paper: str = ""  # the paper chosen as its row ('' when none)
+    named: bool = False
+    found: bool = False
+    how: str = ""  # "named", "evidence 0.41 >= 0.30", "retrieval agreement 0.93", "not found"
+    unknown: str = ""  # 'passing' / 'missing': the side is a name no abstract is about
+
+
+@dataclass(frozen=True)
+class CompareFinding:
+    sides: tuple[SideFinding, ...]
+    unknown_why: str = ""  # the first unknown side no found side's abstract speaks of, as a sentence
+    absent_setting: str = ""  # a setting asked ("on FEMNIST") no side's abstract names
+    rows_named: str = ""  # "A and B" (the found sides, for the sentence)
+    rows: int = 0
+
+
+@dataclass(frozen=True)
+class ListFinding:
+    criterion: str
+    parts: tuple[str, ...] = ()  # named parts a listed paper must contain (and off-topic words)
+    unmatched: tuple[str, ...] = ()  # parts no retrieved abstract contains
+    matched: int = 0  # papers with a sentence matching the criterion above the bar
+    bar: float = 0.0
+    distinctive: tuple[str, ...] = ()  # rare criterion words (stem prefixes): a listed paper uses one of them
+
+
+@dataclass(frozen=True)
+class FilterFinding:
+    """Filters retrieval applied (explicit or stated in the question). Reported in the trace; a later rule
+    may decide on it (e.g. 'no paper passes the filter'): add it in `_filters` below."""
+
+    applied: str = ""
+    from_question: tuple[str, ...] = ()
+    leaves_none: str = ""  # the sentence saying why no paper passes the filters (retrieve/filter_check.py), else ""
+    check: str = ""  # filter_check's rule for it ("year.outside", ...)
+
+
+@dataclass
+class Findings:
+    kind: str  # "answer" | "compare" | "list"
+    names: NameFinding | None = None
+    topic_absent: str = ""  # "is there a paper on X": the word of X no abstract uses
+    details: tuple[DetailFinding, ...] = ()
+    evidence: EvidenceFinding | None = None
+    compare: CompareFinding | None = None
+    listing: ListFinding | None = None
+    filters: FilterFinding | None = None
+
+
+@dataclass(frozen=True)
+class Decision:
+    verdict: str  # answer | partial | abstain
+    rule: str = ""  # the rule that decided ('' for a plain answer)
+    why: str = ""  # shown with an abstention: what the corpus lacks
+    reason: str = ""  # for the notes: why it abstained, with numbers
+    gaps: tuple[str, ...] = ()  # partial: what the answer must say the corpus does not say
+    trace: tuple[TraceStep, ...] = ()
+
+    @property
+    def abstain(self) -> bool:
+        return self.verdict == ABSTAIN
+
+
+class _Trace:
+    def __init__(self) -> None:
+        self.steps: list[TraceStep] = []
+        self.gaps: list[str] = []
+
+    def add(self, rule: str, verdict: str, detail: str) -> TraceStep:
+        assert rule in RULES, rule
+        step = TraceStep(rule, verdict, detail)
+        self.steps.append(step)
+        return step
+
+    def abstain(self, rule: str, detail: str, why: str = "", reason: str = "") -> Decision:
+        self.add(rule, ABSTAIN, detail)
+        return Decision(ABSTAIN, rule, why, reason, tuple(self.gaps), tuple(self.steps))
+
+    def gap(self, rule: str, detail: str, say: str) -> None:
+        self.add(rule, PARTIAL, detail)
+        self.gaps.append(say)
+
+    def done(self) -> Decision:
+        verdict = PARTIAL if self.gaps else ANSWER
+        rule = next((s.rule for s in self.steps if s.verdict == PARTIAL), "") or (self.steps[-1].rule if self.steps else "")
+        return Decision(verdict, rule, "", "", tuple(self.gaps), tuple(self.steps))
+
+
+def decide(f: Findings) -> Decision:
+    """The verdict for these findings: the first abstaining rule decides; partial rules collect gaps."""
+    t = _Trace()
+    stop = _filters(t, f.filters)
+    if stop is not None:
+        return stop
+    if f.kind == "compare" and f.compare is not None:
+        return _compare(t, f.compare)
+    if f.kind == "list" and f.listing is not None:
+        return _listing(t, f.listing)
+    return _single(t, f)
+
+
+def _filters(t: _Trace, ff: FilterFinding | None) -> Decision | None:
+    if ff is None:
+        return None
+    if ff.applied:
+        said = f" (from the question: {', '.join(ff.from_question)})" if ff.from_question else ""
+        t.add("filter.applied", PASS, ff.applied + said)
+    if ff.leaves_none:
+        return t.abstain("filter.none_pass", f"{ff.check}: no paper passes the filters", ff.leaves_none)
+    return None
+
+
+def _single(t: _Trace, f: Findings) -> Decision:
+    n = f.names or NameFinding()
+    if n.linked:
+        t.add("name.linked", PASS, "; ".join(n.linked) + (f"; topic: {', '.join(n.topic_names)}" if n.topic_names else "; no topic"))
+    for name in n.unconfirmed:
+        t.add("name.unconfirmed", PASS, f"{name}: linked, but retrieval did not find its paper for this question")
+    if n.topic_names and not n.strong and not n.followup and n.own_paper_asked:
+        return t.abstain("name.only_discussed", f"{n.topic_names[0]}: linked by repetition only, its own paper asked",
+                         f"No indexed abstract is about {n.topic_names[0]}; it is only discussed in others.")
+    if n.unlinked and not n.placed and not n.strong and not n.describes_paper and n.content_words <= NEAR_MISS_WORDS:
+        term, status = n.unlinked[0]
+        rule = "near_miss.passing" if status == "passing" else "near_miss.missing"
+        why = (f"No indexed abstract is about {term}; it is only mentioned in passing." if status == "passing"
+               else f"No indexed abstract mentions {term}.")
+        return t.abstain(rule, f"subject {term!r} is {status}; {n.content_words} content words", why)
+    if f.topic_absent:
+        return t.abstain("topic.absent", f"{f.topic_absent!r} is used by no abstract and no chunk is close",
+                         f"No indexed abstract mentions {f.topic_absent}.")
+    for d in f.details:
+        counts = d.firm or (d.named and d.evidence < d.override)
+        if not counts:
+            continue
+        detail = f"{d.why} ({'firm: no wording explains it' if d.firm else f'named paper, evidence {d.evidence:.2f} < {d.override:.2f}'})"
+        if d.part == 0:
+            return t.abstain("detail.missing", detail, d.why)
+        t.gap("detail.partial", detail, d.why)
+    ev = f.evidence
+    if ev is None:
+        return t.done()
+    if not ev.named_topic and ev.dense_max is not None and ev.dense_max < ev.dense_floor:
+        return t.abstain("evidence.off_topic", f"best chunk cosine {ev.dense_max:.2f} < {ev.dense_floor:.2f}", "",
+                         f"Abstained: no chunk is close to the question (cosine {ev.dense_max:.2f} < {ev.dense_floor:.2f}).")
+    adj = f" ({'; '.join(ev.adjustments)})" if ev.adjustments else ""
+    if ev.score < ev.threshold:
+        why = f"best evidence {ev.score:.2f} < threshold {ev.threshold:.2f}"
+        return t.abstain("evidence.weak", why + adj, "", f"Abstained: {why}.")
+    t.add("evidence.weak", PASS, f"best evidence {ev.score:.2f} >= threshold {ev.threshold:.2f}{adj}")
+    if not ev.main_has_sentence:
+        return t.abstain("evidence.no_sentence", "no trusted sentence of the main paper, none of another above the bar")
+    if ev.uncovered:
+        note = f"Not covered by the indexed abstracts: {', '.join(ev.uncovered)}."
+        t.gaps.insert(0, note)  # said before the detail gaps
+        t.add("name.uncovered", PARTIAL, ", ".join(ev.uncovered))
+    return t.done()
+
+
+def _compare(t: _Trace, c: CompareFinding) -> Decision:
+    for s in c.sides:
+        t.add("compare.side", PASS if s.found else "not found",
+              f"{s.text!r}: {s.how}" + (f" ({s.unknown})" if s.unknown else ""))
+    if c.unknown_why:
+        return t.abstain("compare.side_unknown", "a side no abstract is about, and no found side speaks of it", c.unknown_why)
+    if not c.rows:
+        return t.abstain("compare.no_side", "no side found", "",
+                         "Abstained: no side of the comparison is described by an indexed abstract.")
+    if c.absent_setting:
+        plural = c.rows > 1
+        return t.abstain("compare.setting_missing", f"{c.absent_setting!r} in no side's abstract",
+                         f"The {c.rows_named} abstract{'s' if plural else ''} report{'' if plural else 's'} no {c.absent_setting}.")
+    for s in c.sides:
+        if not s.found:
+            t.gap("compare.side_missing", s.text, f"No indexed abstract describes {s.text}.")
+    return t.done()
+
+
+def _listing(t: _Trace, lf: ListFinding) -> Decision:
+    if lf.unmatched:
+        missing = f"No indexed abstract mentions {', '.join(lf.unmatched)}."
+        return t.abstain("list.part_unmatched", ", ".join(lf.unmatched), missing)
+    if not lf.matched:
+        rare = f" and uses one of {', '.join(lf.distinctive)}" if lf.distinctive else ""
+        return t.abstain("list.none_match", f"no retrieved abstract scores >= {lf.bar:.2f} for the criterion{rare}", "",
+                         f"No indexed abstract matches “{lf.criterion}”.")
+    rare = f", using one of {', '.join(lf.distinctive)}" if lf.distinctive else ""
+    t.add("list.none_match", PASS, f"{lf.matched} paper(s) match at >= {lf.bar:.2f}{rare}")
+    return t.done()
+
+
+# A near-miss asks about the name itself ("How does R-CNN propose regions?", "What does the CLIP paper say?": at most
+# 8 content words in every set); a longer question describes a paper in which the name is a detail (checked as one)
+NEAR_MISS_WORDS = 12

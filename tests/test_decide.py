@@ -1,0 +1,96 @@
+"""The one decision point (assistant/answer/decide.py): each rule fires on its finding and not without it, and
+docs/decisions.md catalogues every rule id."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from assistant.answer.decide import (
+    RULES,
+    CompareFinding,
+    DetailFinding,
+    EvidenceFinding,
+    Findings,
+    ListFinding,
+    NameFinding,
+    SideFinding,
+    decide,
+)
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "decisions.md"
+
+
+def test_every_rule_is_catalogued_and_every_catalogued_rule_exists():
+    rows = set(re.findall(r"^\| `([a-z_]+\.[a-z_]+)` \|", DOC.read_text(encoding="utf-8"), re.M))
+    assert rows == set(RULES), (set(RULES) - rows, rows - set(RULES))
+
+
+def test_every_rule_id_is_used_by_decide():
+    src = (Path(__file__).resolve().parent.parent / "assistant" / "answer" / "decide.py").read_text(encoding="utf-8")
+    body = src.split("def decide(", 1)[1]
+    unused = [r for r in RULES if f'"{r}"' not in body]
+    assert not unused, unused
+
+
+GOOD = EvidenceFinding(score=0.6, threshold=0.3)
+
+
+def _rule(f: Findings) -> tuple[str, str]:
+    d = decide(f)
+    return d.verdict, d.rule
+
+
+def test_each_rule_fires_on_its_finding_and_not_without_it():
+    single = lambda **kw: Findings("answer", evidence=kw.pop("evidence", GOOD), **kw)
+    assert _rule(single()) == ("answer", "evidence.weak")
+    assert _rule(single(evidence=EvidenceFinding(0.1, 0.3))) == ("abstain", "evidence.weak")
+    assert _rule(single(evidence=EvidenceFinding(0.6, 0.3, dense_max=0.1, dense_floor=0.2))) == ("abstain", "evidence.off_topic")
+    assert _rule(single(evidence=EvidenceFinding(0.6, 0.3, dense_max=0.1, dense_floor=0.2, named_topic=True)))[0] == "answer"
+    assert _rule(single(evidence=EvidenceFinding(0.6, 0.3, main_has_sentence=False))) == ("abstain", "evidence.no_sentence")
+    assert _rule(single(names=NameFinding(unlinked=(("YOLOX", "missing"),), content_words=4))) == ("abstain", "near_miss.missing")
+    assert _rule(single(names=NameFinding(unlinked=(("R-CNN", "passing"),), content_words=4))) == ("abstain", "near_miss.passing")
+    # a long question describing its paper, or a name in the subject position: not a near-miss
+    assert _rule(single(names=NameFinding(unlinked=(("R-CNN", "passing"),), content_words=20)))[0] == "answer"
+    assert _rule(single(names=NameFinding(unlinked=(("R-CNN", "passing"),), describes_paper=True)))[0] == "answer"
+    assert _rule(single(names=NameFinding(topic_names=("FNet",), own_paper_asked=True))) == ("abstain", "name.only_discussed")
+    assert _rule(single(names=NameFinding(topic_names=("FNet",), own_paper_asked=True, strong=True)))[0] == "answer"
+    assert _rule(single(topic_absent="protein")) == ("abstain", "topic.absent")
+    miss = DetailFinding(0, "FID", "The X abstract reports no FID.", True, True, 0.6, 0.4)
+    soft = DetailFinding(0, "batch size", "The X abstract reports no batch size.", False, True, 0.6, 0.4)
+    assert _rule(single(details=(miss,))) == ("abstain", "detail.missing")
+    assert _rule(single(details=(soft,)))[0] == "answer"  # a soft miss with strong evidence does not count
+    later = DetailFinding(1, "FID", "The X abstract reports no FID.", True, True, 0.6, 0.4)
+    d = decide(single(details=(later,)))
+    assert (d.verdict, d.rule, d.gaps) == ("partial", "detail.partial", ("The X abstract reports no FID.",))
+    d = decide(single(evidence=EvidenceFinding(0.6, 0.3, uncovered=("MVBench",))))
+    assert d.verdict == "partial" and d.gaps == ("Not covered by the indexed abstracts: MVBench.",)
+
+
+def test_comparison_and_list_rules():
+    a, b = SideFinding("A", "p-a", True, True, "named"), SideFinding("B", "", False, False, "evidence 0.1 < 0.3")
+    assert _rule(Findings("compare", compare=CompareFinding((a, a), rows=2))) == ("answer", "compare.side")
+    d = decide(Findings("compare", compare=CompareFinding((a, b), rows=1)))
+    assert (d.verdict, d.gaps) == ("partial", ("No indexed abstract describes B.",))
+    assert _rule(Findings("compare", compare=CompareFinding((b, b), rows=0))) == ("abstain", "compare.no_side")
+    assert _rule(Findings("compare", compare=CompareFinding((a, b), unknown_why="No indexed abstract mentions B.", rows=1))) \
+        == ("abstain", "compare.side_unknown")
+    d = decide(Findings("compare", compare=CompareFinding((a, a), absent_setting="FEMNIST", rows_named="A and C", rows=2)))
+    assert (d.rule, d.why) == ("compare.setting_missing", "The A and C abstracts report no FEMNIST.")
+    assert _rule(Findings("list", listing=ListFinding("x", matched=3))) == ("answer", "list.none_match")
+    assert _rule(Findings("list", listing=ListFinding("x", matched=0))) == ("abstain", "list.none_match")
+    assert _rule(Findings("list", listing=ListFinding("x", ("FEMNIST",), ("FEMNIST",)))) == ("abstain", "list.part_unmatched")
+
+
+def test_filters_that_leave_no_paper_decide_before_anything_else():
+    from assistant.answer.decide import FilterFinding
+
+    strong = EvidenceFinding(score=0.9, threshold=0.3)
+    none = FilterFinding("year 2031", ("in 2031",), leaves_none="No paper in this corpus is from 2031; the newest is 2025.",
+                         check="year.outside")
+    d = decide(Findings(kind="answer", evidence=strong, filters=none))
+    assert (d.verdict, d.rule, d.why) == ("abstain", "filter.none_pass", none.leaves_none)
+    assert [s.rule for s in d.trace] == ["filter.applied", "filter.none_pass"]
+    some = FilterFinding("year 2024", ("in 2024",))  # papers pass: reported, the evidence decides
+    d = decide(Findings(kind="answer", evidence=strong, filters=some))
+    assert d.verdict == "answer" and d.trace[0].rule == "filter.applied"
