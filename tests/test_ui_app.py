@@ -71,10 +71,9 @@ def test_session_state_is_deep_copied_fresh():
 
 
 def test_model_choices():
-    s = make_settings_like("local")
-    assert ui_app.model_choices(s, {}) == ["local", "extractive"]
-    assert ui_app.model_choices(s, {"OPENAI_API_KEY": "sk-x"}) == ["local", "extractive", "openai"]
-    assert ui_app.model_choices(make_settings_like("fake"), {}) == ["fake", "local", "extractive"]
+    s = make_settings_like("local")  # an OpenAI-compatible server is always offered: its URL is set in the UI
+    assert ui_app.model_choices(s, {}) == ["local", "extractive", "openai"]
+    assert ui_app.model_choices(make_settings_like("fake"), {}) == ["fake", "local", "extractive", "openai"]
 
 
 def make_settings_like(model: str):
@@ -91,7 +90,7 @@ def test_chat_streams_then_renders_answer_evidence_and_followups(built):
     first, final = outs[0], [o for o in outs if isinstance(o[2], str) and "pc-card" in o[2]][-1]
     assert first[1] == "" and "Searching" in first[0][-1]["content"]  # textbox cleared, stage shown
     msg = final[0][-1]["content"]
-    assert "(#pc-ev-" in msg and "**Sources**" in msg and "p-fedmerge" in msg
+    assert "(#pc-ev-" in msg and "**Sources**" in msg and "p-fedmerge" in final[2]  # the id: in the card's details
     assert "<mark>" in final[2] and 'id="pc-ev-' in final[2]
     assert "FedMerge" in final[3]  # papers in focus
     fu = outs[-1][4:7]

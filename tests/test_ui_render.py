@@ -18,7 +18,8 @@ def test_markers_link_to_evidence_cards_and_sources_are_listed():
     assert '[\\[1\\]](#pc-ev-ans-1-1 "Alpha method")' in md
     assert "(#pc-ev-ans-1-2 " in md
     assert "**Sources**" in md
-    assert "- [\\[1\\]](#pc-ev-ans-1-1) Alpha method (p-one)" in md
+    assert "- [\\[1\\]](#pc-ev-ans-1-1) Alpha method\n" in md
+    assert "p-one" not in md  # ids are behind each card's "details" toggle, not in the chat
     # the label from the corpus is escaped, never raw HTML
     assert "<b>" not in md and "Gamma &lt;b&gt;bold&lt;/b&gt;" in md
     # every anchor in the markdown exists in the evidence panel

@@ -13,8 +13,9 @@ Two kinds of text, two rules:
 
 Citation markers `[n]` in an answer become links to `#pc-ev-<answer>-<n>`, the id of that source's
 card in the evidence panel (`evidence_html`), where the supporting sentences are wrapped in <mark>.
-Compromise: markers of older answers in the chat point at cards that are no longer shown (the panel
-holds the current answer only); clicking them does nothing.
+The panel keeps every answer of the session (`ui.panel.panel_html`), so the markers of older answers
+still open their own cards. Long lists are collapsed behind a "show all" control (`<details>`, in the
+chat as in the panel); paper ids, sources and retrieval scores sit behind a "details" toggle per card.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ _STAGES = MappingProxyType({
     "retrieving": "Searching the abstracts",
     "rewriting": "Rewriting the follow-up",
     "generating": "Writing the answer",
-    "verifying": "Checking every citation against its abstract",
+    "verifying": "Verifying: checking each sentence against the abstract it cites",
 })
 _NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
                  "eleven", "twelve")
@@ -105,31 +106,77 @@ def _with_count(body: str, answer: Answer) -> str:
     return body
 
 
+SHOWN_ITEMS = 8  # list items and sources shown before a "show all" control (chat and evidence panel)
+
+
+def collapse_markdown(items: Sequence[str], summary: str, shown: int = SHOWN_ITEMS) -> str:
+    """Markdown list lines with the ones after the first `shown` folded into a <details> block
+    (the Chatbot allows exactly the <details>/<summary> tags, see `layout.CHAT_TAGS`)."""
+    if len(items) <= shown + 2:  # folding away one or two lines helps nobody
+        return "\n".join(items)
+    head, rest = items[:shown], items[shown:]
+    return ("\n".join(head) + f'\n\n<details class="pc-more"><summary>{esc(summary)}</summary>\n\n'
+            + "\n".join(rest) + "\n\n</details>")
+
+
+def _collapse_list(body: str) -> str:
+    """A long Markdown list in `body` (one item per line) folded after SHOWN_ITEMS items."""
+    lines = body.split("\n")
+    idx = [i for i, line in enumerate(lines) if _LIST_ITEM.match(line)]
+    if len(idx) <= SHOWN_ITEMS + 2 or idx[-1] - idx[0] != len(idx) - 1:  # not one contiguous list
+        return body
+    first, last = idx[0], idx[-1]
+    folded = collapse_markdown(lines[first:last + 1], f"Show all {len(idx)}")
+    return "\n".join(lines[:first] + [folded] + lines[last + 1:])
+
+
 def sources_markdown(answer: Answer, links: bool = True) -> str:
-    """The "Sources" section: one line `[n] label (paper_id)` per citation."""
+    """The "Sources" section: one line `[n] label (paper_id)` per citation (long ones folded)."""
     if not answer.citations:
         return ""
     hits = _hits_by_id(answer)
     lines = []
     for c in answer.citations:
         marker = f"[\\[{c.marker}\\]](#{anchor_id(answer, c.marker)})" if links else f"[{c.marker}]"
-        lines.append(f"- {marker} {md_escape(_label(c, hits.get(c.paper_id)))} ({md_escape(c.paper_id)})")
-    return "**Sources**\n\n" + "\n".join(lines)
+        pid = f" ({md_escape(c.paper_id)})" if not links else ""  # ids are in each card's details
+        lines.append(f"- {marker} {md_escape(_label(c, hits.get(c.paper_id)))}{pid}")
+    body = collapse_markdown(lines, f"Show all {len(lines)} sources") if links else "\n".join(lines)
+    return "**Sources**\n\n" + body
 
 
 def _norm(s: str) -> str:
     return " ".join((s or "").lower().split()).rstrip("?.! ")
 
 
-def answer_markdown(answer: Answer, links: bool = True) -> str:
+def replaced_line(draft: str, answer: Answer) -> str:
+    """One line saying why the answer differs from the model's streamed draft (it was verified), or ""."""
+    said = re.sub(r"\[[\d,\s-]+\]|[^\w]+", " ", draft or "").split()
+    shown = re.sub(r"\[[\d,\s-]+\]|[^\w]+", " ", answer.answer or "").split()
+    if not said or said == shown or (answer.incomplete and not answer.unsupported):
+        return ""
+    n = len(answer.unsupported)
+    if n and answer.citations:
+        why = (f"{n} of its sentence{'s' if n != 1 else ''} {'were' if n != 1 else 'was'} not supported by the "
+               "cited abstracts and removed")
+    elif answer.citations:
+        why = "its sentences could not be matched to the abstracts, so the answer quotes the evidence instead"
+    else:
+        why = "nothing in it could be verified against the abstracts"
+    return f"_ⓘ The draft above was replaced after checking: {why}._"
+
+
+def answer_markdown(answer: Answer, links: bool = True, draft: str = "") -> str:
     """The chat message for a finished answer: body with linked [n] markers, notices, standalone
-    query (for a rewritten follow-up) and the Sources list. `links=False` is the plain API form."""
+    query (for a rewritten follow-up) and the Sources list. `links=False` is the plain API form.
+    `draft`: the model's streamed text, when the chat showed one (a line says why it was replaced)."""
     body = safe_markdown(answer.answer.strip()) or "_(no answer text)_"
     if answer.kind == "list":
         body = _with_count(body, answer)
     if links:
-        body = link_markers(body, answer)
+        body = _collapse_list(link_markers(body, answer))
     parts = [body]
+    if replaced_line(draft, answer):
+        parts.append(replaced_line(draft, answer))
     if answer.incomplete:
         parts.append("_Stopped before the end: this answer is incomplete._")
     if answer.unsupported:
@@ -169,11 +216,15 @@ def question_filter_choices(answer: Answer | None) -> list[tuple[str, str]]:
 
 
 def progress_markdown(text: str, stage: str = "") -> str:
-    """The chat message while an answer streams: unverified text so far plus the current stage."""
+    """The chat message while an answer streams: the current stage first (in bold, so a slow step is
+    visibly going on), then the model's unverified draft so far."""
     label = _STAGES.get(stage, stage.capitalize() if stage else "")
-    status = f"_{md_escape(label)}…_" if label else ""
+    status = f"⏳ **{md_escape(label)}…**" if label else ""
     body = safe_markdown(text)
-    return f"{body}\n\n{status}".strip() if body else (status or "_…_")
+    if not body:
+        return status or "_…_"
+    note = "_Draft, not yet checked:_" if stage == "generating" else "_Draft being checked:_"
+    return f"{status}\n\n{note}\n\n{body}".strip()
 
 
 def question_markdown(question: str) -> str:
@@ -226,8 +277,10 @@ def _authors(authors: Sequence[str], limit: int = 3) -> str:
     return ", ".join(names[:limit]) + (" et al." if len(names) > limit else "")
 
 
-def meta_html(record: Record | None, paper_id: str) -> str:
-    parts = [f"<code>{esc(paper_id)}</code>"]
+def meta_html(record: Record | None, paper_id: str, hit: Hit | None = None) -> str:
+    """What a reader needs in view (year, authors, venue, doi), then a "details" toggle with what only a
+    curious or debugging reader wants: the paper id, its source line and the retrieval scores."""
+    parts = []
     if record is not None:
         if record.year:
             parts.append(esc(record.year))
@@ -237,12 +290,16 @@ def meta_html(record: Record | None, paper_id: str) -> str:
             parts.append(f"<i>{esc(record.venue)}</i>")
         if record.doi:
             parts.append(f"doi {esc(record.doi)}")
+    more = [f"id <code>{esc(paper_id)}</code>"]
+    if record is not None:
         if record.source:
             where = f"{record.source}:{record.source_line}" if record.source_line else record.source
-            parts.append(f"source {esc(where)}")
+            more.append(f"source {esc(where)}")
         if record.duplicate_of:
-            parts.append(f"version of <code>{esc(record.duplicate_of)}</code>")
-    return '<div class="pc-meta">' + " · ".join(parts) + "</div>"
+            more.append(f"version of <code>{esc(record.duplicate_of)}</code>")
+    shown = " · ".join(parts) if parts else '<span class="pc-empty">no metadata recorded</span>'
+    return (f'<div class="pc-meta">{shown} <details class="pc-details"><summary>details</summary>'
+            f'{" · ".join(more)}{scores_html(hit)}</details></div>')
 
 
 def scores_html(hit: Hit | None) -> str:
@@ -262,7 +319,7 @@ def citation_card(answer: Answer, c: Citation, hit: Hit | None) -> str:
         f'<article class="pc-card" id="{anchor_id(answer, c.marker)}">'
         f'<header><span class="pc-marker">[{int(c.marker)}]</span> '
         f'<span class="pc-title">{esc(_label(c, hit))}</span></header>'
-        f"{meta_html(record, c.paper_id)}{scores_html(hit)}"
+        f"{meta_html(record, c.paper_id, hit)}"
         f'<p class="pc-abstract">{highlight_abstract(c.text or (record.text if record else ""), c.sentence_ids, c.sentences)}</p>'
         "</article>"
     )
@@ -279,7 +336,8 @@ def evidence_html(answer: Answer | None) -> str:
     if answer.citations:
         n = len(answer.citations)
         out.append(f'<p class="pc-h">{n} cited abstract{"s" if n != 1 else ""}; supporting sentences are highlighted.</p>')
-        out.extend(citation_card(answer, c, hits.get(c.paper_id)) for c in answer.citations)
+        cards = [citation_card(answer, c, hits.get(c.paper_id)) for c in answer.citations]
+        out.append(collapse_html(cards, f"Show all {n} cited abstracts", shown=SHOWN_CARDS))
     elif answer.abstained or answer.kind == "abstain":
         out.append('<p class="pc-empty">No abstract in the corpus supports an answer, so nothing is cited.</p>')
     else:
@@ -295,30 +353,46 @@ def evidence_html(answer: Answer | None) -> str:
         out.append(f'<section class="pc-notes"><h4>Notes</h4><ul>{items}</ul></section>')
     cited = {c.paper_id for c in answer.citations}
     if answer.related:
-        rows = "".join(f"<li><span class=\"pc-title\">{esc(h.title)}</span> <code>{esc(h.paper_id)}</code></li>"
-                       for h in answer.related)
+        rows = "".join(f"<li>{paper_html(h.title, h.record, h.paper_id, h)}</li>" for h in answer.related)
         out.append(f'<section class="pc-related"><h4>Related, but not answering this ({len(answer.related)})</h4>'
                    f"<ul>{rows}</ul></section>")
     related = {h.paper_id for h in answer.related}
     others = [h for h in answer.retrieved if h.paper_id not in cited and h.paper_id not in related]
     if others:
-        rows = "".join(
-            f"<li><span class=\"pc-title\">{esc(h.title)}</span> <code>{esc(h.paper_id)}</code>{scores_html(h)}</li>"
-            for h in others
-        )
+        rows = "".join(f"<li>{paper_html(h.title, h.record, h.paper_id, h)}</li>" for h in others)
         out.append(f'<details class="pc-others"><summary>Also retrieved, not cited ({len(others)})</summary><ul>{rows}</ul></details>')
     out.append("</div>")
     return "".join(out)
 
 
-def focus_html(paper_ids: Sequence[str], labels: dict[str, str] | None = None, limit: int = 8) -> str:
-    """The conversation's papers in focus (newest turn first), as the follow-ups will resolve them."""
-    labels = labels or {}
+SHOWN_CARDS = 5  # evidence cards shown before "Show all N cited abstracts"
+
+
+def collapse_html(blocks: Sequence[str], summary: str, shown: int = SHOWN_CARDS) -> str:
+    """HTML blocks with the ones after the first `shown` inside a closed <details> ("show all")."""
+    if len(blocks) <= shown + 1:
+        return "".join(blocks)
+    return ("".join(blocks[:shown]) + f'<details class="pc-more"><summary>{esc(summary)}</summary>'
+            + "".join(blocks[shown:]) + "</details>")
+
+
+def paper_html(label: str, record: Record | None, paper_id: str, hit: Hit | None = None) -> str:
+    """A paper as a clickable line: its name opens (a <details>) its metadata and abstract."""
+    name = f'<span class="pc-title">{esc(label or paper_id)}</span>'
+    if record is None:
+        return f'<span class="pc-paper">{name}</span>'
+    return (f'<details class="pc-paper"><summary>{name}</summary>{meta_html(record, paper_id, hit)}'
+            f'<p class="pc-abstract">{esc(record.text)}</p></details>')
+
+
+def focus_html(paper_ids: Sequence[str], labels: dict[str, str] | None = None, limit: int = 8,
+               records: dict[str, Record] | None = None) -> str:
+    """The conversation's papers in focus (newest turn first), as the follow-ups will resolve them; each
+    opens its abstract when `records` has it."""
+    labels, records = labels or {}, records or {}
     if not paper_ids:
         return '<div class="pc-focus"><p class="pc-empty">No papers in focus yet. Papers cited in this chat appear here, so follow-ups like "compare the first two" resolve.</p></div>'
-    items = "".join(
-        f'<li><span class="pc-title">{esc(labels.get(p) or p)}</span> <code>{esc(p)}</code></li>' for p in paper_ids[:limit]
-    )
+    items = "".join(f"<li>{paper_html(labels.get(p) or p, records.get(p), p)}</li>" for p in paper_ids[:limit])
     more = f'<p class="pc-more">and {len(paper_ids) - limit} more</p>' if len(paper_ids) > limit else ""
     return f'<div class="pc-focus"><ol>{items}</ol>{more}</div>'
 

@@ -58,6 +58,7 @@ class OpenAIChatModel:
         wall_clock_s: float = 120.0,
         context_tokens: int = 2048,
         backoff_s: float = 0.5,
+        key_env: str = "",
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
@@ -67,6 +68,7 @@ class OpenAIChatModel:
         self.wall_clock_s = wall_clock_s
         self.context_tokens = context_tokens
         self.backoff_s = backoff_s
+        self.key_env = key_env
         self.name = f"openai:{model}"
 
     @classmethod
@@ -80,6 +82,7 @@ class OpenAIChatModel:
             retries=s.retries,
             wall_clock_s=s.wall_clock_s,
             context_tokens=s.context_tokens,
+            key_env=s.openai_api_key_env,
         )
 
     @property
@@ -91,9 +94,26 @@ class OpenAIChatModel:
 
     def _hint(self) -> str:
         return (
-            f"Is the server running at {self.base_url}? Start Ollama with `ollama serve` (and "
-            f"`ollama pull {self.model}`), or set answer.openai_base_url / PAPERCHAT_OPENAI_BASE_URL."
+            f"Is an OpenAI-compatible server running at {self.base_url}? Start one (`transformers serve`, "
+            "`ollama serve`, vLLM, llama.cpp) or correct the server URL (answer.openai_base_url, "
+            "PAPERCHAT_OPENAI_BASE_URL, or the UI's settings)."
         )
+
+    def served_models(self, timeout_s: float = 5.0) -> list[str]:
+        """The model names the server lists (GET {base_url}/models); ModelError when it cannot say."""
+        return list_models(self.base_url, self.api_key, timeout_s)
+
+    def _wrong_model(self) -> ModelError | None:
+        """After a 400/404/422: the clear error when the server does not serve `self.model`, else None."""
+        try:
+            names = self.served_models(min(self.timeout_s, 5.0))
+        except ModelError:
+            return None
+        if not names or self.model in names:
+            return None
+        shown = ", ".join(f"'{n}'" for n in names[:5]) + (" ..." if len(names) > 5 else "")
+        return ModelError(f"{self.name}: the server at {self.base_url} does not serve a model named '{self.model}'.",
+                          hint=f"Set the model name to one it serves: {shown}.")
 
     def stream(
         self,
@@ -203,9 +223,19 @@ class OpenAIChatModel:
             raise _Retryable(f"HTTP {code}: {msg}", _retry_after(resp))
         hint = self._hint()
         if code in (401, 403):
-            hint = "Check the API key (answer.openai_api_key_env names the variable that holds it)."
-        elif code == 404:
-            hint = f"Check answer.openai_base_url (usually ends in /v1) and that model '{self.model}' exists."
+            var = self.key_env or "the API key variable"
+            raise ModelError(
+                f"{self.name}: the server at {self.base_url} refused the request (HTTP {code}: {msg}).",
+                hint=(f"Put a valid key in the environment variable {var} of the paperchat process and restart "
+                      "it (keys are never typed into settings)." if self.api_key else
+                      f"This server needs an API key: set {var} in the environment of the paperchat process "
+                      "(a key is only sent to the server URL the operator configured)."))
+        if code in (400, 404, 422):
+            wrong = self._wrong_model()
+            if wrong is not None:
+                raise wrong
+        if code == 404:
+            hint = f"Check the server URL (it usually ends in /v1) and that model '{self.model}' exists."
         raise ModelError(f"{self.name}: HTTP {code}: {msg}", hint=hint)
 
     def _parse_chunk(self, data: str, cut: Any) -> str:
@@ -236,6 +266,34 @@ class OpenAIChatModel:
         if not text:
             raise ModelError(f"{self.name}: the server returned an empty completion.", self._hint())
         return text
+
+
+def list_models(base_url: str, api_key: str | None = None, timeout_s: float = 5.0) -> list[str]:
+    """Model names an OpenAI-compatible server lists at GET {base_url}/models (the `id` of each entry).
+
+    Raises ModelError (connection refused, timeout, HTTP error, not the OpenAI list format) with a hint."""
+    import httpx
+
+    url = base_url.rstrip("/") + "/models"
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    try:
+        resp = httpx.get(url, headers=headers, timeout=timeout_s)
+    except httpx.TimeoutException:
+        raise ModelTimeoutError(f"No answer from {base_url} within {timeout_s:g}s.",
+                                hint="Is the server overloaded, or is the URL wrong?") from None
+    except httpx.HTTPError as e:
+        raise ModelError(f"Cannot reach {base_url} ({type(e).__name__}).",
+                         hint="Start the server, or correct the URL (it usually ends in /v1).") from None
+    if resp.status_code in (401, 403):
+        raise ModelError(f"{base_url} refused the request (HTTP {resp.status_code}).",
+                         hint="The server needs an API key in the environment of the paperchat process.")
+    try:
+        resp.raise_for_status()
+        data = resp.json()["data"]
+        return [str(m["id"]) for m in data if isinstance(m, dict) and m.get("id")]
+    except (httpx.HTTPStatusError, ValueError, KeyError, TypeError):
+        raise ModelError(f"{url} did not answer with a model list (HTTP {resp.status_code}).",
+                         hint="Is this an OpenAI-compatible server? The URL usually ends in /v1.") from None
 
 
 def _sse_data(line: str) -> str | None:
