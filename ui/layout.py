@@ -85,7 +85,6 @@ CSS = """
 
 
 HEAD = PANEL_JS  # the page script that follows citation links inside the evidence panel
-CHAT_TAGS = ["details", "summary"]  # the only tags the chat renders: "show all" for long lists
 
 
 def header() -> None:
@@ -103,7 +102,7 @@ def chat_tab(settings: Settings, choices: list[str], facets: dict) -> SimpleName
             with gr.Column(scale=3, min_width=420):
                 chatbot = gr.Chatbot(
                     label="Conversation", elem_id="pc-chat", height=540, sanitize_html=True,
-                    allow_tags=CHAT_TAGS, render_markdown=True, buttons=["copy"], autoscroll=True,
+                    allow_tags=False, render_markdown=True, buttons=["copy"], autoscroll=True,
                     placeholder="Ask, for example: *Which papers study federated learning?*",
                     allow_file_downloads=False,
                 )

@@ -110,8 +110,8 @@ SHOWN_ITEMS = 8  # list items and sources shown before a "show all" control (cha
 
 
 def collapse_markdown(items: Sequence[str], summary: str, shown: int = SHOWN_ITEMS) -> str:
-    """Markdown list lines with the ones after the first `shown` folded into a <details> block
-    (the Chatbot allows exactly the <details>/<summary> tags, see `layout.CHAT_TAGS`)."""
+    """Markdown list lines with the ones after the first `shown` folded into a <details> block (the
+    Chatbot's sanitiser keeps standard tags; model text cannot add any: `safe_markdown` escapes `<`)."""
     if len(items) <= shown + 2:  # folding away one or two lines helps nobody
         return "\n".join(items)
     head, rest = items[:shown], items[shown:]
@@ -297,7 +297,7 @@ def meta_html(record: Record | None, paper_id: str, hit: Hit | None = None) -> s
             more.append(f"source {esc(where)}")
         if record.duplicate_of:
             more.append(f"version of <code>{esc(record.duplicate_of)}</code>")
-    shown = " · ".join(parts) if parts else '<span class="pc-empty">no metadata recorded</span>'
+    shown = " · ".join(parts)
     return (f'<div class="pc-meta">{shown} <details class="pc-details"><summary>details</summary>'
             f'{" · ".join(more)}{scores_html(hit)}</details></div>')
 

@@ -10,7 +10,8 @@ Failure policy, stated:
   first token and only for retryable failures: connection errors, 408, 409, 429, 5xx. A timeout is
   not retried (it would multiply the wait): it raises `ModelTimeoutError`.
 - Other 4xx: `ModelError` carrying the server's message. Malformed JSON, an error event or an empty
-  completion: `ModelError`. A stream that breaks after tokens arrived (closed without `[DONE]`, read
+  completion: `ModelError`. A stream that breaks after tokens arrived (closed without `[DONE]` and
+  without a chunk carrying a `finish_reason` - `transformers serve` sends no `[DONE]`; read
   timeout, bad chunk, wall clock): `IncompleteGeneration(partial=...)`, never retried silently.
 - `stop` is checked between chunks (the response is then closed, which ends the server's work for
   servers that watch the connection); a server silent before its first byte is only interrupted by
@@ -178,7 +179,7 @@ class OpenAIChatModel:
                 if "text/event-stream" not in resp.headers.get("content-type", ""):
                     yield self._whole(resp)  # server ignored stream=true
                     return
-                done = False
+                done = finished = False
                 for line in resp.iter_lines():
                     if stop is not None and stop.is_set():
                         return  # leaving the `with` closes the response
@@ -194,12 +195,13 @@ class OpenAIChatModel:
                         done = True
                         break
                     piece = self._parse_chunk(data, cut)
+                    finished = finished or _finished(data)
                     if piece:
                         produced.append(piece)
                         yield piece
                 if stop is not None and stop.is_set():
                     return
-                if not done:
+                if not (done or finished):  # `transformers serve` ends after a finish_reason, without [DONE]
                     raise cut("the stream ended without [DONE]")
                 if not produced:
                     raise ModelError(f"{self.name}: the server returned an empty completion.", self._hint())
@@ -294,6 +296,17 @@ def list_models(base_url: str, api_key: str | None = None, timeout_s: float = 5.
     except (httpx.HTTPStatusError, ValueError, KeyError, TypeError):
         raise ModelError(f"{url} did not answer with a model list (HTTP {resp.status_code}).",
                          hint="Is this an OpenAI-compatible server? The URL usually ends in /v1.") from None
+
+
+def _finished(data: str) -> bool:
+    """True for a chunk that carries a finish_reason (the last one of a completion)."""
+    if '"finish_reason"' not in data:
+        return False
+    try:
+        choices = json.loads(data).get("choices") or []
+        return bool(choices and isinstance(choices[0], dict) and choices[0].get("finish_reason"))
+    except (ValueError, AttributeError):
+        return False
 
 
 def _sse_data(line: str) -> str | None:
