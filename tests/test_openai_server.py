@@ -15,14 +15,14 @@ import json
 import os
 
 import pytest
+from conftest import PAPERS
+from servers import free_port, transformers_serve
+from ui_helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, make_assistant, running
 
 from assistant.answer.models import generate
 from assistant.answer.models.openai_compat import OpenAIChatModel
 from assistant.cli import main
 from assistant.errors import ModelError, ModelTimeoutError
-from conftest import PAPERS
-from servers import free_port, transformers_serve
-from ui_helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, make_assistant, running
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900),
               pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning")]
@@ -43,8 +43,9 @@ def completions(log) -> int:
 
 
 def cli_base(tmp_path, served, tokens: int = 8) -> list[str]:
-    from assistant.index.indexer import Index
     from ui_helpers import make_settings
+
+    from assistant.index.indexer import Index
 
     Index(make_settings(tmp_path)).add(PAPERS)
     return ["--data-dir", str(tmp_path / "store"), "--preset", "debug",

@@ -8,12 +8,12 @@ import re
 import time
 
 import pytest
+from conftest import PAPERS
+from ui_helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, RecordingModel, echo_first_source, make_assistant, running
 
 from assistant.settings import BUNDLED_CORPUS
 from assistant.types import Record
-from conftest import PAPERS
 from ui.app import build_app
-from ui_helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, RecordingModel, echo_first_source, make_assistant, running
 
 pytestmark = [
     pytest.mark.slow,

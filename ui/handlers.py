@@ -22,9 +22,9 @@ from assistant.types import Answer
 
 from . import exports, render
 from .corpus_handlers import CorpusHandlers
-from .server_handlers import MAX_MODEL_NAME_CHARS, ServerHandlers, is_loopback
 from .errors import unexpected_error
 from .panel import panel_html
+from .server_handlers import ServerHandlers, is_loopback
 from .session import Options, UISession
 
 log = logging.getLogger("paperchat.ui")

@@ -12,9 +12,10 @@ from assistant.settings import Settings
 
 from . import render
 from .corpus_handlers import UPLOAD_TYPES, year_label
-from .handlers import MAX_AUTHOR_CHARS, MAX_FOLLOWUPS, MAX_MODEL_NAME_CHARS
-from .panel import PANEL_JS
 from .exports import MAX_COMMENT_CHARS
+from .handlers import MAX_AUTHOR_CHARS, MAX_FOLLOWUPS
+from .panel import PANEL_JS
+from .server_handlers import MAX_MODEL_NAME_CHARS
 
 CSS = """
 #pc-header h1 { margin: 0 0 .2rem 0; font-size: 1.5rem; }

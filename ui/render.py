@@ -22,14 +22,14 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from types import MappingProxyType
 
-from assistant.index.sentences import split_sentences
 from assistant.retrieve.query_filters import summary as filters_summary
-from assistant.types import Answer, Citation, Hit, IngestIssue, Record
+from assistant.types import Answer, Citation, Hit, Record
 
+from .cards import SHOWN_CARDS, _authors, collapse_html, highlight_abstract, meta_html, paper_html, scores_html  # noqa: F401 -- re-exported
+from .corpus_render import SEARCH_HEADERS, FileOutcome, abstract_html, ingest_markdown, search_rows  # noqa: F401
 from .markup import esc, is_safe_url, md_escape, safe_error_text, safe_markdown  # noqa: F401 -- re-exported
 
 _STAGES = MappingProxyType({
@@ -156,8 +156,7 @@ def replaced_line(draft: str, answer: Answer) -> str:
         return ""
     n = len(answer.unsupported)
     if n and answer.citations:
-        why = (f"{n} of its sentence{'s' if n != 1 else ''} {'were' if n != 1 else 'was'} not supported by the "
-               "cited abstracts and removed")
+        why = f"{n} of its sentences {'were' if n != 1 else 'was'} not supported by the cited abstracts and removed"
     elif answer.citations:
         why = "its sentences could not be matched to the abstracts, so the answer quotes the evidence instead"
     else:
@@ -233,86 +232,6 @@ def question_markdown(question: str) -> str:
 
 
 # -- evidence panel -------------------------------------------------------------------------------------
-def highlight_abstract(text: str, sentence_ids: Iterable[int] = (), sentences: Iterable[str] = ()) -> str:
-    """The abstract as escaped HTML with the supporting sentences wrapped in <mark>.
-
-    Sentences are found by index (`split_sentences`) and, as a fallback, by their text."""
-    text = text or ""
-    spans = split_sentences(text)
-    marked: list[tuple[int, int]] = []
-    ids = set(sentence_ids)
-    for s in spans:
-        if s.index in ids:
-            marked.append((s.start, s.end))
-    for sent in sentences:
-        sent = (sent or "").strip()
-        if not sent:
-            continue
-        match = next((s for s in spans if _norm(s.text) == _norm(sent)), None)
-        if match is not None:
-            marked.append((match.start, match.end))
-            continue
-        i = text.find(sent)
-        if i >= 0:
-            marked.append((i, i + len(sent)))
-    merged: list[list[int]] = []
-    for a, b in sorted(marked):
-        if merged and a <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], b)
-        else:
-            merged.append([a, b])
-    out, pos = [], 0
-    for a, b in merged:
-        out.append(esc(text[pos:a]))
-        out.append(f"<mark>{esc(text[a:b])}</mark>")
-        pos = b
-    out.append(esc(text[pos:]))
-    return "".join(out)
-
-
-def _authors(authors: Sequence[str], limit: int = 3) -> str:
-    names = [a for a in authors if a]
-    if not names:
-        return ""
-    return ", ".join(names[:limit]) + (" et al." if len(names) > limit else "")
-
-
-def meta_html(record: Record | None, paper_id: str, hit: Hit | None = None) -> str:
-    """What a reader needs in view (year, authors, venue, doi), then a "details" toggle with what only a
-    curious or debugging reader wants: the paper id, its source line and the retrieval scores."""
-    parts = []
-    if record is not None:
-        if record.year:
-            parts.append(esc(record.year))
-        if record.authors:
-            parts.append(esc(_authors(record.authors)))
-        if record.venue:
-            parts.append(f"<i>{esc(record.venue)}</i>")
-        if record.doi:
-            parts.append(f"doi {esc(record.doi)}")
-    more = [f"id <code>{esc(paper_id)}</code>"]
-    if record is not None:
-        if record.source:
-            where = f"{record.source}:{record.source_line}" if record.source_line else record.source
-            more.append(f"source {esc(where)}")
-        if record.duplicate_of:
-            more.append(f"version of <code>{esc(record.duplicate_of)}</code>")
-    shown = " · ".join(parts)
-    return (f'<div class="pc-meta">{shown} <details class="pc-details"><summary>details</summary>'
-            f'{" · ".join(more)}{scores_html(hit)}</details></div>')
-
-
-def scores_html(hit: Hit | None) -> str:
-    if hit is None or not hit.scores:
-        return ""
-    chips = []
-    for name, value in hit.scores.items():
-        rank = hit.ranks.get(name)
-        r = f" (#{rank})" if rank else ""
-        chips.append(f'<span class="pc-score">{esc(name)} {value:.3g}{esc(r)}</span>')
-    return '<div class="pc-scores">' + "".join(chips) + "</div>"
-
-
 def citation_card(answer: Answer, c: Citation, hit: Hit | None) -> str:
     record = hit.record if hit else None
     return (
@@ -365,26 +284,6 @@ def evidence_html(answer: Answer | None) -> str:
     return "".join(out)
 
 
-SHOWN_CARDS = 5  # evidence cards shown before "Show all N cited abstracts"
-
-
-def collapse_html(blocks: Sequence[str], summary: str, shown: int = SHOWN_CARDS) -> str:
-    """HTML blocks with the ones after the first `shown` inside a closed <details> ("show all")."""
-    if len(blocks) <= shown + 1:
-        return "".join(blocks)
-    return ("".join(blocks[:shown]) + f'<details class="pc-more"><summary>{esc(summary)}</summary>'
-            + "".join(blocks[shown:]) + "</details>")
-
-
-def paper_html(label: str, record: Record | None, paper_id: str, hit: Hit | None = None) -> str:
-    """A paper as a clickable line: its name opens (a <details>) its metadata and abstract."""
-    name = f'<span class="pc-title">{esc(label or paper_id)}</span>'
-    if record is None:
-        return f'<span class="pc-paper">{name}</span>'
-    return (f'<details class="pc-paper"><summary>{name}</summary>{meta_html(record, paper_id, hit)}'
-            f'<p class="pc-abstract">{esc(record.text)}</p></details>')
-
-
 def focus_html(paper_ids: Sequence[str], labels: dict[str, str] | None = None, limit: int = 8,
                records: dict[str, Record] | None = None) -> str:
     """The conversation's papers in focus (newest turn first), as the follow-ups will resolve them; each
@@ -395,59 +294,3 @@ def focus_html(paper_ids: Sequence[str], labels: dict[str, str] | None = None, l
     items = "".join(f"<li>{paper_html(labels.get(p) or p, records.get(p), p)}</li>" for p in paper_ids[:limit])
     more = f'<p class="pc-more">and {len(paper_ids) - limit} more</p>' if len(paper_ids) > limit else ""
     return f'<div class="pc-focus"><ol>{items}</ol>{more}</div>'
-
-
-def abstract_html(record: Record | None, paper_id: str = "") -> str:
-    """One abstract for the corpus tab: label, metadata, escaped text."""
-    if record is None:
-        return f'<div class="pc-evidence"><p class="pc-empty">No abstract with id <code>{esc(paper_id)}</code>.</p></div>'
-    title = f'<p class="pc-subtitle">{esc(record.title)}</p>' if record.title and record.title != record.display else ""
-    return (
-        '<div class="pc-evidence"><article class="pc-card">'
-        f'<header><span class="pc-title">{esc(record.display)}</span></header>{title}'
-        f'{meta_html(record, record.paper_id)}<p class="pc-abstract">{esc(record.text)}</p>'
-        "</article></div>"
-    )
-
-
-def search_rows(hits: Sequence[Hit]) -> list[list]:
-    """Rows of the corpus search table: rank, label, year, authors, paper id, fused score."""
-    return [
-        [i, h.title, h.record.year or "", _authors(h.record.authors, 2), h.paper_id, round(h.score, 4)]
-        for i, h in enumerate(hits, 1)
-    ]
-
-
-SEARCH_HEADERS = ("#", "Paper", "Year", "Authors", "paper_id", "Score")
-
-
-# -- ingest reports -------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class FileOutcome:
-    """What happened to one uploaded file: a pipeline report, or a whole-file error message."""
-
-    name: str
-    summary: str = ""
-    issues: tuple[IngestIssue, ...] = ()
-    error: str = ""
-
-
-def ingest_markdown(outcomes: Sequence[FileOutcome], max_issues: int = 50) -> str:
-    """Per-file result of an upload: the summary or the error, then each skipped record."""
-    if not outcomes:
-        return "_No file uploaded._"
-    out = []
-    for o in outcomes:
-        if o.error:
-            out.append(f"**{md_escape(o.name)}**: ✗ {md_escape(o.error)}")
-            continue
-        out.append(f"**{md_escape(o.name)}**: {md_escape(o.summary)}")
-        if o.issues:
-            lines = [
-                f"- line {i.line}{' (key ' + md_escape(i.key) + ')' if i.key else ''}: {md_escape(i.message)}"
-                for i in o.issues[:max_issues]
-            ]
-            if len(o.issues) > max_issues:
-                lines.append(f"- … and {len(o.issues) - max_issues} more")
-            out.append(f"{len(o.issues)} record(s) not added:\n\n" + "\n".join(lines))
-    return "\n\n".join(out)
