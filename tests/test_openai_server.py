@@ -138,6 +138,7 @@ def test_ui_setting_round_trip(tmp_path, served):
             page.locator("#pc-question textarea").fill(QUESTION)
             page.locator("#pc-send").click()
             page.locator("#pc-chat", has_text="Draft").wait_for(timeout=300_000)  # streamed, then checked
+            page.screenshot(path=str(ARTIFACTS / "ui_openai_draft.png"), full_page=False)
             page.locator("#pc-stop").wait_for(state="hidden", timeout=300_000)  # the answer is finished
             text = page.locator("#pc-chat .message").last.inner_text()
             assert not text.strip().startswith("⚠") and "Draft," not in text  # an answer, not an error

@@ -282,14 +282,15 @@ def test_panel_keeps_every_answer_and_shows_the_last():
 def test_a_replaced_draft_gets_one_line_saying_why():
     a = hand_answer(unsupported=("Alpha cures cancer [1].",))
     line = render.replaced_line("Alpha beats Beta by 3 points [1]. Alpha cures cancer [1].", a)
-    assert line.count("\n") == 0 and "1 of its sentences was not supported" in line
+    assert line.count("\n") == 0 and "1 of its sentences was not supported" in line and "was removed" in line
     assert render.replaced_line(a.answer, a) == ""  # nothing replaced
     assert render.replaced_line("", a) == ""  # extractive: no draft was shown
     composed = render.replaced_line("Something the abstracts never say.", hand_answer())
     assert "quotes the evidence instead" in composed
     assert "answer." not in composed and "prompt_tokens" not in composed  # no internal setting names
     md = render.answer_markdown(a, draft="Alpha cures cancer [1].")
-    assert "replaced after checking" in md
+    assert "replaced after checking" in md and "quotes the evidence instead" in md
+    assert "sentence removed" not in md  # one line, not two saying the same
 
 
 def test_progress_shows_a_visible_verifying_step():

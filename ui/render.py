@@ -148,20 +148,26 @@ def _norm(s: str) -> str:
     return " ".join((s or "").lower().split()).rstrip("?.! ")
 
 
+def _words(text: str) -> list[str]:
+    return re.sub(r"\[[\d,\s-]+\]|[^\w]+", " ", (text or "").lower()).split()
+
+
 def replaced_line(draft: str, answer: Answer) -> str:
     """One line saying why the answer differs from the model's streamed draft (it was verified), or ""."""
-    said = re.sub(r"\[[\d,\s-]+\]|[^\w]+", " ", draft or "").split()
-    shown = re.sub(r"\[[\d,\s-]+\]|[^\w]+", " ", answer.answer or "").split()
+    said, shown = _words(draft), _words(answer.answer)
     if not said or said == shown or (answer.incomplete and not answer.unsupported):
         return ""
     n = len(answer.unsupported)
-    if n and answer.citations:
-        why = f"{n} of its sentences {'were' if n != 1 else 'was'} not supported by the cited abstracts and removed"
-    elif answer.citations:
-        why = "its sentences could not be matched to the abstracts, so the answer quotes the evidence instead"
-    else:
+    failed = (f"{n} of its sentences {'were' if n != 1 else 'was'} not supported by the cited abstracts" if n
+              else "its sentences could not be matched to the abstracts")
+    kept = len(set(shown) & set(said)) / max(len(set(shown)), 1)
+    if not answer.citations:
         why = "nothing in it could be verified against the abstracts"
-    return f"_ⓘ The draft above was replaced after checking: {why}._"
+    elif kept < 0.6:  # the answer was composed from the evidence instead
+        why = f"{failed}, so the answer quotes the evidence instead"
+    else:
+        why = f"{failed} and {'were' if n != 1 else 'was'} removed" if n else failed
+    return f"_The draft above was replaced after checking: {why}._"
 
 
 def answer_markdown(answer: Answer, links: bool = True, draft: str = "") -> str:
@@ -173,12 +179,11 @@ def answer_markdown(answer: Answer, links: bool = True, draft: str = "") -> str:
         body = _with_count(body, answer)
     if links:
         body = _collapse_list(link_markers(body, answer))
-    parts = [body]
-    if replaced_line(draft, answer):
-        parts.append(replaced_line(draft, answer))
+    replaced = replaced_line(draft, answer)
+    parts = [body, replaced] if replaced else [body]
     if answer.incomplete:
         parts.append("_Stopped before the end: this answer is incomplete._")
-    if answer.unsupported:
+    if answer.unsupported and not replaced:  # (the replaced line already says it)
         n = len(answer.unsupported)
         parts.append(
             f"_⚠ {n} sentence{'s' if n != 1 else ''} removed: the cited abstracts do not support "

@@ -58,8 +58,8 @@ class ServerHandlers:
             names = self.assistant.served_models(url) if hasattr(self.assistant, "served_models") else []
         except AssistantError as e:
             return f"⚠ {render.safe_error_text(e.message, e.hint)}"
-        listed = ", ".join(f"`{render.md_escape(n)}`" for n in names[:5]) or "no models"
+        listed = ", ".join(f"“{render.md_escape(n)}”" for n in names[:5]) or "no models"
         if name in names:
-            return f"✓ {render.md_escape(url)} serves `{render.md_escape(name)}`."
-        return (f"⚠ {render.md_escape(url)} answers but does not list `{render.md_escape(name)}`; "
+            return f"✓ {render.md_escape(url)} serves “{render.md_escape(name)}”."
+        return (f"⚠ {render.md_escape(url)} answers but does not list “{render.md_escape(name)}”; "
                 f"it serves {listed}. Copy one of those into *Model name*.")
