@@ -164,7 +164,7 @@ class Handlers(CorpusHandlers, ServerHandlers):
         stop = session.new_stop()
         msgs.append({"role": "user", "content": render.question_markdown(question)})
         msgs.append({"role": "assistant", "content": render.progress_markdown("", "retrieving")})
-        answer_id = f"a{session.turn_id()}"
+        answer_id = session.answer_id()
         yield self._outputs(session, question="", evidence=panel_html(session.shown_answers(), working=True),
                             followups=[], running=True)
         text, stage, answer = "", "retrieving", None

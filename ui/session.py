@@ -4,6 +4,7 @@ chat models a server offers. Nothing mutable lives at module level."""
 from __future__ import annotations
 
 import copy
+import secrets
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -23,11 +24,12 @@ class UISession:
         self.answers: dict[int, tuple[Answer, dict]] = {}  # chatbot message index -> (answer, options)
         self.last: tuple[Answer, dict] | None = None
         self.stop = threading.Event()
-        self.turns = 0  # answers started in this tab, for unique answer ids (anchors of the evidence panel)
+        self.turns = 0  # answers started in this tab
+        self.key = secrets.token_hex(4)  # answer ids "<key>-<turn>": unique anchors here, unique rows in feedback
 
-    def turn_id(self) -> int:
+    def answer_id(self) -> str:
         self.turns += 1
-        return self.turns
+        return f"{self.key}-{self.turns}"
 
     def shown_answers(self) -> list[Answer]:
         """The answers in the chat, oldest first (the evidence panel keeps a section for each)."""
@@ -51,7 +53,7 @@ class UISession:
         new.messages = copy.deepcopy(self.messages, memo)
         new.answers = dict(self.answers)
         new.last = self.last
-        new.turns = self.turns
+        new.turns = 0  # a fresh session: its own key
         return new
 
 
