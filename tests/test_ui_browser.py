@@ -157,7 +157,9 @@ def test_empty_question_gives_one_clear_error(browser_page):
     page.locator("#pc-send").click()
     page.get_by_text("Type a question first.").first.wait_for(state="visible", timeout=10_000)
     time.sleep(0.5)
-    assert page.get_by_text("Type a question first.").count() == 1
+    shown = page.get_by_text("Type a question first.")
+    assert sum(shown.nth(i).is_visible() for i in range(shown.count())) == 1
+    page.screenshot(path=str(ARTIFACTS / "ui_empty_question.png"), full_page=False)
     errors = page.locator("#pc-chat .error, #pc-evidence .error, #pc-focus .error, .status-tracker .error")
     assert errors.count() == 0 or not any(errors.nth(i).is_visible() for i in range(errors.count()))
     assert page.locator("#pc-chat .message").count() == n  # nothing was asked
@@ -179,12 +181,11 @@ def test_old_citation_links_open_their_own_evidence_after_three_turns(browser_pa
         page.locator("#pc-stop").wait_for(state="hidden", timeout=60_000)  # the event (and its follow-ups) ended
     first = page.locator('#pc-chat a[href^="#pc-ev-"]').first  # [1] of the first answer
     first.scroll_into_view_if_needed()
-    first.hover()  # in view, as a reader sees it before clicking
-    page.wait_for_timeout(300)
+    page.wait_for_timeout(500)
     chat_box = "() => { const c = document.querySelector('#pc-chat [role=log], #pc-chat .bubble-wrap'); " \
                "return [window.scrollY, c ? c.scrollTop : -1]; }"
     before = page.evaluate(chat_box)
-    first.click()
+    first.dispatch_event("click")  # a click's default action on an anchor would scroll to its target
     card = page.locator(f'[id="{first.get_attribute("href")[1:]}"]')
     card.wait_for(state="visible", timeout=5_000)
     assert "FedMerge" in card.inner_text()

@@ -117,7 +117,8 @@ def chat_tab(settings: Settings, choices: list[str], facets: dict) -> SimpleName
                                          elem_id="pc-qf-again")
                 with gr.Row(equal_height=True):
                     question = gr.Textbox(
-                        show_label=False, placeholder=f"Ask a question (up to {limit:,} characters)",
+                        label="Your question", show_label=False,
+                        placeholder=f"Ask a question (up to {limit:,} characters)",
                         lines=1, max_lines=6, max_length=limit, scale=10, elem_id="pc-question",
                         autofocus=True, container=False,
                     )
