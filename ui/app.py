@@ -1,12 +1,15 @@
 """`build_app(assistant, settings)` -> gr.Blocks with every event wired; launching is `ui.launch`.
 
-Tabs: **Chat** (streaming answer with linked [n] markers, Stop, New chat, clickable follow-ups,
-feedback, export; right column: papers in focus + evidence panel), **Corpus** (search, open an
+Tabs: **Chat** (streaming answer with linked [n] markers, Stop while an answer runs, New chat,
+clickable follow-ups, feedback, export, the chat model and its server; right column: papers in focus +
+the evidence panel of every answer), **Corpus** (search, open an
 abstract, add abstracts by upload) and **Evaluation** (ui/eval_tab.py).
 
-Modules: `layout` (CSS and components), `handlers` + `corpus_handlers` (event functions), `session`
-(per-session state), `errors` (the error edge), `exports` (downloads and feedback rows); this module
-only builds the page and wires the events. The UI reaches the papers through `assistant.corpus`.
+Modules: `layout` (CSS and components), `handlers` + `corpus_handlers` + `server_handlers` (event
+functions; the last for the OpenAI-compatible server settings), `session` (per-session state),
+`render` + `cards` + `corpus_render` + `panel` (pure Markdown/HTML; `panel` also holds the page script
+that follows citation links inside the evidence panel), `errors` (the error edge), `exports` (downloads
+and feedback rows); this module only builds the page and wires the events. The UI reaches the papers through `assistant.corpus`.
 
 State: one `UISession` per browser session (or gradio_client session) in a `gr.State`, holding the
 Conversation, the chat messages and the answers behind them. Nothing mutable lives at module level;

@@ -9,8 +9,8 @@ catches a click on any `#pc-ev-...` link before the browser follows it: it shows
 opens the collapsed lists around the card, and scrolls the panel (its own scroll box) - never the page
 or the chat - to the card, which flashes. Without the script the links still work as plain anchors.
 
-Compromise: the panel keeps the last `MAX_ANSWERS` answers; a marker of an older one says so (its
-section is replaced by a one-line notice in the same place) rather than jumping to a wrong paper.
+Compromise: the panel keeps the last `MAX_ANSWERS` answers; a line at its top says how many earlier
+ones were let go, and their markers do nothing (never a jump to a wrong paper).
 """
 
 from __future__ import annotations
