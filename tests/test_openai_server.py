@@ -3,8 +3,8 @@ transformers, its `serving` extra) serving paperchat's copy of the bundled SmolL
 
 Through every front end: `paperchat ask` and `paperchat chat` (streamed), the web UI (the settings'
 server URL and model name, "Check server", an answer), and `eval run --judge openai`. Plus the errors a
-user meets: a server that is down, a wrong model name, a timeout (a 401 needs a server with keys:
-tests/test_models_openai.py checks it against the stub). Answers are kept to a few tokens: the machine
+user meets: a server that is down, a wrong model name, a timeout, and a 401 (`transformers serve` has
+no keys, so a bearer-key gate, `servers.key_proxy`, stands in front of it for that test). Answers are kept to a few tokens: the machine
 is shared and the model runs on its CPU.
 """
 
@@ -16,7 +16,7 @@ import os
 
 import pytest
 from conftest import PAPERS
-from servers import free_port, transformers_serve
+from servers import free_port, key_proxy, transformers_serve
 from ui_helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, make_assistant, running
 
 from assistant.answer.models import generate
@@ -73,6 +73,24 @@ def test_errors_for_a_down_server_a_wrong_model_and_a_timeout(served):
     assert ok.served_models() == [served["model"]]
     pieces = list(ok.stream(MSGS, max_new_tokens=4))
     assert len(pieces) >= 2 and "".join(pieces).strip()  # streamed piece by piece
+
+
+def test_the_key_comes_from_the_environment_and_goes_to_the_configured_server_only(tmp_path, served, monkeypatch):
+    with key_proxy(served["url"], "sk-right") as gated:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-wrong")
+        a, _ = make_assistant(tmp_path, list(PAPERS), **{"answer.openai_base_url": gated, "answer.retries": 0,
+                                                          "answer.timeout_s": 120})
+        options = {"openai_base_url": gated, "openai_model": served["model"]}
+        with pytest.raises(ModelError, match="refused the request") as e:
+            generate(a.model("openai", options), MSGS, max_new_tokens=2)
+        assert "OPENAI_API_KEY" in e.value.hint and "sk-wrong" not in str(e.value) + e.value.hint
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-right")
+        assert generate(a.model("openai", options), MSGS, max_new_tokens=3).strip()  # the key went through
+        # the same server under another URL (as typed in the web chat): the operator's key is not sent
+        typed = gated.replace("127.0.0.1", "localhost")
+        with pytest.raises(ModelError, match="401") as e:
+            generate(a.model("openai", {**options, "openai_base_url": typed}), MSGS, max_new_tokens=2)
+        assert "needs an API key" in e.value.hint
 
 
 def test_cli_ask_and_chat_stream_from_the_server(tmp_path, served, capsys, monkeypatch):
