@@ -4,8 +4,8 @@ transformers, its `serving` extra) serving paperchat's copy of the bundled SmolL
 Through every front end: `paperchat ask` and `paperchat chat` (streamed), the web UI (the settings'
 server URL and model name, "Check server", an answer), and `eval run --judge openai`. Plus the errors a
 user meets: a server that is down, a wrong model name, a timeout, and a 401 (`transformers serve` has
-no keys, so a bearer-key gate, `servers.key_proxy`, stands in front of it for that test). Answers are kept to a few tokens: the machine
-is shared and the model runs on its CPU.
+no keys, so a bearer-key gate, `servers.key_proxy`, stands in front of it for that test). Answers are
+kept to a few tokens: the machine is shared and the model runs on its CPU.
 """
 
 from __future__ import annotations
