@@ -201,7 +201,8 @@ def test_prompt_budget_leaves_out_the_lowest_ranked_sources_and_says_so(make):
     assert 1 <= kept.count("<source id=") < full.count("<source id=")
     assert sum(small.count_tokens(m["content"]) for m in small.prompts[0]) + 24 <= 150
     assert kept.split("</source>")[0] == full.split("</source>")[0]  # the top-ranked source stays
-    assert any("not shown to the model" in n for n in ans.notes)
+    assert any("left out to fit the model's prompt" in n for n in ans.notes)
+    assert not any(re.search(r"\banswer\.[a-z_]+", n) for n in ans.notes)  # no internal setting names
     assert ans.citations and ans.citations[0].paper_id == "p-prune"
 
 

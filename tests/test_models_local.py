@@ -163,6 +163,10 @@ def test_gguf_is_converted_once_and_the_copy_gives_the_same_tokens(tmp_path, mon
     first = model._backend()  # the module's shared backend (loaded from wherever): reference tokens
     hf._save_converted(first, cached, directory / name, 0.0)
     assert (cached / "converted.json").is_file() and (cached / "model.safetensors").is_file()
+    import json
+
+    # `transformers serve DIR` picks the model class from this key (a GGUF config has none)
+    assert json.loads((cached / "config.json").read_text())["architectures"] == ["LlamaForCausalLM"]
     t = time.monotonic()
     copy = hf.load_backend(directory, name)
     assert time.monotonic() - t < 30  # generous: ~1 s on a quiet machine, vs ~50 s from the GGUF
@@ -188,3 +192,19 @@ def test_model_cache_can_be_turned_off(monkeypatch) -> None:
     monkeypatch.setenv("PAPERCHAT_MODEL_CACHE", "off")
     directory, name = find_gguf()
     assert hf.model_cache_root() is None and hf.converted_dir(directory, name) is None
+
+
+def test_copies_written_before_architectures_get_the_key(tmp_path) -> None:
+    import json
+
+    from assistant.answer.models import hf
+
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "llama", "vocab_size": 49152}))
+    hf.add_architectures(tmp_path)
+    data = json.loads((tmp_path / "config.json").read_text())
+    assert data["architectures"] == ["LlamaForCausalLM"] and data["vocab_size"] == 49152
+    hf.add_architectures(tmp_path)  # idempotent
+    assert json.loads((tmp_path / "config.json").read_text()) == data
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "no-such-type"}))
+    hf.add_architectures(tmp_path)  # unknown type: left alone (the load reports what is wrong)
+    assert "architectures" not in json.loads((tmp_path / "config.json").read_text())

@@ -77,7 +77,7 @@ def test_5xx_always_gives_up_after_retries(stub: OpenAIStub) -> None:
         generate(make(stub, retries=2), MSGS, max_new_tokens=10)
     assert stub.requests == 3
     assert "bad gateway upstream" in str(ei.value)
-    assert "Is the server running" in ei.value.hint
+    assert "server running at" in ei.value.hint
 
 
 def test_429_is_retried_honouring_retry_after(stub: OpenAIStub) -> None:
@@ -94,6 +94,25 @@ def test_other_4xx_is_not_retried_and_carries_server_message(stub: OpenAIStub) -
     assert stub.requests == 1
     assert "not found" in str(ei.value) and "404" in str(ei.value)
     assert not isinstance(ei.value, IncompleteGeneration)
+
+
+def test_401_says_where_the_key_comes_from(stub: OpenAIStub) -> None:
+    stub.script(Behavior.http_error(401, "invalid api key"))
+    with pytest.raises(ModelError, match="refused the request") as ei:
+        generate(make(stub, api_key="sk-wrong", key_env="MY_KEY"), MSGS, max_new_tokens=10)
+    assert stub.requests == 1 and "MY_KEY" in ei.value.hint and "never typed" in ei.value.hint
+    stub.script(Behavior.http_error(401, "missing key"))
+    with pytest.raises(ModelError, match="401") as ei:
+        generate(make(stub, key_env="MY_KEY"), MSGS, max_new_tokens=10)
+    assert "needs an API key" in ei.value.hint
+
+
+def test_stream_ending_with_finish_reason_but_no_done_is_complete(stub: OpenAIStub) -> None:
+    """`transformers serve` ends a stream after the chunk with a finish_reason, without `data: [DONE]`."""
+    from assistant.answer.models.openai_compat import _finished
+
+    assert _finished('{"choices": [{"delta": {}, "index": 0, "finish_reason": "length"}]}')
+    assert not _finished('{"choices": [{"delta": {"content": "x"}, "finish_reason": null}]}')
 
 
 def test_cut_stream_gives_incomplete_generation_with_partial(stub: OpenAIStub) -> None:

@@ -13,7 +13,7 @@ import pytest
 from assistant.answer.models.fake import FakeChatModel
 from assistant.cli import build_parser
 from assistant.corpus import Facets
-from assistant.errors import ConfigError
+from assistant.errors import AssistantError, ConfigError
 from conftest import PAPERS
 from ui import app as ui_app
 from ui import launch as ui_launch
@@ -71,10 +71,9 @@ def test_session_state_is_deep_copied_fresh():
 
 
 def test_model_choices():
-    s = make_settings_like("local")
-    assert ui_app.model_choices(s, {}) == ["local", "extractive"]
-    assert ui_app.model_choices(s, {"OPENAI_API_KEY": "sk-x"}) == ["local", "extractive", "openai"]
-    assert ui_app.model_choices(make_settings_like("fake"), {}) == ["fake", "local", "extractive"]
+    s = make_settings_like("local")  # an OpenAI-compatible server is always offered: its URL is set in the UI
+    assert ui_app.model_choices(s, {}) == ["local", "extractive", "openai"]
+    assert ui_app.model_choices(make_settings_like("fake"), {}) == ["fake", "local", "extractive", "openai"]
 
 
 def make_settings_like(model: str):
@@ -91,7 +90,7 @@ def test_chat_streams_then_renders_answer_evidence_and_followups(built):
     first, final = outs[0], [o for o in outs if isinstance(o[2], str) and "pc-card" in o[2]][-1]
     assert first[1] == "" and "Searching" in first[0][-1]["content"]  # textbox cleared, stage shown
     msg = final[0][-1]["content"]
-    assert "(#pc-ev-" in msg and "**Sources**" in msg and "p-fedmerge" in msg
+    assert "(#pc-ev-" in msg and "**Sources**" in msg and "p-fedmerge" in final[2]  # the id: in the card's details
     assert "<mark>" in final[2] and 'id="pc-ev-' in final[2]
     assert "FedMerge" in final[3]  # papers in focus
     fu = outs[-1][4:7]
@@ -297,3 +296,39 @@ def test_echo_model_answers_are_verified(built):
     a, _, _, _ = built
     ans = a.ask(QUESTION)
     assert ans.citations and not ans.unsupported and echo_first_source
+
+
+def test_openai_server_settings_are_checked_and_passed_per_request(built):
+    _, _, _, h = built
+    h.server_url_editable = True
+    opts = h.options("openai", 5, None, None, "", " http://127.0.0.1:8000/v1/ ", " my-model ")
+    assert opts.stream_kwargs() == {"model_options": {"openai_base_url": "http://127.0.0.1:8000/v1",
+                                                      "openai_model": "my-model"}}
+    assert opts.describe()["server"] == {"url": "http://127.0.0.1:8000/v1", "model": "my-model"}
+    assert h.options("fake", 5).stream_kwargs() == {}
+    for bad in ("javascript:alert(1)", "file:///etc/passwd", "http://a b/v1", "127.0.0.1:8000"):
+        with pytest.raises(gr.Error, match="server URL"):
+            h.options("openai", 5, None, None, "", bad, "m")
+    with pytest.raises(gr.Error, match="one line"):
+        h.options("openai", 5, None, None, "", "http://127.0.0.1:8000/v1", "a\nb")
+    h.server_url_editable = False  # served beyond loopback: the operator's URL, whatever a visitor types
+    assert h.options("openai", 5, None, None, "", "http://10.0.0.1/v1", "m").server_url == \
+        h.settings.answer.openai_base_url.rstrip("/")
+
+
+def test_the_api_key_goes_only_to_the_configured_server(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    a, _ = make_assistant(tmp_path, list(PAPERS), **{"answer.openai_base_url": "http://127.0.0.1:9/v1"})
+    mine = a.model("openai", {"openai_base_url": "http://127.0.0.1:9/v1", "openai_model": "m"})
+    other = a.model("openai", {"openai_base_url": "http://evil.example:80/v1", "openai_model": "m"})
+    assert mine.api_key == "sk-secret" and other.api_key is None and other.base_url == "http://evil.example:80/v1"
+    with pytest.raises(AssistantError, match="per-request"):
+        a.model("openai", {"openai_api_key_env": "HOME"})
+
+
+def test_empty_question_is_refused_by_the_validator(built):
+    _, _, _, h = built
+    first, *rest = h.validate_chat("   ", None, "fake", 5, None, None, "", "", "")
+    assert first["is_valid"] is False and "Type a question first" in first["message"]
+    assert all(v["is_valid"] for v in rest) and len(rest) == 8
+    assert h.validate_chat("What is FedMerge?", None)[0]["is_valid"] is True

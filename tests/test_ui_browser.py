@@ -8,12 +8,12 @@ import re
 import time
 
 import pytest
+from conftest import PAPERS
+from ui_helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, RecordingModel, echo_first_source, make_assistant, running
 
 from assistant.settings import BUNDLED_CORPUS
 from assistant.types import Record
-from conftest import PAPERS
 from ui.app import build_app
-from ui_helpers import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, RecordingModel, echo_first_source, make_assistant, running
 
 pytestmark = [
     pytest.mark.slow,
@@ -79,10 +79,10 @@ def ask(page, question: str) -> None:
 def test_chat_shows_linked_citation_and_highlighted_evidence(browser_page):
     page = browser_page["page"]
     ask(page, "How does FedMerge personalise federated learning?")
-    mark = page.locator("#pc-evidence mark").first
+    mark = page.locator("#pc-evidence .pc-active mark").first
     mark.wait_for(state="visible", timeout=60_000)
     assert "FedMerge" in mark.inner_text()
-    assert_on_screen(page, page.locator("#pc-evidence .pc-card .pc-title").first, scroll=False)
+    assert_on_screen(page, page.locator("#pc-evidence .pc-active .pc-card .pc-title").first, scroll=False)
     assert_on_screen(page, mark)
     marker = page.locator('#pc-chat a[href^="#pc-ev-"]').first
     marker.wait_for(state="visible", timeout=10_000)
@@ -113,13 +113,13 @@ def test_followup_button_asks_it(browser_page):
         "n => document.querySelectorAll('#pc-chat .message').length >= n + 2", arg=n_before, timeout=30_000
     )
     page.locator("#pc-chat", has_text=text).wait_for(timeout=10_000)
-    page.locator("#pc-evidence mark").first.wait_for(state="visible", timeout=60_000)
+    page.locator("#pc-evidence .pc-active mark").first.wait_for(state="visible", timeout=60_000)
 
 
 def test_markup_in_abstracts_is_shown_as_text_and_never_runs(browser_page):
     page = browser_page["page"]
     ask(page, "Which microbes do xylophagous beetles use to digest wood?")
-    page.locator("#pc-evidence .pc-card", has_text="Xylophagous").first.wait_for(state="visible", timeout=60_000)
+    page.locator("#pc-evidence .pc-active .pc-card", has_text="Xylophagous").first.wait_for(state="visible", timeout=60_000)
     text = page.locator("#pc-evidence").inner_text()
     assert '<img src=x onerror="window.__xss=1">' in text  # shown literally, escaped
     assert page.locator("#pc-evidence img").count() == 0 and page.locator("#pc-chat img[src='x']").count() == 0
@@ -133,18 +133,65 @@ def test_stop_button_stops_generation(browser_page):
     model.delay_s = 0.05  # ~15 s if nothing stops it
     try:
         calls, pieces = model.calls, model.pieces
+        assert page.locator("#pc-stop").is_hidden()  # Stop is shown only while an answer runs
         ask(page, "How much does Prune&Comp reduce perplexity?")
         page.locator("#pc-chat", has_text="wordy").wait_for(timeout=30_000)
+        assert page.locator("#pc-stop").is_visible()
         t0 = time.monotonic()
         page.locator("#pc-stop").click()
         page.locator("#pc-chat", has_text="incomplete").wait_for(timeout=10_000)
         assert time.monotonic() - t0 < 5
+        page.locator("#pc-stop").wait_for(state="hidden", timeout=10_000)
         assert model.calls == calls + 1
         assert model.stops[-1] is not None and model.stops[-1].is_set()
         assert model.pieces - pieces < 300
     finally:
         model.default = echo_first_source  # type: ignore[assignment]
         model.delay_s = 0.0
+
+
+def test_empty_question_gives_one_clear_error(browser_page):
+    page = browser_page["page"]
+    n = page.locator("#pc-chat .message").count()
+    page.locator("#pc-question textarea").fill("   ")
+    page.locator("#pc-send").click()
+    page.get_by_text("Type a question first.").first.wait_for(state="visible", timeout=10_000)
+    time.sleep(0.5)
+    shown = page.get_by_text("Type a question first.")
+    assert sum(shown.nth(i).is_visible() for i in range(shown.count())) == 1
+    page.screenshot(path=str(ARTIFACTS / "ui_empty_question.png"), full_page=False)
+    errors = page.locator("#pc-chat .error, #pc-evidence .error, #pc-focus .error, .status-tracker .error")
+    assert errors.count() == 0 or not any(errors.nth(i).is_visible() for i in range(errors.count()))
+    assert page.locator("#pc-chat .message").count() == n  # nothing was asked
+    assert page.locator("#pc-stop").is_hidden()
+
+
+def test_old_citation_links_open_their_own_evidence_after_three_turns(browser_page):
+    """Three answers about three papers; the [1] of the FIRST still opens that answer's card (FedMerge),
+    inside the evidence panel's own scroll box: neither the page nor the chat moves."""
+    page = browser_page["page"]
+    page.locator("#pc-new").click()
+    page.wait_for_function("() => document.querySelectorAll('#pc-chat .message').length === 0", timeout=10_000)
+    for i, q in enumerate(["How does FedMerge personalise federated learning?",
+                           "How much does Prune&Comp reduce perplexity?",
+                           "Which microbes do xylophagous beetles use to digest wood?"]):
+        ask(page, q)
+        page.wait_for_function("n => document.querySelectorAll('#pc-evidence .pc-ans').length === n",
+                               arg=i + 1, timeout=60_000)
+        page.locator("#pc-stop").wait_for(state="hidden", timeout=60_000)  # the event (and its follow-ups) ended
+    first = page.locator('#pc-chat a[href^="#pc-ev-"]').first  # [1] of the first answer
+    first.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    chat_box = "() => { const c = document.querySelector('#pc-chat [role=log], #pc-chat .bubble-wrap'); " \
+               "return [window.scrollY, c ? c.scrollTop : -1]; }"
+    before = page.evaluate(chat_box)
+    first.dispatch_event("click")  # a click's default action on an anchor would scroll to its target
+    card = page.locator(f'[id="{first.get_attribute("href")[1:]}"]')
+    card.wait_for(state="visible", timeout=5_000)
+    assert "FedMerge" in card.inner_text()
+    assert_on_screen(page, card.locator(".pc-title"), scroll=False)  # the panel scrolled to it by itself
+    assert page.evaluate(chat_box) == before  # the page and the chat stayed where they were
+    page.screenshot(path=str(ARTIFACTS / "ui_old_link.png"), full_page=False)
 
 
 def test_new_chat_clears_the_conversation(browser_page):
@@ -161,10 +208,10 @@ def test_comparison_renders_as_a_table_and_lists_with_a_count(browser_page):
     table.wait_for(state="visible", timeout=60_000)
     assert table.locator("tr").count() >= 3  # header + one row per paper
     assert table.locator('a[href^="#pc-ev-"]').count() >= 2  # cells cite their abstract
-    page.locator("#pc-evidence .pc-card").nth(1).wait_for(state="visible", timeout=10_000)
+    page.locator("#pc-evidence .pc-active .pc-card").nth(1).wait_for(state="visible", timeout=10_000)
     page.set_viewport_size({"width": 1400, "height": 560})  # evidence taller than the window
     try:
-        assert_on_screen(page, page.locator("#pc-evidence .pc-card").nth(1).locator("mark").last)
+        assert_on_screen(page, page.locator("#pc-evidence .pc-active .pc-card").nth(1).locator("mark").last)
     finally:
         page.set_viewport_size({"width": 1400, "height": 1000})
     page.screenshot(path=str(ARTIFACTS / "ui_compare.png"), full_page=True)
@@ -219,7 +266,7 @@ def _corpus_tab(page, tmp_path):
 def test_feedback_and_export(browser_page):
     page = browser_page["page"]
     ask(page, "How does FedMerge personalise federated learning?")
-    page.locator("#pc-evidence mark").first.wait_for(state="visible", timeout=60_000)
+    page.locator("#pc-evidence .pc-active mark").first.wait_for(state="visible", timeout=60_000)
     page.locator("#pc-settings").get_by_text("Settings").first.click()
     page.locator("#pc-feedback").get_by_text("Feedback and export").first.click()
     page.locator("#pc-comment textarea, #pc-comment input").first.fill("clear and cited")
@@ -275,14 +322,28 @@ def test_bundled_corpus_conversation_layout(chromium, tmp_path):
             page.goto(url, wait_until="domcontentloaded")
             page.wait_for_selector("#pc-question textarea", timeout=60_000)
             ask(page, "Which papers study federated learning?")
-            page.locator("#pc-evidence .pc-card").nth(5).wait_for(state="visible", timeout=60_000)
+            cards = page.locator("#pc-evidence .pc-active .pc-card")
+            cards.nth(4).wait_for(state="visible", timeout=60_000)
+            # a long list is folded: the page stays short; "show all" opens the rest, in the chat and the panel
+            assert cards.count() > 10 and cards.nth(6).is_hidden()
+            assert page.evaluate("() => document.documentElement.scrollHeight") < 2500
+            show_all = page.locator("#pc-chat .message").last.locator("details.pc-more > summary").first
+            assert re.fullmatch(r"Show all \d+", show_all.inner_text().strip())
+            hidden_item = page.locator("#pc-chat .message").last.locator("details.pc-more").first.locator("li").last
+            assert hidden_item.is_hidden()
+            show_all.click()
+            hidden_item.wait_for(state="visible", timeout=5_000)
+            page.locator("#pc-evidence .pc-active details.pc-more > summary").click()
+            cards.nth(6).wait_for(state="visible", timeout=5_000)
+            assert_on_screen(page, cards.nth(6).locator(".pc-title"))
+            page.screenshot(path=str(ARTIFACTS / "ui_show_all.png"), full_page=False)
             ask(page, "Compare the first two")
             page.locator("#pc-chat table").last.wait_for(state="visible", timeout=60_000)
             page.get_by_text("Searched for:").last.wait_for(state="visible", timeout=10_000)
-            page.wait_for_function("() => document.querySelectorAll('#pc-evidence .pc-card').length === 2", timeout=30_000)
+            page.wait_for_function("() => document.querySelectorAll('#pc-evidence .pc-active .pc-card').length === 2", timeout=30_000)
             assert "and " in page.locator("#pc-focus").inner_text()  # many papers in focus: "and N more"
-            assert_on_screen(page, page.locator("#pc-evidence .pc-card .pc-title").first, scroll=False)
-            assert_on_screen(page, page.locator("#pc-evidence .pc-card").nth(1).locator("mark").last)
+            assert_on_screen(page, page.locator("#pc-evidence .pc-active .pc-card .pc-title").first, scroll=False)
+            assert_on_screen(page, page.locator("#pc-evidence .pc-active .pc-card").nth(1).locator("mark").last)
             page.screenshot(path=str(ARTIFACTS / "ui_corpus_chat.png"), full_page=True)
         finally:
             context.close()

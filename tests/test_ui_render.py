@@ -18,7 +18,8 @@ def test_markers_link_to_evidence_cards_and_sources_are_listed():
     assert '[\\[1\\]](#pc-ev-ans-1-1 "Alpha method")' in md
     assert "(#pc-ev-ans-1-2 " in md
     assert "**Sources**" in md
-    assert "- [\\[1\\]](#pc-ev-ans-1-1) Alpha method (p-one)" in md
+    assert "- [\\[1\\]](#pc-ev-ans-1-1) Alpha method\n" in md
+    assert "p-one" not in md  # ids are behind each card's "details" toggle, not in the chat
     # the label from the corpus is escaped, never raw HTML
     assert "<b>" not in md and "Gamma &lt;b&gt;bold&lt;/b&gt;" in md
     # every anchor in the markdown exists in the evidence panel
@@ -232,3 +233,81 @@ def test_an_abstention_says_why_in_plain_words_with_its_rule_and_an_answer_does_
     answered = hand_answer(trace=(TraceStep("evidence.weak", "pass", "best evidence 0.50 >= threshold 0.30"),))
     assert "Why:" not in render.answer_markdown(answered)
     assert "Why:" not in render.answer_markdown(hand_answer(answer="x", abstained=True, kind="abstain"))  # no trace
+
+
+# -- long lists, details toggles, the panel of a whole chat ---------------------------------------------
+def _long_list(n: int):
+    from assistant.types import Hit
+
+    recs = [Record(f"p-{i}", f"Paper {i} studies federated learning. It works.", label=f"Paper {i}") for i in range(n)]
+    cites = tuple(Citation(i + 1, r.paper_id, r.label, r.text, (), (0,)) for i, r in enumerate(recs))
+    body = "\n".join(f"{i + 1}. **Paper {i}** — studies federated learning [{i + 1}]" for i in range(n))
+    return hand_answer(answer=f"**{n} papers** match:\n\n{body}", kind="list", citations=cites,
+                       retrieved=tuple(Hit(r.paper_id, r, 0.1, {"fused": 0.1}) for r in recs))
+
+
+def test_long_lists_fold_behind_show_all_in_chat_and_panel():
+    a = _long_list(30)
+    md = render.answer_markdown(a)
+    assert md.count('<details class="pc-more"><summary>') == 2  # the list and the sources
+    head, rest = md.split("<summary>Show all 30</summary>", 1)
+    assert "8. **Paper 7**" in head and "9. **Paper 8**" not in head and "30. **Paper 29**" in rest
+    assert "<summary>Show all 30 sources</summary>" in md
+    html = render.evidence_html(a)
+    shown, folded = html.split("<summary>Show all 30 cited abstracts</summary>", 1)
+    assert shown.count('class="pc-card"') == render.SHOWN_CARDS and folded.count('class="pc-card"') == 25
+    short = render.answer_markdown(_long_list(4))  # short lists stay whole
+    assert "pc-more" not in short and "pc-more" not in render.evidence_html(_long_list(4))
+    assert "<details" not in render.answer_markdown(a, links=False)  # the plain API form is never folded
+
+
+def test_ids_sources_and_scores_sit_behind_details():
+    html = render.evidence_html(hand_answer())
+    card = html.split('<article class="pc-card" id="pc-ev-ans-1-1">', 1)[1].split("</article>", 1)[0]
+    visible, details = card.split('<details class="pc-details"><summary>details</summary>', 1)
+    assert "2023" in visible and "Ann Lee" in visible
+    assert "p-one" not in visible and "dense 0.81" not in visible and "source a.jsonl:4" not in visible
+    assert "p-one" in details and "dense 0.81 (#1)" in details and "source a.jsonl:4" in details
+
+
+def test_focus_and_related_papers_open_their_abstract():
+    r = Record("p-a", "Alpha <b>is</b> fast.", label="Alpha", year=2022)
+    html = render.focus_html(["p-a", "p-b"], {"p-a": "Alpha", "p-b": "Beta"}, records={"p-a": r})
+    assert '<details class="pc-paper"><summary><span class="pc-title">Alpha</span></summary>' in html
+    assert "Alpha &lt;b&gt;is&lt;/b&gt; fast." in html and "<b>" not in html
+    assert '<span class="pc-paper"><span class="pc-title">Beta</span></span>' in html  # no record: not clickable
+    evidence = render.evidence_html(hand_answer(related=(hand_answer().retrieved[2],)))
+    assert '<details class="pc-paper"><summary><span class="pc-title">' in evidence.split("Related, but")[1]
+
+
+def test_panel_keeps_every_answer_and_shows_the_last():
+    from ui.panel import panel_html
+
+    a1, a2 = hand_answer(id="a1"), hand_answer(id="a2", question="Which <dataset>?")
+    html = panel_html([a1, a2])
+    assert html.count('<section class="pc-ans') == 2
+    assert '<section class="pc-ans" data-answer="a1">' in html and '<section class="pc-ans pc-active" data-answer="a2">' in html
+    assert 'id="pc-ev-a1-1"' in html and 'id="pc-ev-a2-1"' in html  # old markers still have their card
+    assert "Which &lt;dataset&gt;?" in html
+    working = panel_html([a1], working=True)
+    assert "pc-active" not in working and "Collecting evidence" in working
+    assert "Ask a question" in panel_html([])
+
+
+def test_a_replaced_draft_gets_one_line_saying_why():
+    a = hand_answer(unsupported=("Alpha cures cancer [1].",))
+    line = render.replaced_line("Alpha beats Beta by 3 points [1]. Alpha cures cancer [1].", a)
+    assert line.count("\n") == 0 and "1 of its sentences was not supported" in line and "was removed" in line
+    assert render.replaced_line(a.answer, a) == ""  # nothing replaced
+    assert render.replaced_line("", a) == ""  # extractive: no draft was shown
+    composed = render.replaced_line("Something the abstracts never say.", hand_answer())
+    assert "quotes the evidence instead" in composed
+    assert "answer." not in composed and "prompt_tokens" not in composed  # no internal setting names
+    md = render.answer_markdown(a, draft="Alpha cures cancer [1].")
+    assert "replaced after checking" in md and "quotes the evidence instead" in md
+    assert "sentence removed" not in md  # one line, not two saying the same
+
+
+def test_progress_shows_a_visible_verifying_step():
+    out = render.progress_markdown("Alpha beats Beta [1].", "verifying")
+    assert out.startswith("⏳ **Verifying") and "Draft being checked" in out

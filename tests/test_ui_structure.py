@@ -7,7 +7,8 @@ import ast
 from pathlib import Path
 
 UI = Path(__file__).resolve().parent.parent / "ui"
-SPLIT = ("app", "layout", "handlers", "corpus_handlers", "session", "errors", "exports", "eval_tab", "eval_compare")
+SPLIT = ("app", "layout", "handlers", "corpus_handlers", "session", "errors", "exports", "eval_tab", "eval_compare",
+         "panel", "server_handlers")
 
 
 def _tree(name: str) -> ast.AST:

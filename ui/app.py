@@ -1,12 +1,15 @@
 """`build_app(assistant, settings)` -> gr.Blocks with every event wired; launching is `ui.launch`.
 
-Tabs: **Chat** (streaming answer with linked [n] markers, Stop, New chat, clickable follow-ups,
-feedback, export; right column: papers in focus + evidence panel), **Corpus** (search, open an
+Tabs: **Chat** (streaming answer with linked [n] markers, Stop while an answer runs, New chat,
+clickable follow-ups, feedback, export, the chat model and its server; right column: papers in focus +
+the evidence panel of every answer), **Corpus** (search, open an
 abstract, add abstracts by upload) and **Evaluation** (ui/eval_tab.py).
 
-Modules: `layout` (CSS and components), `handlers` + `corpus_handlers` (event functions), `session`
-(per-session state), `errors` (the error edge), `exports` (downloads and feedback rows); this module
-only builds the page and wires the events. The UI reaches the papers through `assistant.corpus`.
+Modules: `layout` (CSS and components), `handlers` + `corpus_handlers` + `server_handlers` (event
+functions; the last for the OpenAI-compatible server settings), `session` (per-session state),
+`render` + `cards` + `corpus_render` + `panel` (pure Markdown/HTML; `panel` also holds the page script
+that follows citation links inside the evidence panel), `errors` (the error edge), `exports` (downloads
+and feedback rows); this module only builds the page and wires the events. The UI reaches the papers through `assistant.corpus`.
 
 State: one `UISession` per browser session (or gradio_client session) in a `gr.State`, holding the
 Conversation, the chat messages and the answers behind them. Nothing mutable lives at module level;
@@ -35,13 +38,18 @@ from .corpus_handlers import corpus_facets
 from .errors import translate_errors
 from .eval_tab import add_eval_tab
 from .handlers import Handlers
-from .layout import CSS
+from .layout import CSS, HEAD
 from .session import UISession, model_choices
 
-__all__ = ["CHAT_CONCURRENCY_ID", "CSS", "Handlers", "UISession", "build_app", "model_choices"]
+__all__ = ["CHAT_CONCURRENCY_ID", "CSS", "HEAD", "Handlers", "UISession", "build_app", "model_choices"]
 
 CHAT_CONCURRENCY_ID = "chat-model"
 STORE_CHECK_S = 10  # how often an open page asks whether the records store is still whole
+
+
+def _hide() -> Any:
+    """Stop is shown only while an answer runs: hidden after every chat event, however it ended."""
+    return gr.update(visible=False)
 
 
 def build_app(assistant: Any, settings: Settings, *, env: Mapping[str, str] | None = None) -> gr.Blocks:
@@ -68,17 +76,27 @@ def build_app(assistant: Any, settings: Settings, *, env: Mapping[str, str] | No
         api_answer = gr.Textbox(visible=False)
         api_trigger = gr.Button(visible=False)
 
-        chat_inputs = [c.question, session, c.model, c.k, c.year_min, c.year_max, c.author]
-        chat_outputs = [c.chatbot, c.question, c.evidence, c.focus, *c.fu_btns, session, c.qf_keep, c.qf_again]
+        chat_inputs = [c.question, session, c.model, c.k, c.year_min, c.year_max, c.author, c.server_url,
+                       c.server_model]
+        chat_outputs = [c.chatbot, c.question, c.evidence, c.focus, *c.fu_btns, session, c.qf_keep, c.qf_again,
+                        c.stop]
         chat_fn = h.chat  # a generator: it translates its own errors (it must yield before raising)
-        gr.on([c.question.submit, c.send.click], chat_fn, chat_inputs, chat_outputs,
-              api_name="chat_stream", show_progress="minimal", **chat_conc, **private)
+        # an empty question is refused by the validator, before the queue: one message, nothing else moves
+        gr.on([c.question.submit, c.send.click], chat_fn, chat_inputs, chat_outputs, validator=h.validate_chat,
+              api_name="chat_stream", show_progress="minimal", **chat_conc, **private
+              ).then(_hide, None, [c.stop], queue=False, api_name="chat_done", **private)  # whatever happened
+        c.model.change(lambda m: gr.update(visible=m == "openai"), [c.model], [c.server_box], queue=False,
+                       api_name="model_choice", **private)
+        c.check.click(translate_errors(h.check_server), [c.server_url, c.server_model], [c.server_status],
+                      api_name="check_server", concurrency_limit=2, **private)
         for i, btn in enumerate(c.fu_btns):  # a suggested follow-up is asked by clicking it
             btn.click(chat_fn, [btn, *chat_inputs[1:]], chat_outputs, api_name=f"followup_{i + 1}",
-                      show_progress="minimal", **chat_conc, **private)
+                      show_progress="minimal", **chat_conc, **private
+                      ).then(_hide, None, [c.stop], queue=False, api_name=f"followup_{i + 1}_done", **private)
         # "Ask again": the last question without the filters it stated that the user unticked
         c.qf_again.click(h.ask_again, [c.qf_keep, *chat_inputs[1:]], chat_outputs, api_name="ask_again",
-                         show_progress="minimal", **chat_conc, **private)
+                         show_progress="minimal", **chat_conc, **private
+                         ).then(_hide, None, [c.stop], queue=False, api_name=f"followup_{i + 1}_done", **private)
         # Stop sets the running answer's threading.Event (not `cancels=`): the model stops producing
         # tokens and the answer still arrives, verified and marked incomplete
         c.stop.click(h.stop, [session], None, api_name="stop", queue=False, **private)

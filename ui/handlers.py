@@ -24,6 +24,8 @@ from assistant.user_text import UserTextError, clean_user_text
 from . import exports, render
 from .corpus_handlers import CorpusHandlers
 from .errors import unexpected_error
+from .panel import panel_html
+from .server_handlers import ServerHandlers, is_loopback
 from .session import Options, UISession
 
 log = logging.getLogger("paperchat.ui")
@@ -47,13 +49,14 @@ def _int_or_none(value: Any, name: str, lo: int, hi: int) -> int | None:
 
 
 
-class Handlers(CorpusHandlers):
+class Handlers(CorpusHandlers, ServerHandlers):
     """The event functions; one instance per app, holding only the assistant, settings and a lock."""
 
     def __init__(self, assistant: Any, settings: Settings, choices: list[str]) -> None:
         self.assistant = assistant
         self.settings = settings
         self.choices = choices
+        self.server_url_editable = is_loopback(settings.ui.host)  # `ui.launch` sets it from the real host
         self.feedback_path = Path(settings.store.data_dir) / "feedback.jsonl"
         self._feedback_lock = threading.Lock()
 
@@ -74,10 +77,13 @@ class Handlers(CorpusHandlers):
             raise gr.Error(text, title=title, print_exception=False) from None
 
     def options(self, model: Any = None, k: Any = None, year_min: Any = None, year_max: Any = None,
-                author: Any = "") -> Options:
+                author: Any = "", server_url: Any = None, server_model: Any = None) -> Options:
         model = model or self.choices[0]
         if model not in self.choices:
             raise gr.Error(f"Unknown chat model. Choose one of: {', '.join(self.choices)}.", print_exception=False)
+        url, name = "", ""
+        if model == "openai":
+            url, name = self.server_choice(server_url, server_model)
         kk = _int_or_none(k, "Number of papers", 1, 50) or self.settings.retrieval.k
         y0 = _int_or_none(year_min, "Year from", 1000, 3000)
         y1 = _int_or_none(year_max, "Year to", 1000, 3000)
@@ -88,11 +94,13 @@ class Handlers(CorpusHandlers):
                                 allow_empty=True)[:MAX_AUTHOR_CHARS]
         except UserTextError as e:
             raise gr.Error(f"{e.message} Re-type it.", print_exception=False) from None
-        return Options(model=model, k=kk, filters=Filters(year_min=y0, year_max=y1, author=a))
+        return Options(model=model, k=kk, filters=Filters(year_min=y0, year_max=y1, author=a),
+                       server_url=url, server_model=name)
 
     # chat --------------------------------------------------------------------------------------
     def _outputs(self, session: UISession, *, question: Any = None, evidence: Any = None,
-                 followups: list[str] | None = None, qfilters: list[tuple[str, str]] | None = None) -> tuple:
+                 followups: list[str] | None = None, qfilters: list[tuple[str, str]] | None = None,
+                 running: bool | None = None) -> tuple:
         skip = gr.skip()
         qf: list[Any] = [skip, skip]
         if qfilters is not None:  # the checkboxes of the filters the last question stated, all ticked
@@ -102,7 +110,8 @@ class Handlers(CorpusHandlers):
         if followups is not None:
             fu = [gr.update(value=q, visible=True) if i < len(followups) else gr.update(visible=False)
                   for i, q in enumerate((followups + [""] * MAX_FOLLOWUPS)[:MAX_FOLLOWUPS])]
-        focus = render.focus_html(session.conversation.focus, session.conversation.labels)
+        focus_ids = session.conversation.focus
+        focus = render.focus_html(focus_ids, session.conversation.labels, records=self._records(focus_ids[:8]))
         return (
             [dict(m) for m in session.messages],
             skip if question is None else question,
@@ -111,37 +120,65 @@ class Handlers(CorpusHandlers):
             *fu,
             session,
             *qf,
+            skip if running is None else gr.update(visible=running),
         )
 
-    def ask_again(self, keep, session, model, k, year_min, year_max, author) -> Iterator[tuple]:
+    def _records(self, paper_ids) -> dict:
+        """Records of the papers in focus, so each opens its abstract (none if the corpus cannot say)."""
+        papers = getattr(getattr(self.assistant, "corpus", None), "papers", None)
+        if not paper_ids or papers is None:
+            return {}
+        try:
+            return papers(list(paper_ids))
+        except AssistantError:
+            return {}
+
+    def ask_again(self, keep, session, model, k, year_min, year_max, author, server_url=None,
+                  server_model=None) -> Iterator[tuple]:
         """Re-ask the last question without the filters it stated that were unticked in `keep`."""
         if not isinstance(session, UISession) or session.last is None:
             raise gr.Error("Ask a question first.", print_exception=False)
         answer = session.last[0]
         stated = {kind for _, kind in render.question_filter_choices(answer)}
         keep = {x for x in (keep or []) if isinstance(x, str)}
-        yield from self.chat(answer.question, session, model, k, year_min, year_max, author,
-                             ignore=frozenset(stated - keep))
+        yield from self.chat(answer.question, session, model, k, year_min, year_max, author, server_url,
+                             server_model, ignore=frozenset(stated - keep))
 
-    def chat(self, message, session, model, k, year_min, year_max, author,
+    def validate_chat(self, message, *_inputs) -> list:
+        """Runs before `chat` (gradio `validator`): an empty or over-long question is one message at
+        the question box, and the chat is not touched (no error badges on every output)."""
+        q = (message if isinstance(message, str) else "").replace("\x00", "").strip()
+        limit = self.settings.ui.max_question_chars
+        if not q:
+            msg = "Type a question first."
+        elif len(q) > limit:
+            msg = f"Your question is {len(q):,} characters long; the limit is {limit:,}. Shorten it and try again."
+        else:
+            msg = ""
+        return [gr.validate(not msg, msg)] + [gr.validate(True, "")] * len(_inputs)
+
+    def chat(self, message, session, model, k, year_min, year_max, author, server_url=None, server_model=None,
              ignore: frozenset[str] = frozenset()) -> Iterator[tuple]:
         """Stream one answer into the chat; the Stop button sets `session.stop`, which the model sees.
+        `server_url`/`server_model`: the OpenAI-compatible server for model 'openai' (the UI's settings).
         `ignore`: kinds of filter stated in the question not to apply (see `ask_again`)."""
         session = session if isinstance(session, UISession) else UISession()
         question = self.check_question(message)
-        opts = self.options(model, k, year_min, year_max, author)
+        opts = self.options(model, k, year_min, year_max, author, server_url, server_model)
         if ignore:
             opts = replace(opts, filters=replace(opts.filters, ignore_from_question=frozenset(ignore)))
         conv, msgs = session.conversation, session.messages
         stop = session.new_stop()
         msgs.append({"role": "user", "content": render.question_markdown(question)})
         msgs.append({"role": "assistant", "content": render.progress_markdown("", "retrieving")})
-        working = '<div class="pc-evidence"><p class="pc-empty">Collecting evidence…</p></div>'
-        yield self._outputs(session, question="", evidence=working, followups=[])
+        answer_id = session.answer_id()
+        yield self._outputs(session, question="", evidence=panel_html(session.shown_answers(), working=True),
+                            followups=[], running=True)
         text, stage, answer = "", "retrieving", None
         last_yield = 0.0
         try:
-            for ev in self.assistant.stream(question, conv, filters=opts.filters, k=opts.k, model=opts.model, stop=stop):
+            for ev in self.assistant.stream(question, conv, filters=opts.filters, k=opts.k, model=opts.model,
+                                            stop=stop, id=answer_id, **opts.stream_kwargs()):
                 if session.messages is not msgs:  # "New chat" was pressed: drop this answer
                     return
                 if isinstance(ev, Status):
@@ -160,22 +197,22 @@ class Handlers(CorpusHandlers):
                 return
             if answer is None:
                 raise AssistantError("The assistant stopped without an answer.", hint="Ask again.")
-            msgs[-1]["content"] = render.answer_markdown(answer)
+            msgs[-1]["content"] = render.answer_markdown(answer, draft=text)
             session.answers[len(msgs) - 1] = (answer, opts.describe())
             session.last = (answer, opts.describe())
-            yield self._outputs(session, evidence=render.evidence_html(answer),
-                                qfilters=render.question_filter_choices(answer))
+            yield self._outputs(session, evidence=panel_html(session.shown_answers()),
+                                qfilters=render.question_filter_choices(answer))  # Stop goes when the event ends
             followups = self._followups(answer, session.conversation)
             if followups:
                 yield self._outputs(session, followups=followups)
         except AssistantError as e:
             msgs[-1]["content"] = f"⚠ {render.safe_error_text(e.message, e.hint)}"
-            yield self._outputs(session, evidence=render.evidence_html(None))
+            yield self._outputs(session, evidence=panel_html(session.shown_answers()), running=False)
             raise gr.Error(render.safe_error_text(e.message, e.hint), print_exception=False) from None
         except Exception:  # noqa: BLE001
             err = unexpected_error()
             msgs[-1]["content"] = f"⚠ {err.message}"
-            yield self._outputs(session, evidence=render.evidence_html(None))
+            yield self._outputs(session, evidence=panel_html(session.shown_answers()), running=False)
             raise err from None
         finally:
             if answer is None:
@@ -200,7 +237,8 @@ class Handlers(CorpusHandlers):
     def new_chat(self, session) -> tuple:
         session = session if isinstance(session, UISession) else UISession()
         session.reset()
-        return (*self._outputs(session, question="", evidence=render.evidence_html(None), followups=[], qfilters=[]), "")
+        return (*self._outputs(session, question="", evidence=panel_html([]), followups=[], qfilters=[],
+                               running=False), "")
 
     def ask(self, message, session) -> tuple[str, UISession]:
         """API /ask: one answer (not streamed) as Markdown with Sources; keeps the client's conversation."""

@@ -179,7 +179,7 @@ def launch(
     """Queue and launch `app` (built by `ui.app.build_app`). Returns (fastapi app, local URL).
 
     `block=False` returns once the server is up (tests); close it with `app.close()`."""
-    from .app import CSS
+    from .app import CSS, HEAD
 
     host = host or settings.ui.host
     port = settings.ui.port if port is None else port
@@ -193,6 +193,9 @@ def launch(
         )
     check_store(app)
     hold_serve_lock(app)
+    handlers = getattr(app, "paperchat_handlers", None)
+    if handlers is not None:  # visitors may point the chat at another model server only on loopback
+        handlers.server_url_editable = is_loopback(host)
     temp = prepare_environment(settings)
     for component in app.blocks.values():  # an app built before the environment was prepared
         if getattr(component, "GRADIO_CACHE", None) is not None:
@@ -219,6 +222,7 @@ def launch(
         run_history=False,
         footer_links=["api"],
         css=CSS,
+        head=HEAD,
         app_kwargs={"middleware": [upload_guard(settings)]},
     )
     return fastapi_app, local_url

@@ -12,8 +12,10 @@ from assistant.settings import Settings
 
 from . import render
 from .corpus_handlers import UPLOAD_TYPES, year_label
-from .handlers import MAX_AUTHOR_CHARS, MAX_FOLLOWUPS
 from .exports import MAX_COMMENT_CHARS
+from .handlers import MAX_AUTHOR_CHARS, MAX_FOLLOWUPS
+from .panel import PANEL_JS
+from .server_handlers import MAX_MODEL_NAME_CHARS
 
 CSS = """
 #pc-header h1 { margin: 0 0 .2rem 0; font-size: 1.5rem; }
@@ -60,11 +62,30 @@ CSS = """
 .pc-cmp-answer a, .pc-cmp-cites a { margin: 0 !important; padding: 0 !important; }
 .pc-cmp-cites { margin: .2rem 0; padding-left: 1.2rem; font-size: .85rem; }
 .pc-cmp-kinds summary, .pc-cmp-evidence summary { cursor: pointer; font-size: .85rem; margin: .3rem 0; }
+#pc-evidence { max-height: calc(100vh - 7rem); overflow-y: auto; overscroll-behavior: contain; }
+#pc-focus { max-height: 14rem; overflow-y: auto; }
+.pc-ans { display: none; } .pc-ans.pc-active { display: block; }
+.pc-ans-q { font-size: .8rem; opacity: .8; margin: 0 0 .3rem 0; }
+.pc-card.pc-flash { outline: 2px solid var(--color-accent); }
+.pc-details { display: inline; font-size: .75rem; }
+.pc-details[open] { display: block; margin-top: .2rem; }
+.pc-details summary, .pc-more > summary, .pc-paper > summary { cursor: pointer; opacity: .85; }
+.pc-details summary { display: inline; text-decoration: underline dotted; }
+.pc-more > summary { font-weight: 600; margin: .3rem 0 .6rem 0; color: var(--color-accent); }
+.pc-paper > summary { list-style: none; } .pc-paper > summary::before { content: "▸ "; opacity: .6; }
+.pc-paper[open] > summary::before { content: "▾ "; }
+.pc-paper .pc-abstract { font-size: .85rem; }
+.pc-status { font-weight: 600; }
+#pc-chat details.pc-more > summary { cursor: pointer; font-weight: 600; }
+#pc-server-status p { margin: .2rem 0; font-size: .85rem; }
 #pc-chat table td, #pc-chat table th { word-break: normal !important; overflow-wrap: normal !important;
                                         hyphens: auto; min-width: 5.5rem; vertical-align: top; }
 """
 
 
+
+
+HEAD = PANEL_JS  # the page script that follows citation links inside the evidence panel
 
 
 def header() -> None:
@@ -96,19 +117,35 @@ def chat_tab(settings: Settings, choices: list[str], facets: dict) -> SimpleName
                                          elem_id="pc-qf-again")
                 with gr.Row(equal_height=True):
                     question = gr.Textbox(
-                        show_label=False, placeholder=f"Ask a question (up to {limit:,} characters)",
+                        label="Your question", show_label=False,
+                        placeholder=f"Ask a question (up to {limit:,} characters)",
                         lines=1, max_lines=6, max_length=limit, scale=10, elem_id="pc-question",
                         autofocus=True, container=False,
                     )
                     send = gr.Button("Send", variant="primary", scale=0, min_width=80, size="md", elem_id="pc-send")
-                    stop = gr.Button("Stop", variant="stop", scale=0, min_width=80, size="md", elem_id="pc-stop")
+                    stop = gr.Button("Stop", variant="stop", scale=0, min_width=80, size="md", elem_id="pc-stop",
+                                     visible=False)  # shown only while an answer is being written
                     new = gr.Button("New chat", scale=0, min_width=110, size="md", elem_id="pc-new")
                 with gr.Accordion("Settings", open=False, elem_id="pc-settings"):
                     with gr.Row():
-                        model = gr.Dropdown(choices, value=choices[0], label="Chat model",
-                                            info="extractive = quotes the abstracts, no generation", scale=2)
+                        model = gr.Dropdown(choices, value=choices[0], label="Chat model", elem_id="pc-model",
+                                            info="extractive = quotes the abstracts, no generation; openai = "
+                                                 "any OpenAI-compatible server", scale=2)
                         k = gr.Slider(1, 20, value=min(settings.retrieval.k, 20), step=1,
                                       label="Papers retrieved", scale=2)
+                    with gr.Group(visible=choices[0] == "openai", elem_id="pc-server") as server_box:
+                        with gr.Row(equal_height=True):
+                            server_url = gr.Textbox(label="Server URL", value=settings.answer.openai_base_url,
+                                                    max_length=300, scale=3, elem_id="pc-server-url",
+                                                    info="e.g. http://127.0.0.1:8000/v1")
+                            server_model = gr.Textbox(label="Model name", value=settings.answer.openai_model,
+                                                      max_length=MAX_MODEL_NAME_CHARS, scale=3, elem_id="pc-server-model")
+                            check = gr.Button("Check server", scale=0, min_width=130, elem_id="pc-server-check")
+                        key_var = settings.answer.openai_api_key_env or "(none)"
+                        gr.Markdown(f"API key: read from the environment variable `{key_var}` of the paperchat "
+                                    "process, sent only to the server the operator configured; never typed here.",
+                                    elem_id="pc-server-key")
+                        server_status = gr.Markdown("", elem_id="pc-server-status")
                     with gr.Row():
                         has_years = facets["year_min"] is not None or not facets["known"]
                         year_min = gr.Textbox(label=year_label("Year from", facets), placeholder="any",
@@ -138,7 +175,8 @@ def chat_tab(settings: Settings, choices: list[str], facets: dict) -> SimpleName
                 gr.Markdown("### Evidence")
                 evidence = gr.HTML(render.evidence_html(None), elem_id="pc-evidence")
 
-    return SimpleNamespace(**{k: v for k, v in locals().items() if isinstance(v, (gr.components.Component, list))})
+    keep = (gr.components.Component, gr.blocks.BlockContext, list)
+    return SimpleNamespace(**{k: v for k, v in locals().items() if isinstance(v, keep)})
 
 
 def corpus_tab(settings: Settings) -> SimpleNamespace:

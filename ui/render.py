@@ -13,30 +13,31 @@ Two kinds of text, two rules:
 
 Citation markers `[n]` in an answer become links to `#pc-ev-<answer>-<n>`, the id of that source's
 card in the evidence panel (`evidence_html`), where the supporting sentences are wrapped in <mark>.
-Compromise: markers of older answers in the chat point at cards that are no longer shown (the panel
-holds the current answer only); clicking them does nothing.
+The panel keeps every answer of the session (`ui.panel.panel_html`), so the markers of older answers
+still open their own cards. Long lists are collapsed behind a "show all" control (`<details>`, in the
+chat as in the panel); paper ids, sources and retrieval scores sit behind a "details" toggle per card.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from types import MappingProxyType
 
 from assistant.answer.decide import RULES
-from assistant.index.sentences import split_sentences
 from assistant.retrieve.query_filters import summary as filters_summary
-from assistant.types import Answer, Citation, Hit, IngestIssue, Record
+from assistant.types import Answer, Citation, Hit, Record
 
+from .cards import SHOWN_CARDS, _authors, collapse_html, highlight_abstract, meta_html, paper_html, scores_html  # noqa: F401 -- re-exported
+from .corpus_render import SEARCH_HEADERS, FileOutcome, abstract_html, ingest_markdown, search_rows  # noqa: F401
 from .markup import esc, is_safe_url, md_escape, safe_error_text, safe_markdown  # noqa: F401 -- re-exported
 
 _STAGES = MappingProxyType({
     "retrieving": "Searching the abstracts",
     "rewriting": "Rewriting the follow-up",
     "generating": "Writing the answer",
-    "verifying": "Checking every citation against its abstract",
+    "verifying": "Verifying: checking each sentence against the abstract it cites",
 })
 _NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
                  "eleven", "twelve")
@@ -106,34 +107,84 @@ def _with_count(body: str, answer: Answer) -> str:
     return body
 
 
+SHOWN_ITEMS = 8  # list items and sources shown before a "show all" control (chat and evidence panel)
+
+
+def collapse_markdown(items: Sequence[str], summary: str, shown: int = SHOWN_ITEMS) -> str:
+    """Markdown list lines with the ones after the first `shown` folded into a <details> block (the
+    Chatbot's sanitiser keeps standard tags; model text cannot add any: `safe_markdown` escapes `<`)."""
+    if len(items) <= shown + 2:  # folding away one or two lines helps nobody
+        return "\n".join(items)
+    head, rest = items[:shown], items[shown:]
+    return ("\n".join(head) + f'\n\n<details class="pc-more"><summary>{esc(summary)}</summary>\n\n'
+            + "\n".join(rest) + "\n\n</details>")
+
+
+def _collapse_list(body: str) -> str:
+    """A long Markdown list in `body` (one item per line) folded after SHOWN_ITEMS items."""
+    lines = body.split("\n")
+    idx = [i for i, line in enumerate(lines) if _LIST_ITEM.match(line)]
+    if len(idx) <= SHOWN_ITEMS + 2 or idx[-1] - idx[0] != len(idx) - 1:  # not one contiguous list
+        return body
+    first, last = idx[0], idx[-1]
+    folded = collapse_markdown(lines[first:last + 1], f"Show all {len(idx)}")
+    return "\n".join(lines[:first] + [folded] + lines[last + 1:])
+
+
 def sources_markdown(answer: Answer, links: bool = True) -> str:
-    """The "Sources" section: one line `[n] label (paper_id)` per citation."""
+    """The "Sources" section: one line `[n] label (paper_id)` per citation (long ones folded)."""
     if not answer.citations:
         return ""
     hits = _hits_by_id(answer)
     lines = []
     for c in answer.citations:
         marker = f"[\\[{c.marker}\\]](#{anchor_id(answer, c.marker)})" if links else f"[{c.marker}]"
-        lines.append(f"- {marker} {md_escape(_label(c, hits.get(c.paper_id)))} ({md_escape(c.paper_id)})")
-    return "**Sources**\n\n" + "\n".join(lines)
+        pid = f" ({md_escape(c.paper_id)})" if not links else ""  # ids are in each card's details
+        lines.append(f"- {marker} {md_escape(_label(c, hits.get(c.paper_id)))}{pid}")
+    body = collapse_markdown(lines, f"Show all {len(lines)} sources") if links else "\n".join(lines)
+    return "**Sources**\n\n" + body
 
 
 def _norm(s: str) -> str:
     return " ".join((s or "").lower().split()).rstrip("?.! ")
 
 
-def answer_markdown(answer: Answer, links: bool = True) -> str:
+def _words(text: str) -> list[str]:
+    return re.sub(r"\[[\d,\s-]+\]|[^\w]+", " ", (text or "").lower()).split()
+
+
+def replaced_line(draft: str, answer: Answer) -> str:
+    """One line saying why the answer differs from the model's streamed draft (it was verified), or ""."""
+    said, shown = _words(draft), _words(answer.answer)
+    if not said or said == shown or (answer.incomplete and not answer.unsupported):
+        return ""
+    n = len(answer.unsupported)
+    failed = (f"{n} of its sentences {'were' if n != 1 else 'was'} not supported by the cited abstracts" if n
+              else "its sentences could not be matched to the abstracts")
+    kept = len(set(shown) & set(said)) / max(len(set(shown)), 1)
+    if not answer.citations:
+        why = "nothing in it could be verified against the abstracts"
+    elif kept < 0.6:  # the answer was composed from the evidence instead
+        why = f"{failed}, so the answer quotes the evidence instead"
+    else:
+        why = f"{failed} and {'were' if n != 1 else 'was'} removed" if n else failed
+    return f"_The draft above was replaced after checking: {why}._"
+
+
+def answer_markdown(answer: Answer, links: bool = True, draft: str = "") -> str:
     """The chat message for a finished answer: body with linked [n] markers, notices, standalone
-    query (for a rewritten follow-up) and the Sources list. `links=False` is the plain API form."""
+    query (for a rewritten follow-up) and the Sources list. `links=False` is the plain API form.
+    `draft`: the model's streamed text, when the chat showed one (a line says why it was replaced)."""
     body = safe_markdown(answer.answer.strip()) or "_(no answer text)_"
     if answer.kind == "list":
         body = _with_count(body, answer)
     if links:
-        body = link_markers(body, answer)
-    parts = [body]
+        body = _collapse_list(link_markers(body, answer))
+    replaced = replaced_line(draft, answer)
+    parts = [body, replaced] if replaced else [body]
     if answer.incomplete:
         parts.append("_Stopped before the end: this answer is incomplete._")
-    if answer.unsupported:
+    if answer.unsupported and not replaced:  # (the replaced line already says it)
         n = len(answer.unsupported)
         parts.append(
             f"_⚠ {n} sentence{'s' if n != 1 else ''} removed: the cited abstracts do not support "
@@ -172,11 +223,15 @@ def question_filter_choices(answer: Answer | None) -> list[tuple[str, str]]:
 
 
 def progress_markdown(text: str, stage: str = "") -> str:
-    """The chat message while an answer streams: unverified text so far plus the current stage."""
+    """The chat message while an answer streams: the current stage first (in bold, so a slow step is
+    visibly going on), then the model's unverified draft so far."""
     label = _STAGES.get(stage, stage.capitalize() if stage else "")
-    status = f"_{md_escape(label)}…_" if label else ""
+    status = f"⏳ **{md_escape(label)}…**" if label else ""
     body = safe_markdown(text)
-    return f"{body}\n\n{status}".strip() if body else (status or "_…_")
+    if not body:
+        return status or "_…_"
+    note = "_Draft, not yet checked:_" if stage == "generating" else "_Draft being checked:_"
+    return f"{status}\n\n{note}\n\n{body}".strip()
 
 
 def question_markdown(question: str) -> str:
@@ -185,87 +240,13 @@ def question_markdown(question: str) -> str:
 
 
 # -- evidence panel -------------------------------------------------------------------------------------
-def highlight_abstract(text: str, sentence_ids: Iterable[int] = (), sentences: Iterable[str] = ()) -> str:
-    """The abstract as escaped HTML with the supporting sentences wrapped in <mark>.
-
-    Sentences are found by index (`split_sentences`) and, as a fallback, by their text."""
-    text = text or ""
-    spans = split_sentences(text)
-    marked: list[tuple[int, int]] = []
-    ids = set(sentence_ids)
-    for s in spans:
-        if s.index in ids:
-            marked.append((s.start, s.end))
-    for sent in sentences:
-        sent = (sent or "").strip()
-        if not sent:
-            continue
-        match = next((s for s in spans if _norm(s.text) == _norm(sent)), None)
-        if match is not None:
-            marked.append((match.start, match.end))
-            continue
-        i = text.find(sent)
-        if i >= 0:
-            marked.append((i, i + len(sent)))
-    merged: list[list[int]] = []
-    for a, b in sorted(marked):
-        if merged and a <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], b)
-        else:
-            merged.append([a, b])
-    out, pos = [], 0
-    for a, b in merged:
-        out.append(esc(text[pos:a]))
-        out.append(f"<mark>{esc(text[a:b])}</mark>")
-        pos = b
-    out.append(esc(text[pos:]))
-    return "".join(out)
-
-
-def _authors(authors: Sequence[str], limit: int = 3) -> str:
-    names = [a for a in authors if a]
-    if not names:
-        return ""
-    return ", ".join(names[:limit]) + (" et al." if len(names) > limit else "")
-
-
-def meta_html(record: Record | None, paper_id: str) -> str:
-    parts = [f"<code>{esc(paper_id)}</code>"]
-    if record is not None:
-        if record.year:
-            parts.append(esc(record.year))
-        if record.authors:
-            parts.append(esc(_authors(record.authors)))
-        if record.venue:
-            parts.append(f"<i>{esc(record.venue)}</i>")
-        if record.doi:
-            parts.append(f"doi {esc(record.doi)}")
-        if record.source:
-            where = f"{record.source}:{record.source_line}" if record.source_line else record.source
-            parts.append(f"source {esc(where)}")
-        if record.duplicate_of:
-            parts.append(f"version of <code>{esc(record.duplicate_of)}</code>")
-    return '<div class="pc-meta">' + " · ".join(parts) + "</div>"
-
-
-def scores_html(hit: Hit | None) -> str:
-    if hit is None or not hit.scores:
-        return ""
-    chips = []
-    for name, value in hit.scores.items():
-        rank = hit.ranks.get(name)
-        r = f" (#{rank})" if rank else ""
-        chips.append(f'<span class="pc-score">{esc(name)} {value:.3g}{esc(r)}</span>')
-    return '<div class="pc-scores">' + "".join(chips) + "</div>"
-
-
 def citation_card(answer: Answer, c: Citation, hit: Hit | None) -> str:
     record = hit.record if hit else None
     return (
         f'<article class="pc-card" id="{anchor_id(answer, c.marker)}">'
         f'<header><span class="pc-marker">[{int(c.marker)}]</span> '
         f'<span class="pc-title">{esc(_label(c, hit))}</span></header>'
-        f"{meta_html(record, c.paper_id)}{scores_html(hit)}"
+        f"{meta_html(record, c.paper_id, hit)}"
         f'<p class="pc-abstract">{highlight_abstract(c.text or (record.text if record else ""), c.sentence_ids, c.sentences)}</p>'
         "</article>"
     )
@@ -292,7 +273,8 @@ def evidence_html(answer: Answer | None) -> str:
     if answer.citations:
         n = len(answer.citations)
         out.append(f'<p class="pc-h">{n} cited abstract{"s" if n != 1 else ""}; supporting sentences are highlighted.</p>')
-        out.extend(citation_card(answer, c, hits.get(c.paper_id)) for c in answer.citations)
+        cards = [citation_card(answer, c, hits.get(c.paper_id)) for c in answer.citations]
+        out.append(collapse_html(cards, f"Show all {n} cited abstracts", shown=SHOWN_CARDS))
     elif answer.abstained or answer.kind == "abstain":
         out.append('<p class="pc-empty">No abstract in the corpus supports an answer, so nothing is cited.</p>')
     else:
@@ -308,85 +290,25 @@ def evidence_html(answer: Answer | None) -> str:
         out.append(f'<section class="pc-notes"><h4>Notes</h4><ul>{items}</ul></section>')
     cited = {c.paper_id for c in answer.citations}
     if answer.related:
-        rows = "".join(f"<li><span class=\"pc-title\">{esc(h.title)}</span> <code>{esc(h.paper_id)}</code></li>"
-                       for h in answer.related)
+        rows = "".join(f"<li>{paper_html(h.title, h.record, h.paper_id, h)}</li>" for h in answer.related)
         out.append(f'<section class="pc-related"><h4>Related, but not answering this ({len(answer.related)})</h4>'
                    f"<ul>{rows}</ul></section>")
     related = {h.paper_id for h in answer.related}
     others = [h for h in answer.retrieved if h.paper_id not in cited and h.paper_id not in related]
     if others:
-        rows = "".join(
-            f"<li><span class=\"pc-title\">{esc(h.title)}</span> <code>{esc(h.paper_id)}</code>{scores_html(h)}</li>"
-            for h in others
-        )
+        rows = "".join(f"<li>{paper_html(h.title, h.record, h.paper_id, h)}</li>" for h in others)
         out.append(f'<details class="pc-others"><summary>Also retrieved, not cited ({len(others)})</summary><ul>{rows}</ul></details>')
     out.append("</div>")
     return "".join(out)
 
 
-def focus_html(paper_ids: Sequence[str], labels: dict[str, str] | None = None, limit: int = 8) -> str:
-    """The conversation's papers in focus (newest turn first), as the follow-ups will resolve them."""
-    labels = labels or {}
+def focus_html(paper_ids: Sequence[str], labels: dict[str, str] | None = None, limit: int = 8,
+               records: dict[str, Record] | None = None) -> str:
+    """The conversation's papers in focus (newest turn first), as the follow-ups will resolve them; each
+    opens its abstract when `records` has it."""
+    labels, records = labels or {}, records or {}
     if not paper_ids:
         return '<div class="pc-focus"><p class="pc-empty">No papers in focus yet. Papers cited in this chat appear here, so follow-ups like "compare the first two" resolve.</p></div>'
-    items = "".join(
-        f'<li><span class="pc-title">{esc(labels.get(p) or p)}</span> <code>{esc(p)}</code></li>' for p in paper_ids[:limit]
-    )
+    items = "".join(f"<li>{paper_html(labels.get(p) or p, records.get(p), p)}</li>" for p in paper_ids[:limit])
     more = f'<p class="pc-more">and {len(paper_ids) - limit} more</p>' if len(paper_ids) > limit else ""
     return f'<div class="pc-focus"><ol>{items}</ol>{more}</div>'
-
-
-def abstract_html(record: Record | None, paper_id: str = "") -> str:
-    """One abstract for the corpus tab: label, metadata, escaped text."""
-    if record is None:
-        return f'<div class="pc-evidence"><p class="pc-empty">No abstract with id <code>{esc(paper_id)}</code>.</p></div>'
-    title = f'<p class="pc-subtitle">{esc(record.title)}</p>' if record.title and record.title != record.display else ""
-    return (
-        '<div class="pc-evidence"><article class="pc-card">'
-        f'<header><span class="pc-title">{esc(record.display)}</span></header>{title}'
-        f'{meta_html(record, record.paper_id)}<p class="pc-abstract">{esc(record.text)}</p>'
-        "</article></div>"
-    )
-
-
-def search_rows(hits: Sequence[Hit]) -> list[list]:
-    """Rows of the corpus search table: rank, label, year, authors, paper id, fused score."""
-    return [
-        [i, h.title, h.record.year or "", _authors(h.record.authors, 2), h.paper_id, round(h.score, 4)]
-        for i, h in enumerate(hits, 1)
-    ]
-
-
-SEARCH_HEADERS = ("#", "Paper", "Year", "Authors", "paper_id", "Score")
-
-
-# -- ingest reports -------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class FileOutcome:
-    """What happened to one uploaded file: a pipeline report, or a whole-file error message."""
-
-    name: str
-    summary: str = ""
-    issues: tuple[IngestIssue, ...] = ()
-    error: str = ""
-
-
-def ingest_markdown(outcomes: Sequence[FileOutcome], max_issues: int = 50) -> str:
-    """Per-file result of an upload: the summary or the error, then each skipped record."""
-    if not outcomes:
-        return "_No file uploaded._"
-    out = []
-    for o in outcomes:
-        if o.error:
-            out.append(f"**{md_escape(o.name)}**: ✗ {md_escape(o.error)}")
-            continue
-        out.append(f"**{md_escape(o.name)}**: {md_escape(o.summary)}")
-        if o.issues:
-            lines = [
-                f"- line {i.line}{' (key ' + md_escape(i.key) + ')' if i.key else ''}: {md_escape(i.message)}"
-                for i in o.issues[:max_issues]
-            ]
-            if len(o.issues) > max_issues:
-                lines.append(f"- … and {len(o.issues) - max_issues} more")
-            out.append(f"{len(o.issues)} record(s) not added:\n\n" + "\n".join(lines))
-    return "\n\n".join(out)

@@ -18,12 +18,13 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 from langchain_core.runnables import RunnableLambda
 
-from ..errors import ModelError
+from ..errors import ConfigError, ModelError
 from ..index.indexer import Index
 from ..retrieve.hybrid import Filters, HybridRetriever
 from ..settings import Settings
@@ -43,6 +44,8 @@ from .state import Draft, Prepared
 from .support import SupportScorer
 
 log = logging.getLogger(__name__)
+
+REQUEST_MODEL_OPTIONS = ("openai_base_url", "openai_model")  # what a front end may set per request
 
 
 class Assistant:
@@ -65,8 +68,19 @@ class Assistant:
         )
 
     # -- models -------------------------------------------------------------------------------
-    def model(self, name: str | None = None) -> ChatModel | None:
-        """The chat model (None for 'extractive': answers composed from the evidence)."""
+    def model(self, name: str | None = None, options: Mapping[str, Any] | None = None) -> ChatModel | None:
+        """The chat model (None for 'extractive': answers composed from the evidence). `options`: answer
+        settings for this request only, e.g. {"openai_base_url": ..., "openai_model": ...} (see `stream`)."""
+        if options:
+            bad = set(options) - set(REQUEST_MODEL_OPTIONS)
+            if bad:
+                raise ConfigError(f"Not a per-request model option: {', '.join(sorted(bad))}.",
+                                  hint=f"Use one of: {', '.join(REQUEST_MODEL_OPTIONS)}.")
+            update = {"model": name or self.settings.answer.model, **options}
+            configured = self.settings.answer.openai_base_url.rstrip("/")
+            if str(options.get("openai_base_url") or configured).rstrip("/") != configured:
+                update["openai_api_key_env"] = ""  # the operator's key goes to the operator's server only
+            return get_chat_model(self.settings.answer.model_copy(update=update))
         if name and name != self.settings.answer.model:
             return get_chat_model(self.settings.answer.model_copy(update={"model": name}))
         with self._model_lock:
@@ -74,6 +88,19 @@ class Assistant:
                 self._model = self._model or get_chat_model(self.settings.answer)
                 self._model_ready = True
             return self._model
+
+    def served_models(self, base_url: str | None = None) -> list[str]:
+        """Model names an OpenAI-compatible server lists (default: the configured one). The configured
+        API key is sent only to the configured server."""
+        import os
+
+        from .models.openai_compat import list_models
+
+        a = self.settings.answer
+        url = (base_url or a.openai_base_url).rstrip("/")
+        key = os.environ.get(a.openai_api_key_env, "") if a.openai_api_key_env else ""
+        return list_models(url, key if key and url == a.openai_base_url.rstrip("/") else None,
+                           min(a.timeout_s, 10.0))
 
     def _check_claims(self, pairs):
         """The claim verifier over (claim, abstract) pairs (loaded on first use; raises VerifierUnavailableError)."""
@@ -122,14 +149,17 @@ class Assistant:
     def stream(
         self, question: str, conversation: Conversation | None = None, *, filters: Filters | None = None,
         k: int | None = None, model: str | None = None, stop: threading.Event | None = None, id: str = "",
+        model_options: Mapping[str, Any] | None = None,
     ) -> Iterator[Event]:
+        """Events of one answer (Status, Token, Done). `model_options`: answer settings of the chat model
+        for this request only (REQUEST_MODEL_OPTIONS: the OpenAI-compatible server's URL and model name)."""
         question = self.clean_question(question)  # refused before anything is tokenised
         conversation = conversation if conversation is not None else Conversation()
         t0 = time.perf_counter()
         self.index.require_content()
         yield Status("retrieving")
         prep = self.prepared(question, conversation, filters=filters, k=k)
-        chat = self.model(model)
+        chat = self.model(model, model_options)
         ctx = Context(chat, self.scorer, self.settings.answer, stop, self._check_claims if chat is not None else None)
         draft = yield from _write(prep, ctx)
         prep.timings.setdefault("first_token_s", time.perf_counter() - t0)

@@ -167,6 +167,8 @@ def cmd_chat(args, ctx) -> int:
             for ev in a.stream(q, conv, stop=stop):
                 if isinstance(ev, Status) and ev.stage == "generating":
                     print("draft> ", end="", flush=True)
+                elif isinstance(ev, Status) and ev.stage == "verifying":
+                    print("\n(verifying: checking each sentence against the abstract it cites...)", flush=True)
                 elif isinstance(ev, Token):
                     print(ev.text, end="", flush=True)
                 elif isinstance(ev, Done):

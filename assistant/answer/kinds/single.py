@@ -31,7 +31,7 @@ class SingleWriter:
         else:
             sources, dropped, messages = build_prompt(prep, ctx, prep.turns)
             if dropped:
-                draft.notes.append(f"{dropped} lower-ranked source(s) not shown to the model (answer.prompt_tokens).")
+                draft.notes.append(f"{dropped} lower-ranked source(s) left out to fit the model's prompt.")
             yield Status("generating")
             raw = yield from generate(ctx, messages, prep, draft)
             yield Status("verifying")

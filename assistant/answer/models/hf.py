@@ -120,6 +120,7 @@ def load_backend(path: Path, gguf_file: str | None = None) -> Backend:
         cached = converted_dir(path, gguf_file)
         if cached is not None and (cached / "converted.json").is_file():
             try:
+                add_architectures(cached)
                 return _load(cached, None)
             except ModelError as e:
                 log.warning("Discarding the damaged converted model %s (%s); reading the GGUF file.", cached, e.message)
@@ -130,6 +131,46 @@ def load_backend(path: Path, gguf_file: str | None = None) -> Backend:
             _save_converted(backend, cached, path / gguf_file, time.monotonic() - t)
         return backend
     return _load(path, None)
+
+
+def add_architectures(directory: Path) -> None:
+    """Give a converted copy written before `architectures` was saved (the key `transformers serve` and
+    other loaders use to pick the model class) that key, in place; idempotent, atomic rewrite."""
+    import json
+
+    cfg = directory / "config.json"
+    try:
+        data = json.loads(cfg.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # the load below reports a damaged copy
+    if data.get("architectures"):
+        return
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+    cls = MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.get(data.get("model_type", ""))
+    if not cls:
+        return
+    data["architectures"] = [cls]
+    tmp = cfg.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, cfg)
+
+
+def converted_copy(path: Path, gguf_file: str) -> Path:
+    """The de-quantized copy of a GGUF model as a plain Hugging Face directory (config.json with
+    `architectures`, safetensors, tokenizer), converting it first if needed. For servers that load a
+    directory (`transformers serve DIR`). Raises ModelError when the model cache is off or unwritable."""
+    out = converted_dir(path, gguf_file)
+    if out is None:
+        raise ModelError("The model cache is off (PAPERCHAT_MODEL_CACHE=off), so there is no converted copy.",
+                         hint="Unset PAPERCHAT_MODEL_CACHE or point it at a writable directory.")
+    if not (out / "converted.json").is_file():
+        load_once(f"{path}::{gguf_file}", lambda: load_backend(path, gguf_file))
+    if not (out / "converted.json").is_file():
+        raise ModelError(f"Could not write the converted model to {out}.",
+                         hint="Check the free space and permissions of the model cache (PAPERCHAT_MODEL_CACHE).")
+    add_architectures(out)
+    return out
 
 
 def _save_converted(b: Backend, out: Path, source: Path, load_s: float) -> None:
@@ -154,6 +195,8 @@ def _save_converted(b: Backend, out: Path, source: Path, load_s: float) -> None:
             config = copy.deepcopy(b.model.config)
             if hasattr(config, "quantization_config"):
                 del config.quantization_config
+            if not getattr(config, "architectures", None):  # a GGUF config has none; servers need it
+                config.architectures = [type(b.model).__name__]
             config.save_pretrained(tmp)
             b.model.generation_config.save_pretrained(tmp)
             with b.tok_lock:

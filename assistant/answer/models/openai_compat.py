@@ -10,7 +10,8 @@ Failure policy, stated:
   first token and only for retryable failures: connection errors, 408, 409, 429, 5xx. A timeout is
   not retried (it would multiply the wait): it raises `ModelTimeoutError`.
 - Other 4xx: `ModelError` carrying the server's message. Malformed JSON, an error event or an empty
-  completion: `ModelError`. A stream that breaks after tokens arrived (closed without `[DONE]`, read
+  completion: `ModelError`. A stream that breaks after tokens arrived (closed without `[DONE]` and
+  without a chunk carrying a `finish_reason` - `transformers serve` sends no `[DONE]`; read
   timeout, bad chunk, wall clock): `IncompleteGeneration(partial=...)`, never retried silently.
 - `stop` is checked between chunks (the response is then closed, which ends the server's work for
   servers that watch the connection); a server silent before its first byte is only interrupted by
@@ -58,6 +59,7 @@ class OpenAIChatModel:
         wall_clock_s: float = 120.0,
         context_tokens: int = 2048,
         backoff_s: float = 0.5,
+        key_env: str = "",
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
@@ -67,6 +69,7 @@ class OpenAIChatModel:
         self.wall_clock_s = wall_clock_s
         self.context_tokens = context_tokens
         self.backoff_s = backoff_s
+        self.key_env = key_env
         self.name = f"openai:{model}"
 
     @classmethod
@@ -80,6 +83,7 @@ class OpenAIChatModel:
             retries=s.retries,
             wall_clock_s=s.wall_clock_s,
             context_tokens=s.context_tokens,
+            key_env=s.openai_api_key_env,
         )
 
     @property
@@ -91,9 +95,26 @@ class OpenAIChatModel:
 
     def _hint(self) -> str:
         return (
-            f"Is the server running at {self.base_url}? Start Ollama with `ollama serve` (and "
-            f"`ollama pull {self.model}`), or set answer.openai_base_url / PAPERCHAT_OPENAI_BASE_URL."
+            f"Is an OpenAI-compatible server running at {self.base_url}? Start one (`transformers serve`, "
+            "`ollama serve`, vLLM, llama.cpp) or correct the server URL (answer.openai_base_url, "
+            "PAPERCHAT_OPENAI_BASE_URL, or the UI's settings)."
         )
+
+    def served_models(self, timeout_s: float = 5.0) -> list[str]:
+        """The model names the server lists (GET {base_url}/models); ModelError when it cannot say."""
+        return list_models(self.base_url, self.api_key, timeout_s)
+
+    def _wrong_model(self) -> ModelError | None:
+        """After a 400/404/422: the clear error when the server does not serve `self.model`, else None."""
+        try:
+            names = self.served_models(min(self.timeout_s, 5.0))
+        except ModelError:
+            return None
+        if not names or self.model in names:
+            return None
+        shown = ", ".join(f"'{n}'" for n in names[:5]) + (" ..." if len(names) > 5 else "")
+        return ModelError(f"{self.name}: the server at {self.base_url} does not serve a model named '{self.model}'.",
+                          hint=f"Set the model name to one it serves: {shown}.")
 
     def stream(
         self,
@@ -158,7 +179,7 @@ class OpenAIChatModel:
                 if "text/event-stream" not in resp.headers.get("content-type", ""):
                     yield self._whole(resp)  # server ignored stream=true
                     return
-                done = False
+                done = finished = False
                 for line in resp.iter_lines():
                     if stop is not None and stop.is_set():
                         return  # leaving the `with` closes the response
@@ -174,12 +195,13 @@ class OpenAIChatModel:
                         done = True
                         break
                     piece = self._parse_chunk(data, cut)
+                    finished = finished or _finished(data)
                     if piece:
                         produced.append(piece)
                         yield piece
                 if stop is not None and stop.is_set():
                     return
-                if not done:
+                if not (done or finished):  # `transformers serve` ends after a finish_reason, without [DONE]
                     raise cut("the stream ended without [DONE]")
                 if not produced:
                     raise ModelError(f"{self.name}: the server returned an empty completion.", self._hint())
@@ -203,9 +225,19 @@ class OpenAIChatModel:
             raise _Retryable(f"HTTP {code}: {msg}", _retry_after(resp))
         hint = self._hint()
         if code in (401, 403):
-            hint = "Check the API key (answer.openai_api_key_env names the variable that holds it)."
-        elif code == 404:
-            hint = f"Check answer.openai_base_url (usually ends in /v1) and that model '{self.model}' exists."
+            var = self.key_env or "the API key variable"
+            raise ModelError(
+                f"{self.name}: the server at {self.base_url} refused the request (HTTP {code}: {msg}).",
+                hint=(f"Put a valid key in the environment variable {var} of the paperchat process and restart "
+                      "it (keys are never typed into settings)." if self.api_key else
+                      f"This server needs an API key: set {var} in the environment of the paperchat process "
+                      "(a key is only sent to the server URL the operator configured)."))
+        if code in (400, 404, 422):
+            wrong = self._wrong_model()
+            if wrong is not None:
+                raise wrong
+        if code == 404:
+            hint = f"Check the server URL (it usually ends in /v1) and that model '{self.model}' exists."
         raise ModelError(f"{self.name}: HTTP {code}: {msg}", hint=hint)
 
     def _parse_chunk(self, data: str, cut: Any) -> str:
@@ -236,6 +268,45 @@ class OpenAIChatModel:
         if not text:
             raise ModelError(f"{self.name}: the server returned an empty completion.", self._hint())
         return text
+
+
+def list_models(base_url: str, api_key: str | None = None, timeout_s: float = 5.0) -> list[str]:
+    """Model names an OpenAI-compatible server lists at GET {base_url}/models (the `id` of each entry).
+
+    Raises ModelError (connection refused, timeout, HTTP error, not the OpenAI list format) with a hint."""
+    import httpx
+
+    url = base_url.rstrip("/") + "/models"
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    try:
+        resp = httpx.get(url, headers=headers, timeout=timeout_s)
+    except httpx.TimeoutException:
+        raise ModelTimeoutError(f"No answer from {base_url} within {timeout_s:g}s.",
+                                hint="Is the server overloaded, or is the URL wrong?") from None
+    except httpx.HTTPError as e:
+        raise ModelError(f"Cannot reach {base_url} ({type(e).__name__}).",
+                         hint="Start the server, or correct the URL (it usually ends in /v1).") from None
+    if resp.status_code in (401, 403):
+        raise ModelError(f"{base_url} refused the request (HTTP {resp.status_code}).",
+                         hint="The server needs an API key in the environment of the paperchat process.")
+    try:
+        resp.raise_for_status()
+        data = resp.json()["data"]
+        return [str(m["id"]) for m in data if isinstance(m, dict) and m.get("id")]
+    except (httpx.HTTPStatusError, ValueError, KeyError, TypeError):
+        raise ModelError(f"{url} did not answer with a model list (HTTP {resp.status_code}).",
+                         hint="Is this an OpenAI-compatible server? The URL usually ends in /v1.") from None
+
+
+def _finished(data: str) -> bool:
+    """True for a chunk that carries a finish_reason (the last one of a completion)."""
+    if '"finish_reason"' not in data:
+        return False
+    try:
+        choices = json.loads(data).get("choices") or []
+        return bool(choices and isinstance(choices[0], dict) and choices[0].get("finish_reason"))
+    except (ValueError, AttributeError):
+        return False
 
 
 def _sse_data(line: str) -> str | None:
