@@ -120,6 +120,7 @@ class Citation:
     text: str  # full abstract
     sentences: tuple[str, ...] = ()  # supporting sentence texts
     sentence_ids: tuple[int, ...] = ()
+    label_derived: bool = False  # `title` is a label paperchat derived from the abstract, not the source's title
 
 
 @dataclass(frozen=True)
@@ -185,6 +186,7 @@ class Answer:
                     "marker": c.marker,
                     "paper_id": c.paper_id,
                     "title": c.title,
+                    "label_derived": c.label_derived,
                     "text": c.text,
                     "sentences": list(c.sentences),
                 }

@@ -53,7 +53,10 @@ def anchor_id(answer: Answer, marker: int) -> str:
 
 
 def _label(c: Citation, hit: Hit | None = None) -> str:
-    return c.title or (hit.record.display if hit else "") or c.paper_id
+    """A citation's label; one paperchat derived from the abstract (no title in the source) says so."""
+    label = c.title or (hit.record.display if hit else "") or c.paper_id
+    derived = c.label_derived or bool(hit and hit.record.label_derived and label == hit.record.display)
+    return f"untitled: {label}" if derived else label
 
 
 def _hits_by_id(answer: Answer) -> dict[str, Hit]:

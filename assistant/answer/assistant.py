@@ -35,6 +35,7 @@ from .evidence import ABSTAIN_SENTENCE
 from .kinds import WRITERS, Context
 from .linker import label_head, norm
 from .models import ChatModel, get_chat_model
+from .naming import followup_questions
 from .prepare import LexiconCache, Preparer
 from .prompts import load_prompt
 from .question import Kind
@@ -180,11 +181,7 @@ class Assistant:
         """Follow-up questions the corpus can answer (each is checked with `would_answer`)."""
         if answer.abstained or not answer.citations:
             return []
-        lex = self.lexicon.get()
-        names = [lex.display.get(c.paper_id) or short_name(c.title) for c in answer.citations[:2]]
-        cands = [f"Which datasets does {names[0]} use?", f"What results does {names[0]} report?",
-                 f"What problem does {names[0]} address?"]
-        cands.insert(2, f"How does {names[0]} differ from {names[1]}?" if len(names) > 1 else f"Which papers are similar to {names[0]}?")
+        cands = followup_questions(answer, self.lexicon.get())  # real names only; none: no suggestions
         out = []
         for q in cands:
             if len(out) >= limit:

@@ -27,6 +27,7 @@ from ..types import Hit
 from .answerable import SOFT_MATCH, figures_in, has_term, missing_detail
 from .evidence import ABSTAIN_SENTENCE, decide, gather_evidence
 from .linker import Lexicon, named_terms, norm
+from .naming import names_for
 from .phrasing import DESCRIBED_PAPER, OWN_PAPER, PAPER_ON
 from .question import Ask, Kind, analyze
 from .state import Prepared
@@ -111,7 +112,7 @@ class Preparer:
         th = self.settings.abstain_threshold
         q = p.question
         lexicon = self.lexicon.get()
-        p.names = {h.paper_id: lexicon.display[h.paper_id] for h in p.hits if h.paper_id in lexicon.display}
+        p.names = names_for(p.hits, lexicon)  # real names only: never a generic first word (naming.py)
         if q.kind is Kind.COMPARE:
             return self._weigh_compare(p, lexicon, th)
         if q.kind is Kind.LIST:

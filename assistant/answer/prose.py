@@ -9,7 +9,7 @@ original sentence: the evidence panel highlights what the abstract says, the ans
 >>> rewrite("In this paper, we propose a novel ``FedMerge'' approach that can create a single model.", "FedMerge")
 'FedMerge is an approach that can create a single model.'
 >>> rewrite("We evaluate our method on CIFAR-10 with a $5\\\\times$ speed-up.", "FedMerge")
-'The authors evaluate FedMerge on CIFAR-10 with a 5× speed-up.'
+'The authors evaluate their method on CIFAR-10 with a 5× speed-up.'
 >>> rewrite("Project Page: https://example.org/x.")
 ''
 >>> rewrite("To the best of our knowledge, we are the first to train \\\\textbf{BERT} on it.")

@@ -22,7 +22,8 @@ def cite(marker: int, hit: Hit, sentence_ids) -> Citation:
     """A citation of `hit` carrying the supporting sentences `sentence_ids` (indices into its abstract)."""
     sents = split_sentences(hit.text)
     ids = tuple(sorted({i for i in sentence_ids if 0 <= i < len(sents)}))
-    return Citation(marker, hit.paper_id, hit.title, hit.text, tuple(sents[i].text for i in ids), ids)
+    return Citation(marker, hit.paper_id, hit.title, hit.text, tuple(sents[i].text for i in ids), ids,
+                    hit.record.label_derived)
 
 
 def shown_name(names: dict[str, str], hit: Hit, full: bool = False) -> str:
