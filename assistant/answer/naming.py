@@ -74,7 +74,7 @@ def marked_label(record_or_title, derived: bool | None = None, name: str = "") -
     >>> marked_label("Recent success of large language models", True)
     '*untitled: Recent success of large language models*'
     >>> marked_label("FedMerge: Approach that can create a model", True, "FedMerge")
-    '**FedMerge** (*untitled: FedMerge: Approach that can create a model*)'
+    '**FedMerge** (*untitled: Approach that can create a model*)'
     """
     if isinstance(record_or_title, Record):
         title, derived = record_or_title.display, record_or_title.label_derived
@@ -83,6 +83,8 @@ def marked_label(record_or_title, derived: bool | None = None, name: str = "") -
     title = title.replace("*", "").replace("|", "/")
     if not derived:
         return f"**{title}**"
+    if name and title.startswith(name + ":"):
+        title = title[len(name) + 1:].strip()
     return f"**{name}** (*untitled: {title}*)" if name else f"*untitled: {title}*"
 
 

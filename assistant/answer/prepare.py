@@ -27,13 +27,14 @@ from ..types import Hit
 from .answerable import SOFT_MATCH, figures_in, has_term, missing_detail
 from .evidence import ABSTAIN_SENTENCE, decide, gather_evidence
 from .linker import Lexicon, named_terms, norm
+from .listsize import LIST_POOL, LIST_SHOW
 from .naming import names_for
 from .phrasing import DESCRIBED_PAPER, OWN_PAPER, PAPER_ON
 from .question import Ask, Kind, analyze
 from .state import Prepared
 from .support import STOP, SupportScorer, content_words, stem
 
-LIST_MAX = 30
+LIST_MAX = LIST_SHOW  # papers a list answer writes out (listsize.py); LIST_POOL are retrieved and checked
 CALIBRATED_EMBEDDER = "all-MiniLM-L6-v2"  # the embeddings the dense-score settings were calibrated on
 # A list whose best chunk is this far from the criterion (MiniLM cosine) is off the corpus's topics unless its
 # words say otherwise: then a criterion word no abstract uses is a part nothing matches. Lists asked of the
@@ -92,7 +93,7 @@ class Preparer:
             p.sides = [self._search(side.text, 1 if side.paper_ids else 3, p.filters, side.paper_ids) for side in q.sides]
             p.hits = _unique([h for side in p.sides for h in side[:1]])
         elif q.kind is Kind.LIST:
-            p.hits = self._search(q.criterion, LIST_MAX, p.filters)
+            p.hits = self._search(q.criterion, LIST_POOL, p.filters)  # wide: the criterion is checked on each
         else:
             hits = self._search(q.standalone, p.k, p.filters)
             if not (q.followup or q.topic_placed):  # names linked elsewhere than the subject: retrieval must agree

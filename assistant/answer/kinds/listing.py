@@ -13,7 +13,10 @@ from ..compose import trim
 from ..events import Event
 from ..evidence import ABSTAIN_SENTENCE
 from ..linker import norm
-from ..state import Draft, Prepared, cite, shown_name
+from ..listsize import LIST_POOL, LIST_SHOW, candidates, list_header
+from ..naming import marked_label
+from ..prose import rewrite
+from ..state import Draft, Prepared, cite
 from .base import Context
 
 LIST_MARGIN = 0.05  # a listed paper's best sentence must beat the abstention threshold by this much
@@ -34,7 +37,8 @@ class ListWriter:
             draft.notes.append(missing)
             draft.related = prep.hits[:3]
             return draft
-        for h in prep.hits:
+        pool = candidates(prep.hits, crit)
+        for h in pool:
             if q.parts and not all(norm(p) in norm(h.text + " " + h.title) for p in q.parts):
                 continue
             sents = [s.text for s in split_sentences(h.text)]
@@ -49,12 +53,13 @@ class ListWriter:
             draft.notes.append(f"No indexed abstract matches “{crit}”.")
             draft.related = prep.hits[:3]
             return draft
-        lines = [f"**{len(found)} paper{'s' if len(found) != 1 else ''}** in the indexed abstracts match “{crit}”:", ""]
+        complete = len(prep.hits) < LIST_POOL or len(found) < len(prep.hits)  # not every retrieved paper matched
+        lines = [list_header(len(found), LIST_SHOW, crit, complete), ""]
         for n, (h, j, sent) in enumerate(found, start=1):
-            name = shown_name(prep.names, h, full=True)
-            shown = f"**{h.title}**" if not name or name == h.title else f"**{name}** ({h.title})"  # a derived label after the name
-            lines.append(f"{n}. {shown} — {trim(sent, 30)} [{n}]")
-            draft.citations.append(cite(n, h, [j]))
+            if n <= LIST_SHOW:
+                shown = marked_label(h.record, name=prep.names.get(h.paper_id, ""))  # a derived label marked untitled
+                lines.append(f"{n}. {shown} — {trim(rewrite(sent, prep.names.get(h.paper_id, '')) or sent, 30)} [{n}]")
+            draft.citations.append(cite(n, h, [j]))  # every match cited: a front end can show all
         listed = [f[0] for f in found]
         prep.hits = listed + [h for h in prep.hits if h not in listed]
         draft.text = "\n".join(lines)

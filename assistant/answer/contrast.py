@@ -1,0 +1,94 @@
+"""A comparison composed from evidence: the difference stated first, then a table whose columns come
+from each sentence's role (roles.py), repeating nothing the statement says.
+
+    statement, used = difference(rows, picks, names, asks_difference)
+    table, used = role_table(rows, names, skip=used)
+
+The statement is one paragraph: each side's sentence that best answers the question (picked by the
+caller), rewritten as prose (prose.py) with its citation, the later sides introduced by "By contrast,"
+when the question asks how they differ. The table has one row per paper and the columns Problem /
+Method / Data / Result; a cell is the sentence that plays that role (not one the statement used),
+trimmed and cited; "not stated" only when no sentence plays it. When the data are named only inside
+another role's sentence ("when 5 layers of LLaMA-3-8B are pruned ..."), the Data cell lists those names.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..index.sentences import split_sentences
+from ..types import Hit
+from .compose import trim
+from .naming import marked_label
+from .prose import is_debris, rewrite
+from .roles import ROLES, FLOOR, assign, data_mentions, role_scores
+
+NOT_STATED = "not stated"
+ASKS_DIFFERENCE = re.compile(r"\b(?:differ\w*|difference|contrast|versus|vs\.?|compare[sd]?|comparison|distinguish\w*)\b", re.I)
+
+
+def difference(rows: list[tuple[Hit, int]], picks: dict[int, list[int]], names: dict[str, str], question: str) -> str:
+    """One paragraph: each side's answering sentences as prose, cited; "By contrast," before later sides."""
+    contrast = bool(ASKS_DIFFERENCE.search(question))
+    parts = []
+    for k, (hit, marker) in enumerate(rows):
+        sents = [s.text for s in split_sentences(hit.text)]
+        name = names.get(hit.paper_id, "")
+        said = [rewrite(sents[i], name).rstrip(".") for i in picks.get(marker, []) if 0 <= i < len(sents)]
+        said = [s for s in said if s]
+        if not said:
+            continue
+        first = said[0]
+        if name and name.lower() not in first.lower():
+            first = f"in {name}, {first[0].lower()}{first[1:]}" if not re.match(r"[A-Z]{2}|[A-Z][a-z]*[A-Z]", first) else f"in {name}, {first}"
+        if contrast and parts:
+            first = f"By contrast, {first if re.match(r'[A-Z]{2}|[A-Z][a-z]*[A-Z]', first) else first[0].lower() + first[1:]}"
+        text = " ".join([first, *said[1:]])
+        parts.append(f"{text[0].upper()}{text[1:]} [{marker}].")
+    return " ".join(parts)
+
+
+def role_table(rows: list[tuple[Hit, int]], names: dict[str, str], skip: dict[int, list[int]] | None = None,
+               words: int = 28) -> tuple[str, dict[int, list[int]]]:
+    """Markdown table (one row per (hit, marker)) and the sentence ids each row's cells use."""
+    skip = skip or {}
+    lines = ["| Paper | " + " | ".join(ROLES) + " |", "|---" * (len(ROLES) + 1) + "|"]
+    used_ids: dict[int, list[int]] = {}
+    for hit, marker in rows:
+        sents = [s.text for s in split_sentences(hit.text)]
+        name = names.get(hit.paper_id, "")
+        banned = frozenset(skip.get(marker, [])) | frozenset(i for i, s in enumerate(sents) if is_debris(s))
+        cols = assign(sents, skip=banned)
+        cells = []
+        for role in ROLES:
+            i = cols[role]
+            if i is not None:
+                used_ids.setdefault(marker, []).append(i)
+                cells.append(f"{trim(rewrite(sents[i], name) or sents[i], words)} [{marker}]")
+            elif role == "Data":
+                cells.append(_data_cell(sents, banned, marker, used_ids))
+            else:
+                cells.append(_stated_above(sents, role, skip.get(marker, []), marker))
+        cells = [c.replace("|", "\\|") for c in cells]
+        label = marked_label(hit.record, name=name)
+        lines.append(f"| {label} [{marker}] | " + " | ".join(cells) + " |")
+    return "\n".join(lines), used_ids
+
+
+def _data_cell(sents: list[str], banned: frozenset[int], marker: int, used: dict[int, list[int]]) -> str:
+    """The data named inside another sentence (the one that names most), or "not stated"."""
+    scores = role_scores(sents)
+    named = [i for i in range(len(sents)) if not is_debris(sents[i])]  # (a statement's sentence too: names, not repeated)
+    best = max(named, key=lambda i: (len(data_mentions(sents[i])), scores[i]["Data"]), default=None)
+    if best is None or not data_mentions(sents[best]):
+        return NOT_STATED
+    used.setdefault(marker, []).append(best)
+    return ", ".join(data_mentions(sents[best])) + f" [{marker}]"
+
+
+def _stated_above(sents: list[str], role: str, said: list[int], marker: int) -> str:
+    """A role only the statement's sentence plays: say so instead of repeating it."""
+    scores = role_scores(sents)
+    if any(0 <= i < len(sents) and scores[i][role] >= FLOOR for i in said):
+        return f"(stated above) [{marker}]"
+    return NOT_STATED
