@@ -33,6 +33,7 @@ from .conversation import Conversation
 from .events import Done, Event, Status
 from .evidence import ABSTAIN_SENTENCE
 from .kinds import WRITERS, Context
+from .kinds.metadata import MetadataWriter, asks_metadata
 from .linker import label_head, norm
 from .models import ChatModel, get_chat_model
 from .naming import followup_questions
@@ -205,7 +206,12 @@ class Assistant:
 
 
 def _write(prep: Prepared, ctx: Context):
-    """The Draft for a prepared question: the abstention (saying what is missing), or its kind's writer."""
+    """The Draft for a prepared question: the abstention (saying what is missing), or its kind's writer; a
+    question for a paper's authors, year or venue is answered from the record (even where its abstract says
+    nothing of them), one for "the most recent paper on ..." from the years of the papers retrieved."""
+    asked = asks_metadata(prep.question.text) if prep.question.kind is Kind.SINGLE and prep.hits else ()
+    if asked and (prep.question.topic or not prep.abstain):
+        return (yield from MetadataWriter(asked).write(prep, ctx))
     if prep.abstain:
         return Draft("abstain", f"{ABSTAIN_SENTENCE} {prep.why}".strip(), related=list(prep.hits[:3]),
                      notes=[n for n in (prep.why, prep.reason) if n])
