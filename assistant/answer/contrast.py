@@ -58,7 +58,7 @@ def role_table(rows: list[tuple[Hit, int]], names: dict[str, str], skip: dict[in
         sents = [s.text for s in split_sentences(hit.text)]
         name = names.get(hit.paper_id, "")
         banned = frozenset(skip.get(marker, [])) | frozenset(i for i, s in enumerate(sents) if is_debris(s))
-        cols = assign(sents, skip=banned)
+        cols = assign(sents, skip=banned, name=name)
         cells = []
         for role in ROLES:
             i = cols[role]

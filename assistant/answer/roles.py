@@ -63,12 +63,16 @@ _COMPILED = {role: [(re.compile(p, re.I if role != "Data" or "A-Z" not in p else
 FLOOR = 0.9  # a sentence plays a role when its score reaches this
 
 
-def role_scores(sentences: list[str]) -> list[dict[str, float]]:
-    """Score of every role for every sentence: cue weights plus a position prior."""
+def role_scores(sentences: list[str], name: str = "") -> list[dict[str, float]]:
+    """Score of every role for every sentence: cue weights plus a position prior; a sentence whose subject
+    is the paper's own `name` ("FedMerge merges ...") describes the method unless it reports a result."""
     n = len(sentences)
     out = []
+    own = re.compile(r"^(?:The |In )?" + re.escape(name) + r"\b(?!\s+(?:achieves|outperforms|improves|reduces|surpasses))") if name else None
     for i, s in enumerate(sentences):
         sc = {role: sum(w for rx, w in _COMPILED[role] if rx.search(s)) for role in ROLES}
+        if own is not None and own.search(s):
+            sc["Method"] += 1.2
         at = i / max(n - 1, 1)  # 0 at the first sentence, 1 at the last
         sc["Problem"] += (0.9, 0.5, 0.2)[i] if i < 3 else (-0.6 if at > 0.6 else 0.0)
         if n > 2:
@@ -116,10 +120,10 @@ def data_mentions(sentence: str) -> list[str]:
     return out[:4]
 
 
-def assign(sentences: list[str], skip: frozenset[int] = frozenset()) -> dict[str, int | None]:
+def assign(sentences: list[str], skip: frozenset[int] = frozenset(), name: str = "") -> dict[str, int | None]:
     """Column -> sentence index (None: no sentence plays it), distinct sentences, maximal total score; a
     sentence goes to a column where it is not clearly another role's (its score there within 1.5 of its best)."""
-    scores = role_scores(sentences)
+    scores = role_scores(sentences, name)
     cands = {}
     for role in ROLES:
         ok = [i for i in range(len(sentences)) if i not in skip and scores[i][role] >= FLOOR
