@@ -44,8 +44,8 @@ _CMD = re.compile(r"\\([A-Za-z]+|[%&_#$])(?:\{\})?")
 _MATH = re.compile(r"\$([^$]{1,80})\$")
 _OWN_MACRO = re.compile(r"\\(?:ours|ourmethod|our|method|name|model|sys)\b\s?", re.I)
 URL = re.compile(r"(?:https?://|www\.)\S+?(?=[)\],;]?(?:\s|$)|\.(?:\s|$))")
-_POINTER = re.compile(r"\b(code|data|datasets?|models?|weights|project|page|demo|github|repository|website|"
-                      r"available|released?|open[- ]sourced?|homepage|checkpoints?|resources?)\b", re.I)
+_POINTER = re.compile(r"\b(available|released?|open[- ]sourced?|can be found|accessible|hosted|downloaded|"
+                      r"project page|homepage|demo|github|website|repository)\b", re.I)
 
 
 def clean_markup(s: str, name: str = "") -> str:
