@@ -210,7 +210,8 @@ def _write(prep: Prepared, ctx: Context):
     question for a paper's authors, year or venue is answered from the record (even where its abstract says
     nothing of them), one for "the most recent paper on ..." from the years of the papers retrieved."""
     asked = asks_metadata(prep.question.text) if prep.question.kind is Kind.SINGLE and prep.hits else ()
-    if asked and (prep.question.topic or not prep.abstain):
+    # (a "most recent" question's wording is not in any abstract: only a named miss, `why`, declines it)
+    if asked and (prep.question.topic or not prep.abstain or ("recent" in asked and not prep.why)):
         return (yield from MetadataWriter(asked).write(prep, ctx))
     if prep.abstain:
         return Draft("abstain", f"{ABSTAIN_SENTENCE} {prep.why}".strip(), related=list(prep.hits[:3]),

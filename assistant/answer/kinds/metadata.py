@@ -16,6 +16,8 @@ from collections.abc import Generator
 
 from ...types import Hit
 from ..events import Event
+from ..evidence import ABSTAIN_SENTENCE
+from ..support import content_words
 from ..naming import marked_label
 from ..state import Draft, Prepared, cite
 from .base import Context
@@ -91,6 +93,15 @@ class MetadataWriter:
     def _recent(self, prep: Prepared, draft: Draft) -> Draft:
         oldest = bool(re.search(r"\b(?:oldest|earliest)\b", prep.question.text, re.I))
         pool = prep.hits[:10]
+        if prep.abstain:  # the evidence was weak: keep only papers whose abstract uses every word of the topic asked
+            on = re.search(r"\b(?:on|about|in|for|regarding)\s+(.+?)\??$", prep.question.text, re.I)
+            words = content_words(on.group(1)) if on else set()
+            pool = [h for h in pool if words and words <= content_words(h.text + " " + h.title)]
+            if not pool:
+                draft.kind, draft.text = "abstain", f"{ABSTAIN_SENTENCE} {prep.why}".strip()
+                draft.notes += [n for n in (prep.why, prep.reason) if n]
+                draft.related = prep.hits[:3]
+                return draft
         dated = [h for h in pool if h.record.year]
         if not dated:
             draft.text = (f"Publication years are {NOT_RECORDED} for the {len(pool)} papers retrieved for this question, "
