@@ -59,6 +59,16 @@ def _label(c: Citation, hit: Hit | None = None) -> str:
     return f"untitled: {label}" if derived else label
 
 
+def _card_label_html(c: Citation, hit: Hit | None) -> str:
+    label = _label(c, hit)
+    return f"<i>{esc(label)}</i>" if label.startswith("untitled: ") and label != c.title else esc(label)
+
+
+def _hit_label_html(h: Hit) -> str:
+    """A retrieved paper's label as HTML: a label paperchat derived (no title in the source) in italics, marked."""
+    return f"<i>untitled: {esc(h.title)}</i>" if h.record.label_derived else esc(h.title)
+
+
 def _hits_by_id(answer: Answer) -> dict[str, Hit]:
     return {h.paper_id: h for h in answer.retrieved}
 
@@ -264,7 +274,7 @@ def citation_card(answer: Answer, c: Citation, hit: Hit | None) -> str:
     return (
         f'<article class="pc-card" id="{anchor_id(answer, c.marker)}">'
         f'<header><span class="pc-marker">[{int(c.marker)}]</span> '
-        f'<span class="pc-title">{esc(_label(c, hit))}</span></header>'
+        f'<span class="pc-title">{_card_label_html(c, hit)}</span></header>'
         f"{meta_html(record, c.paper_id)}{scores_html(hit)}"
         f'<p class="pc-abstract">{highlight_abstract(c.text or (record.text if record else ""), c.sentence_ids, c.sentences)}</p>'
         "</article>"
@@ -298,7 +308,7 @@ def evidence_html(answer: Answer | None) -> str:
         out.append(f'<section class="pc-notes"><h4>Notes</h4><ul>{items}</ul></section>')
     cited = {c.paper_id for c in answer.citations}
     if answer.related:
-        rows = "".join(f"<li><span class=\"pc-title\">{esc(h.title)}</span> <code>{esc(h.paper_id)}</code></li>"
+        rows = "".join(f"<li><span class=\"pc-title\">{_hit_label_html(h)}</span> <code>{esc(h.paper_id)}</code></li>"
                        for h in answer.related)
         out.append(f'<section class="pc-related"><h4>Related, but not answering this ({len(answer.related)})</h4>'
                    f"<ul>{rows}</ul></section>")
@@ -306,7 +316,7 @@ def evidence_html(answer: Answer | None) -> str:
     others = [h for h in answer.retrieved if h.paper_id not in cited and h.paper_id not in related]
     if others:
         rows = "".join(
-            f"<li><span class=\"pc-title\">{esc(h.title)}</span> <code>{esc(h.paper_id)}</code>{scores_html(h)}</li>"
+            f"<li><span class=\"pc-title\">{_hit_label_html(h)}</span> <code>{esc(h.paper_id)}</code>{scores_html(h)}</li>"
             for h in others
         )
         out.append(f'<details class="pc-others"><summary>Also retrieved, not cited ({len(others)})</summary><ul>{rows}</ul></details>')
