@@ -37,6 +37,7 @@ from .kinds.metadata import MetadataWriter, asks_metadata
 from .linker import label_head, norm
 from .models import ChatModel, get_chat_model
 from .naming import followup_questions
+from .prose import Rewriter
 from .prepare import LexiconCache, Preparer
 from .prompts import load_prompt
 from .question import Kind
@@ -87,6 +88,7 @@ class Assistant:
         took: dict[str, float] = {}
         for part, step in (("index", lambda: self.index.refresh_lexical()),
                            ("embedder", lambda: self.index.embedder.embed_query("warm up")),
+                           ("verifier", lambda: self._check_claims([("warm up", ["warm up"])])),
                            ("model", self._warm_model)):
             t = time.perf_counter()
             try:
@@ -124,7 +126,8 @@ class Assistant:
         yield Status("retrieving")
         prep = self.prepared(question, conversation, filters=filters, k=k)
         chat = self.model(model)
-        ctx = Context(chat, self.scorer, self.settings.answer, stop, self._check_claims if chat is not None else None)
+        ctx = Context(chat, self.scorer, self.settings.answer, stop, self._check_claims if chat is not None else None,
+                      Rewriter(self._check_claims))  # each sentence rewritten as prose only where the verifier agrees
         draft = yield from _write(prep, ctx)
         prep.timings.setdefault("first_token_s", time.perf_counter() - t0)
         prep.timings["total_s"] = time.perf_counter() - t0

@@ -20,21 +20,23 @@ from ..index.sentences import split_sentences
 from ..types import Hit
 from .compose import trim
 from .naming import marked_label
-from .prose import is_debris, rewrite
+from .prose import Rewriter, is_debris
 from .roles import ROLES, FLOOR, assign, data_mentions, role_scores
 
 NOT_STATED = "not stated"
 ASKS_DIFFERENCE = re.compile(r"\b(?:differ\w*|difference|contrast|versus|vs\.?|compare[sd]?|comparison|distinguish\w*)\b", re.I)
 
 
-def difference(rows: list[tuple[Hit, int]], picks: dict[int, list[int]], names: dict[str, str], question: str) -> str:
+def difference(rows: list[tuple[Hit, int]], picks: dict[int, list[int]], names: dict[str, str], question: str,
+               rw: Rewriter | None = None) -> str:
     """One paragraph: each side's answering sentences as prose, cited; "By contrast," before later sides."""
     contrast = bool(ASKS_DIFFERENCE.search(question))
+    rw = rw or Rewriter()
     parts = []
     for k, (hit, marker) in enumerate(rows):
         sents = [s.text for s in split_sentences(hit.text)]
         name = names.get(hit.paper_id, "")
-        said = [rewrite(sents[i], name).rstrip(".") for i in picks.get(marker, []) if 0 <= i < len(sents)]
+        said = [rw(sents[i], name).rstrip(".") for i in picks.get(marker, []) if 0 <= i < len(sents)]
         said = [s for s in said if s]
         if not said:
             continue
@@ -43,15 +45,17 @@ def difference(rows: list[tuple[Hit, int]], picks: dict[int, list[int]], names: 
             first = f"in {name}, {first[0].lower()}{first[1:]}" if not re.match(r"[A-Z]{2}|[A-Z][a-z]*[A-Z]", first) else f"in {name}, {first}"
         if contrast and parts:
             first = f"By contrast, {first if re.match(r'[A-Z]{2}|[A-Z][a-z]*[A-Z]', first) else first[0].lower() + first[1:]}"
-        text = " ".join([first, *said[1:]])
+        text = ". ".join([first, *said[1:]])
         parts.append(f"{text[0].upper()}{text[1:]} [{marker}].")
     return " ".join(parts)
 
 
 def role_table(rows: list[tuple[Hit, int]], names: dict[str, str], skip: dict[int, list[int]] | None = None,
-               words: int = 28) -> tuple[str, dict[int, list[int]]]:
+               words: int = 28, rw: Rewriter | None = None) -> tuple[str, dict[int, list[int]]]:
     """Markdown table (one row per (hit, marker)) and the sentence ids each row's cells use."""
     skip = skip or {}
+    rw = rw or Rewriter()
+    rw.prepare([(s.text, names.get(h.paper_id, "")) for h, _ in rows for s in split_sentences(h.text)])
     lines = ["| Paper | " + " | ".join(ROLES) + " |", "|---" * (len(ROLES) + 1) + "|"]
     used_ids: dict[int, list[int]] = {}
     for hit, marker in rows:
@@ -64,7 +68,7 @@ def role_table(rows: list[tuple[Hit, int]], names: dict[str, str], skip: dict[in
             i = cols[role]
             if i is not None:
                 used_ids.setdefault(marker, []).append(i)
-                cells.append(f"{trim(rewrite(sents[i], name) or sents[i], words)} [{marker}]")
+                cells.append(f"{trim(rw(sents[i], name) or sents[i], words)} [{marker}]")
             elif role == "Data":
                 cells.append(_data_cell(sents, banned, marker, used_ids))
             else:

@@ -19,6 +19,7 @@ import re
 from ..ingest.names import is_name_like
 from ..types import Answer, Citation, Hit, Record
 from .linker import Lexicon, label_head
+from .prose import clean_markup, third_person
 
 # Capitalised first words of abstracts that are ordinary English (when the corpus never writes them in lower case)
 _ENGLISH = frozenset(
@@ -80,8 +81,10 @@ def marked_label(record_or_title, derived: bool | None = None, name: str = "") -
         title, derived = record_or_title.display, record_or_title.label_derived
     else:
         title = record_or_title
-    title = title.replace("*", "").replace("|", "/")
-    if not derived:
+    title = clean_markup(title).replace("*", "").replace("|", "/")
+    if derived:  # cut from the abstract: in the authors' voice ("Aim of our study")
+        title = third_person(title)
+    else:
         return f"**{title}**"
     if name and title.startswith(name + ":"):
         title = title[len(name) + 1:].strip()

@@ -41,7 +41,7 @@ _HREF = re.compile(r"\\href\{[^{}]*\}\{([^{}]*)\}")
 _FOOTNOTE = re.compile(r"\\footnote\{[^{}]*\}")
 _WRAP = re.compile(r"\\(?:%s)\{([^{}]*)\}" % "|".join(_WRAPPERS))
 _CMD = re.compile(r"\\([A-Za-z]+|[%&_#$])(?:\{\})?")
-_MATH = re.compile(r"\$([^$]{1,80})\$")
+_MATH = re.compile(r"\$(?=\S)([^$]{1,80}?)(?<=\S)\$(?!\d)")  # "$k$", "$5\\times$"; not "$0.46 ... $50" (money)
 _OWN_MACRO = re.compile(r"\\(?:ours|ourmethod|our|method|name|model|sys)\b\s?", re.I)
 URL = re.compile(r"(?:https?://|www\.)\S+?(?=[)\],;]?(?:\s|$)|\.(?:\s|$))")
 _POINTER = re.compile(r"\b(available|released?|open[- ]sourced?|can be found|accessible|hosted|downloaded|"
@@ -206,7 +206,7 @@ def rewrite(sentence: str, name: str = "") -> str:
 
 
 FIRST_PERSON = re.compile(r"\b(?:we|our|ours|us|ourselves)\b", re.I)
-DEBRIS = re.compile(r"``|''|\\[A-Za-z]+|\$[^$\s][^$]*\$|[{}]|https?://|\bProject Page\b", re.I)
+DEBRIS = re.compile(r"``|''|\\[A-Za-z]+|\$(?=\S)[^$]{1,80}?(?<=\S)\$(?!\d)|[{}]|https?://|\bProject Page\b", re.I)
 
 
 def first_person_outside_quotes(text: str) -> list[str]:
@@ -217,3 +217,85 @@ def first_person_outside_quotes(text: str) -> list[str]:
     """
     bare = re.sub(r"“[^”]*”|\"[^\"]*\"", "", text)
     return [m.group(0) for m in FIRST_PERSON.finditer(bare) if m.group(0) != "US"]
+
+
+# -- verified rewriting ---------------------------------------------------------------------------
+def _finish(s: str) -> str:
+    s = s.rstrip()
+    if s and s[-1] not in ".!?":
+        s += "."
+    return s[:1].upper() + s[1:]
+
+
+# From the most rewritten form to the least: the first one the claim verifier supports is shown.
+STAGES = (
+    lambda s, name: rewrite(s, name),
+    lambda s, name: _finish(third_person(clean_markup(s, name))),  # without "X is a ..."
+    lambda s, name: _finish(third_person(s)),  # the voice only (markup kept)
+    lambda s, name: _finish(clean_markup(s, name)),  # the markup only (the authors' voice kept)
+)
+
+
+class Rewriter:
+    """Rewrites sentences and keeps only what the claim verifier supports against the sentence it came from
+    (`checker`: [(claim, [sentence])] -> verdicts with `.label`); a rewrite it does not support falls back to a
+    milder one, and at last to the sentence as written. Without a checker, the rules alone (`rewrite`).
+
+    >>> class Yes:
+    ...     label = "supported"
+    >>> Rewriter(lambda pairs: [Yes() for _ in pairs])("We propose X.", "")
+    'The authors propose X.'
+    >>> class No:
+    ...     label = "not_supported"
+    >>> Rewriter(lambda pairs: [No() for _ in pairs])("We propose Y.", "")
+    'We propose Y.'
+
+    Verdicts are cached across rewriters (one verifier per process; a verdict never changes).
+    """
+
+    MAX_CACHE = 20000
+    _cache: dict[tuple[str, str], str] = {}  # shared by verified rewriters: the verdict on a rewrite never changes
+
+    def __init__(self, checker=None) -> None:
+        self.checker = checker
+
+    def prepare(self, items) -> None:
+        """Verify the rewrites of many (sentence, name) pairs in a few batched verifier calls."""
+        if self.checker is None:
+            return
+        todo = [(s, n) for s, n in dict.fromkeys(items) if (s, n) not in self._cache]
+        for stage in STAGES:
+            cands = {}
+            for s, n in todo:
+                c = "" if is_debris(s) else stage(s, n)
+                if not c or c.rstrip(".") == s.strip().rstrip("."):
+                    self._cache[(s, n)] = c if not c else s  # nothing to verify: dropped, or unchanged
+                else:
+                    cands[(s, n)] = c
+            if not cands:
+                break
+            try:
+                verdicts = self.checker([(c, [s]) for (s, _), c in cands.items()])
+            except Exception as e:  # noqa: BLE001 -- a verifier that cannot load: the rules alone
+                from ..verify import VerifierUnavailableError
+
+                if not isinstance(e, VerifierUnavailableError):
+                    raise
+                self.checker = None
+                return self.prepare(todo)
+            for key, c, v in zip(cands, cands.values(), verdicts):
+                if v.label == "supported":
+                    self._cache[key] = c
+            todo = [k for k in cands if k not in self._cache]
+        for s, _ in todo:
+            self._cache[(s, _)] = s
+        if len(self._cache) > self.MAX_CACHE:
+            self._cache.clear()
+
+    def __call__(self, sentence: str, name: str = "") -> str:
+        key = (sentence, name)
+        if self.checker is not None and key not in self._cache:
+            self.prepare([key])
+        if self.checker is None:
+            return rewrite(sentence, name)
+        return self._cache.get(key, sentence)

@@ -42,8 +42,8 @@ class CompareWriter:
         overview, said = "", {}
         if ctx.chat is None and rows:  # one side found ("SPP-net vs R-CNN?" without R-CNN): still its answer first
             said = _side_picks(prep, ctx, rows)
-            overview = difference(marked, said, prep.names, prep.question.standalone)  # the difference, stated first
-        table, used = role_table(marked, prep.names, skip=said)  # columns by sentence role, nothing the overview said
+            overview = difference(marked, said, prep.names, prep.question.standalone, ctx.rw())  # the difference first
+        table, used = role_table(marked, prep.names, skip=said, rw=ctx.rw())  # columns by role, nothing said above
         for n, ids in said.items():
             used.setdefault(n, []).extend(ids)
         draft.citations = [cite(n, h, used.get(n, [])) for n, h in enumerate(rows, start=1)]
@@ -81,7 +81,7 @@ def _side_picks(prep: Prepared, ctx: Context, rows: list[Hit]) -> dict[int, list
             scores = ctx.scorer.matrix([q.standalone], [sents[i] for i in keep])[0]
             bonus = [ASKED_BONUS if q.asked and states_asked(q.asked, sents[i]) else 0.0 for i in keep]
             picks = [keep[max(range(len(keep)), key=lambda j: scores[j] + bonus[j])]]
-        picked[n] = [i for i in picks if not is_debris(sents[i])][:1]  # one each: the statement stays short
+        picked[n] = [i for i in picks if not is_debris(sents[i])]
     return picked
 
 

@@ -15,7 +15,6 @@ from ..evidence import ABSTAIN_SENTENCE
 from ..linker import norm
 from ..listsize import LIST_POOL, LIST_SHOW, candidates, list_header
 from ..naming import marked_label
-from ..prose import rewrite
 from ..state import Draft, Prepared, cite
 from .base import Context
 
@@ -55,10 +54,12 @@ class ListWriter:
             return draft
         complete = len(prep.hits) < LIST_POOL or len(found) < len(prep.hits)  # not every retrieved paper matched
         lines = [list_header(len(found), LIST_SHOW, crit, complete), ""]
+        rw = ctx.rw()
+        rw.prepare([(sent, prep.names.get(h.paper_id, "")) for h, _, sent in found[:LIST_SHOW]])
         for n, (h, j, sent) in enumerate(found, start=1):
             if n <= LIST_SHOW:
                 shown = marked_label(h.record, name=prep.names.get(h.paper_id, ""))  # a derived label marked untitled
-                lines.append(f"{n}. {shown} — {trim(rewrite(sent, prep.names.get(h.paper_id, '')) or sent, 30)} [{n}]")
+                lines.append(f"{n}. {shown} — {trim(rw(sent, prep.names.get(h.paper_id, '')) or sent, 30)} [{n}]")
             draft.citations.append(cite(n, h, [j]))  # every match cited: a front end can show all
         listed = [f[0] for f in found]
         prep.hits = listed + [h for h in prep.hits if h not in listed]

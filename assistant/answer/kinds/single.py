@@ -16,7 +16,6 @@ from ..events import Event, Status
 from ..evidence import ABSTAIN_SENTENCE, coverage_note, effective_threshold
 from ..prompts import load_prompt
 from ..sentrank import default_ranker
-from ..prose import rewrite
 from ..support import injected_sentences
 from ..state import Draft, Prepared, cite, shown_name
 from .base import Context, check, generate
@@ -83,9 +82,11 @@ def compose(prep: Prepared, ctx: Context, draft: Draft) -> None:
     markers: dict[int, int] = {}
     chosen: dict[int, list[int]] = {}
     parts = []
+    rw = ctx.rw()
+    rw.prepare([(split_sentences(hits[hi].text)[si].text, shown_name(prep.names, hits[hi])) for hi, si in picks])
     for hi, si in picks:
         name = shown_name(prep.names, hits[hi])
-        sentence = rewrite(split_sentences(hits[hi].text)[si].text, name).rstrip(".")  # third person, no markup
+        sentence = rw(split_sentences(hits[hi].text)[si].text, name).rstrip(".")  # third person, no markup, verified
         if not sentence:  # a pointer to code or a project page: no claim
             continue
         n = markers.setdefault(hi, len(markers) + 1)
