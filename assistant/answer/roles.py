@@ -30,6 +30,7 @@ CUES: dict[str, list[tuple[str, float, str]]] = {
         (r"\b(?:costly|expensive|difficult|inefficient|unreliable|vulnerable|prone to|little is known|under-?explored)\b", 0.8, "Training is expensive."),
         (r"^(?:To (?:assess|determine|evaluate|investigate|examine|compare|identify|describe|explore)|The (?:aim|objective|purpose|goal) of)\b", 1.5, "To assess the quality of storage."),
         (r"\b(?:whether|is (?:crucial|important|essential)|has (?:gained|attracted|become)|widely used|increasingly)\b", 0.6, "It has attracted attention."),
+        (r"\b(?:hypothes[ie]s|we (?:aim|sought|set out) to|this study (?:aims|aimed|sought)|was undertaken to)\b", 1.0, "The hypothesis was tested that X helps."),
         (r"\b(?:existing|prior|previous|current|conventional|traditional) (?:\w+ )?(?:methods|approaches|works|models|techniques|studies)\b", 0.7, "Existing approaches ignore it."),
     ],
     "Method": [
@@ -38,12 +39,13 @@ CUES: dict[str, list[tuple[str, float, str]]] = {
         (r"\b(?:consists? of|composed of|comprises?|is based on|builds? (?:on|upon)|leverag\w+|employ\w*|adopt\w*|incorporat\w+|utiliz\w+|combin\w+)\b", 0.9, "It consists of an encoder."),
         (r"\b(?:by (?:\w+ing)|via|through (?:a|an|the))\b", 0.5, "It aligns features by matching moments."),
         (r"\b(?:key idea|specifically|in particular|first,|then,|to this end|our (?:method|approach|model))\b", 0.8, "Specifically, we align features."),
-        (r"\b(?:(?:was|were) (?:performed|conducted|randomi[sz]ed|measured|assessed|recorded|analy[sz]ed|administered|used)|retrospective|prospective|questionnaire|cross-sectional|randomi[sz]ed|cohort study|case-control|regression)\b", 1.0, "Patients were randomized to two arms."),
+        (r"\b(?:(?:was|were) (?:performed|conducted|randomi[sz]ed|measured|assessed|recorded|analy[sz]ed|administered|used|carried|tested|examined|compared|determined|estimated|calculated|obtained|treated|exposed)|retrospective|prospective|questionnaire|cross-sectional|randomi[sz]ed|cohort study|case-control|regression)\b", 1.0, "Patients were randomized to two arms."),
+        (r"\b(?:in this (?:paper|work|study),? we|we (?:use|train|apply|adapt|model|formulate|frame|cast|extend|fine-tune)|our (?:method|approach|model|framework|system))\b", 0.9, "In this paper, we adapt a parser."),
     ],
     "Data": [
         (r"\b(?:datasets?|benchmarks?|corpus|corpora|collections?|testbeds?|suites?)\b", 1.5, "We use three datasets."),
         (r"\b(?:evaluated on|experiments? on|trained on|tested on|experiments across|evaluations? on|collected|annotated|gathered|curated)\b", 1.2, "Experiments on two corpora."),
-        (r"\b(?:participants?|patients?|subjects?|volunteers?|cohort|respondents?|children|women|men|cases|controls|samples?|images|videos|recordings|utterances|documents|languages|articles|hospitals?|practices|clinics)\b", 0.8, "We enrolled 45 patients."),
+        (r"\b(?:participants?|patients?|subjects?|volunteers?|cohort|respondents?|children|women|men|cases|controls|samples?|images|videos|recordings|utterances|documents|languages|articles|hospitals?|practices|clinics|mice|rats|cells|strains|tissues?|specimens|leaves|plants|lines|records|registry|database)\b", 0.8, "We enrolled 45 patients."),
         (r"\b\d[\d,.]*\s+(?:\w+\s+)?(?:tasks?|datasets?|benchmarks?|languages?|participants|patients|subjects|images|samples|clients|users|hours|domains|models|queries|questions|documents|sentences|pairs|examples)\b", 1.2, "It covers 9 QA tasks."),
         (r"\b(?:[A-Z][A-Za-z]*-?\d+[A-Za-z0-9\-]*|[A-Z]{2,}[a-z]*-?[A-Z0-9]+\w*)\b", 0.4, "Results on CIFAR-10 are given."),
         (r"^(?:Settings?|Participants|Subjects|Patients|Data|Materials)\s*:", 1.5, "Participants: 40 adults."),
@@ -55,12 +57,14 @@ CUES: dict[str, list[tuple[str, float, str]]] = {
         (r"\d+(?:\.\d+)?\s?(?:%|×|x\b|-fold|points?\b|pp\b)|\bp\s?[<=]\s?0?\.\d+|\bodds ratio\b|\bCI\b", 1.3, "It gains 4.2% accuracy."),
         (r"\b(?:significant(?:ly)?|conclu\w+|effective(?:ly|ness)?|consistently|robust(?:ly|ness)?|competitive|comparable)\b", 0.7, "The method is effective."),
         (r"^(?:Results?|Conclusions?|Findings)\s*:", 1.5, "Results: mortality fell."),
+        (r"\b(?:associated with|correlated with|resulted in|led to|brought about|caused|promoted|reversed|was (?:higher|lower|greater|smaller)|were (?:higher|lower|greater|smaller)|more pronounced|no (?:significant )?difference)\b", 0.8, "The change was associated with higher stiffness."),
         (r"\b(?:demonstrat\w+ (?:its|the|their) (?:effectiveness|superiority|potential|generality)|extends? beyond|generali[sz]es? (?:well )?to)\b", 1.0, "It extends beyond images, demonstrating its potential."),
     ],
 }
 _COMPILED = {role: [(re.compile(p, re.I if role != "Data" or "A-Z" not in p else 0), w) for p, w, _ in cues]
              for role, cues in CUES.items()}
 FLOOR = 0.9  # a sentence plays a role when its score reaches this
+PRIMARY = 0.8  # preference for giving a sentence the column of its strongest role
 
 
 def role_scores(sentences: list[str], name: str = "") -> list[dict[str, float]]:
@@ -126,15 +130,17 @@ def assign(sentences: list[str], skip: frozenset[int] = frozenset(), name: str =
     scores = role_scores(sentences, name)
     cands = {}
     for role in ROLES:
-        ok = [i for i in range(len(sentences)) if i not in skip and scores[i][role] >= FLOOR
-              and scores[i][role] >= max(scores[i].values()) - 1.5]
+        ok = [i for i in range(len(sentences)) if i not in skip and (scores[i][role] >= FLOOR
+              and scores[i][role] >= max(scores[i].values()) - 0.8  # not clearly another role's sentence
+              or scores[i][role] >= FLOOR / 2 and scores[i][role] == max(scores[i].values()))]  # weak, but its best
         cands[role] = sorted(ok, key=lambda i: -scores[i][role])[:5] + [None]
     best, best_total = {r: None for r in ROLES}, -1.0
     for combo in itertools.product(*(cands[r] for r in ROLES)):
         used = [i for i in combo if i is not None]
         if len(used) != len(set(used)):
             continue
-        total = sum(scores[i][r] + 0.5 for r, i in zip(ROLES, combo) if i is not None)
+        total = sum(scores[i][r] + 0.5 + (PRIMARY if scores[i][r] == max(scores[i].values()) else 0.0)
+                    for r, i in zip(ROLES, combo) if i is not None)
         if total > best_total:
             best, best_total = dict(zip(ROLES, combo)), total
     return best
