@@ -36,7 +36,7 @@ from .kinds import WRITERS, Context
 from .kinds.metadata import MetadataWriter, asks_metadata
 from .linker import label_head, norm
 from .models import ChatModel, get_chat_model
-from .naming import followup_questions
+from .naming import followup_questions, real_name
 from .prose import Rewriter
 from .prepare import LexiconCache, Preparer
 from .prompts import load_prompt
@@ -147,7 +147,7 @@ class Assistant:
         else:
             focus = cited[:1] if q.kind is Kind.SINGLE else cited
         lex = self.lexicon.get()
-        labels = {h.paper_id: lex.display.get(h.paper_id) or short_name(h.title) for h in prep.hits}
+        labels = {h.paper_id: real_name(h.record, lex) or short_name(h.title) for h in prep.hits}  # never "Federated"
         for pid, name in zip(q.topic, q.topic_names):  # the name the user used, spelled as the paper spells it
             canonical = lex.display.get(pid, "")
             labels[pid] = canonical if norm(canonical) == norm(name) else name
