@@ -26,8 +26,8 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from assistant.answer.prose import DEBRIS, Rewriter, first_person_outside_quotes, rewrite  # noqa: E402
-from assistant.index.sentences import split_sentences  # noqa: E402
+from assistant.answer.prose import DEBRIS, Rewriter, first_person_outside_quotes, rewrite
+from assistant.index.sentences import split_sentences
 
 
 def first_sentence(text: str) -> str:

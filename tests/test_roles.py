@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.answer.contrast import NOT_STATED, difference, role_table
-from assistant.answer.roles import CUES, ROLES, _COMPILED, assign, data_mentions, role_of
+from assistant.answer.roles import _COMPILED, CUES, ROLES, assign, data_mentions, role_of
 from assistant.types import Hit, Record
 
 

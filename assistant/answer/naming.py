@@ -17,16 +17,13 @@ from __future__ import annotations
 import re
 
 from ..ingest.names import is_name_like
-from ..types import Answer, Citation, Hit, Record
+from ..types import Answer, Citation, Hit, Record  # noqa: F401 -- Citation: the doctests
 from .linker import Lexicon, label_head
 from .prose import clean_markup, third_person
 
 # Capitalised first words of abstracts that are ordinary English (when the corpus never writes them in lower case)
 _ENGLISH = frozenset(
-    "accuracy bayesian class contrastive deep federated language markov mixture semantic prompt-guided global local "
-    "generic recent large small new novel neural learning model models method methods approach data graph vision "
-    "visual multi multimodal efficient robust adaptive dynamic hierarchical personalized personalised unified "
-    "generative general simple sparse distributed online active spectral causal temporal spatial".split())
+    ["accuracy", "bayesian", "class", "contrastive", "deep", "federated", "language", "markov", "mixture", "semantic", "prompt-guided", "global", "local", "generic", "recent", "large", "small", "new", "novel", "neural", "learning", "model", "models", "method", "methods", "approach", "data", "graph", "vision", "visual", "multi", "multimodal", "efficient", "robust", "adaptive", "dynamic", "hierarchical", "personalized", "personalised", "unified", "generative", "general", "simple", "sparse", "distributed", "online", "active", "spectral", "causal", "temporal", "spatial"])
 
 
 def is_generic_name(name: str, words: set[str] | frozenset[str]) -> bool:

@@ -61,7 +61,7 @@ CUES: dict[str, list[tuple[str, float, str]]] = {
         (r"\b(?:demonstrat\w+ (?:its|the|their) (?:effectiveness|superiority|potential|generality)|extends? beyond|generali[sz]es? (?:well )?to)\b", 1.0, "It extends beyond images, demonstrating its potential."),
     ],
 }
-_COMPILED = {role: [(re.compile(p, re.I if role != "Data" or "A-Z" not in p else 0), w) for p, w, _ in cues]
+_COMPILED = {role: [(re.compile(p, re.IGNORECASE if role != "Data" or "A-Z" not in p else 0), w) for p, w, _ in cues]
              for role, cues in CUES.items()}
 FLOOR = 0.9  # a sentence plays a role when its score reaches this
 PRIMARY = 0.8  # preference for giving a sentence the column of its strongest role

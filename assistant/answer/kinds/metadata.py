@@ -17,9 +17,9 @@ from collections.abc import Generator
 from ...types import Hit
 from ..events import Event
 from ..evidence import ABSTAIN_SENTENCE
-from ..support import content_words
 from ..naming import marked_label
 from ..state import Draft, Prepared, cite
+from ..support import content_words
 from .base import Context
 
 # (field, pattern, an example it must match) -- tests/test_metadata.py checks each example
@@ -34,7 +34,7 @@ ASKS: tuple[tuple[str, str, str], ...] = (
                r"articles?|publications?|abstracts?)\b",
      "What is the most recent paper on federated learning?"),
 )
-_ASKS = tuple((f, re.compile(p, re.I)) for f, p, _ in ASKS)
+_ASKS = tuple((f, re.compile(p, re.IGNORECASE)) for f, p, _ in ASKS)
 NOT_RECORDED = "not recorded"
 
 
@@ -91,10 +91,10 @@ class MetadataWriter:
         return draft
 
     def _recent(self, prep: Prepared, draft: Draft) -> Draft:
-        oldest = bool(re.search(r"\b(?:oldest|earliest)\b", prep.question.text, re.I))
+        oldest = bool(re.search(r"\b(?:oldest|earliest)\b", prep.question.text, re.IGNORECASE))
         pool = prep.hits[:10]
         if prep.abstain:  # the evidence was weak: keep only papers whose abstract uses every word of the topic asked
-            on = re.search(r"\b(?:on|about|in|for|regarding)\s+(.+?)\??$", prep.question.text, re.I)
+            on = re.search(r"\b(?:on|about|in|for|regarding)\s+(.+?)\??$", prep.question.text, re.IGNORECASE)
             words = content_words(on.group(1)) if on else set()
             pool = [h for h in pool if words and words <= content_words(h.text + " " + h.title)]
             if not pool:
