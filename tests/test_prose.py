@@ -80,3 +80,21 @@ def test_rewrites_are_supported_by_their_sentence_by_the_claim_verifier():
     supported = sum(v.label == "supported" for v in verdicts) / len(verdicts)
     assert supported >= 0.97, [(o, r) for (r, o), v in zip(pairs, verdicts) if v.label != "supported"][:5]
     assert not any(first_person_outside_quotes(r) or DEBRIS.search(r) for r, _ in pairs)
+
+
+@pytest.mark.slow
+def test_the_verified_rewriter_shows_supported_prose_without_markup():
+    from assistant.answer.prose import Rewriter
+    from assistant.settings import Settings
+    from assistant.verify import get_verifier
+
+    verifier = get_verifier(Settings().verify)
+    originals = [o for _, o in _rewritten_pairs(160)] + [r"It is up to $\mathbf{61.4\times}$ faster than \emph{all} baselines."]
+    rw = Rewriter(verifier.verify_many)
+    rw.prepare([(o, "") for o in originals])
+    shown = [(rw(o), o) for o in originals]
+    assert not any(DEBRIS.search(r) for r, _ in shown)
+    changed = [(r, o) for r, o in shown if r and r.rstrip(".") != o.rstrip(".")]
+    verdicts = verifier.verify_many([(r, [o]) for r, o in changed])
+    assert sum(v.label == "supported" for v in verdicts) / len(verdicts) >= 0.97
+    assert sum(bool(first_person_outside_quotes(r)) for r, _ in shown) <= 2  # kept only where the verifier disagreed
