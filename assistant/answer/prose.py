@@ -228,7 +228,6 @@ def _finish(s: str) -> str:
 STAGES = (
     lambda s, name: rewrite(s, name),
     lambda s, name: _finish(third_person(clean_markup(s, name))),  # without "X is a ..."
-    lambda s, name: _finish(third_person(s)),  # the voice only (markup kept)
     lambda s, name: _finish(clean_markup(s, name)),  # the markup only (the authors' voice kept)
 )
 
