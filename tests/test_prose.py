@@ -98,3 +98,16 @@ def test_the_verified_rewriter_shows_supported_prose_without_markup():
     verdicts = verifier.verify_many([(r, [o]) for r, o in changed])
     assert sum(v.label == "supported" for v in verdicts) / len(verdicts) >= 0.97
     assert sum(bool(first_person_outside_quotes(r)) for r, _ in shown) <= 2  # kept only where the verifier disagreed
+
+
+def test_a_pointer_sentence_stays_dropped_through_the_rewriter():
+    from assistant.answer.prose import Rewriter
+
+    class Yes:
+        label = "supported"
+
+    rw = Rewriter(lambda pairs: [Yes() for _ in pairs])
+    s = "Our code implementation is available in https://github.com/someone/some-repo."
+    rw.prepare([(s, "")])
+    assert rw(s) == "" and is_debris("Code and data will be made publicly available.")
+    assert not is_debris("The data are available for 40 patients with long follow-up and were analysed with regression models.")

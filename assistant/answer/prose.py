@@ -72,12 +72,20 @@ def clean_markup(s: str, name: str = "") -> str:
     return " ".join(s.split())
 
 
+_AVAILABLE = re.compile(r"^(?:The |Our |All |Both )?(?:source |the )?(?:code|codes|implementation|data|datasets?|models?|weights|"
+                        r"checkpoints|resources|benchmark|demo)(?: \w+){0,4} (?:is|are|will be|has been|have been) "
+                        r"(?:made )?(?:publicly |freely |openly )?(?:available|released|accessible|open-sourced)"
+                        r"(?:\s+(?:at|in|from|on|via|online|upon|to|under)\b[^.]{0,40})?\s*\.?\s*$", re.IGNORECASE)
+
+
 def is_debris(sentence: str) -> bool:
     """A sentence that only points somewhere ("Project Page: URL", "Code is available at URL."): no claim.
 
     >>> is_debris("Code and models are available at https://github.com/x/y."), is_debris("We reach 90% on GLUE.")
     (True, False)
     """
+    if _AVAILABLE.match(sentence) and len(sentence.split()) <= 16:  # "Our code is available in ." (link lost)
+        return True
     if not URL.search(sentence) and not re.search(r"\b(?:github|huggingface)\.(?:com|co)\b", sentence, re.IGNORECASE):
         return False
     rest = URL.sub("", sentence)
@@ -284,7 +292,7 @@ class Rewriter:
                 if v.label == "supported":
                     self._cache[key] = c
             todo = [k for k in cands if k not in self._cache]
-        for s, n in todo:  # no verified form: typeset only (the verifier reads "61.4×" against "$61.4\\times$" as a
+        for s, n in [k for k in todo if k not in self._cache]:  # no verified form: typeset only (the verifier reads "61.4×" against "$61.4\\times$" as a
             self._cache[(s, n)] = _finish(clean_markup(s, n))  # new claim, yet no word changed; TeX never reaches the reader)
         if len(self._cache) > self.MAX_CACHE:
             self._cache.clear()
