@@ -57,6 +57,7 @@ CUES: dict[str, list[tuple[str, float, str]]] = {
         (r"\d+(?:\.\d+)?\s?(?:%|×|x\b|-fold|points?\b|pp\b)|\bp\s?[<=]\s?0?\.\d+|\bodds ratio\b|\bCI\b", 1.3, "It gains 4.2% accuracy."),
         (r"\b(?:significant(?:ly)?|conclu\w+|effective(?:ly|ness)?|consistently|robust(?:ly|ness)?|competitive|comparable)\b", 0.7, "The method is effective."),
         (r"^(?:Results?|Conclusions?|Findings)\s*:", 1.5, "Results: mortality fell."),
+        (r"\bfrom \d[\d.,]*\s?%? to \d|\bby (?:up to |over |more than |nearly |about )?\d[\d.,]*\s?%", 1.0, "Accuracy rose from 39.0% to 68.8%."),
         (r"\b(?:associated with|correlated with|resulted in|led to|brought about|caused|promoted|reversed|was (?:higher|lower|greater|smaller)|were (?:higher|lower|greater|smaller)|more pronounced|no (?:significant )?difference)\b", 0.8, "The change was associated with higher stiffness."),
         (r"\b(?:demonstrat\w+ (?:its|the|their) (?:effectiveness|superiority|potential|generality)|extends? beyond|generali[sz]es? (?:well )?to)\b", 1.0, "It extends beyond images, demonstrating its potential."),
     ],
@@ -132,7 +133,8 @@ def assign(sentences: list[str], skip: frozenset[int] = frozenset(), name: str =
     for role in ROLES:
         ok = [i for i in range(len(sentences)) if i not in skip and (scores[i][role] >= FLOOR
               and scores[i][role] >= max(scores[i].values()) - 0.8  # not clearly another role's sentence
-              or scores[i][role] >= FLOOR / 2 and scores[i][role] == max(scores[i].values()))]  # weak, but its best
+              or scores[i][role] >= FLOOR / 2 and scores[i][role] == max(scores[i].values()))  # weak, but its best
+              and not (role == "Data" and scores[i]["Result"] > scores[i]["Data"])]  # a result naming its data: a result
         cands[role] = sorted(ok, key=lambda i: -scores[i][role])[:5] + [None]
     best, best_total = {r: None for r in ROLES}, -1.0
     for combo in itertools.product(*(cands[r] for r in ROLES)):
