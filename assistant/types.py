@@ -171,6 +171,8 @@ class Answer:
     filters: dict[str, Any] = field(default_factory=dict)
     # {"embedded", "papers", "complete", "percent"}: how many papers dense retrieval covered (lexical-first ingest)
     dense_coverage: dict[str, Any] = field(default_factory=dict)
+    # lists: how many papers match ({"found", "shown", "complete"}); every match is cited, the text shows `shown`
+    listed: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -203,4 +205,5 @@ class Answer:
             "timings": self.timings,
             "filters": self.filters or {"applied": {}, "from_question": []},
             "dense_coverage": self.dense_coverage or None,
+            "listed": self.listed or None,
         }

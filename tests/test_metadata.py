@@ -99,6 +99,7 @@ def test_a_list_longer_than_shown_says_so_and_cites_all(make):
     head = ans.answer.splitlines()[0]
     assert f"{n} papers" in head and f"showing the first {LIST_SHOW}" in head
     assert sum(1 for line in ans.answer.splitlines() if line[:1].isdigit()) == LIST_SHOW
+    assert ans.listed == {"found": n, "shown": LIST_SHOW, "complete": True} and ans.to_json()["listed"]["found"] == n
 
 
 def test_most_recent_on_a_topic_no_abstract_covers_is_declined(make):

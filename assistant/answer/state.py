@@ -65,6 +65,7 @@ class Draft:
     unsupported: list[str] = field(default_factory=list)
     related: list[Hit] = field(default_factory=list)
     incomplete: bool = False
+    listed: dict = field(default_factory=dict)  # lists: {"found", "shown", "complete"} (listsize.py)
 
     def to_answer(self, prep: Prepared, model: str, question: str, id: str = "") -> Answer:
         cited = {c.paper_id for c in self.citations}
@@ -74,5 +75,5 @@ class Draft:
             unsupported=tuple(self.unsupported), notes=tuple(self.notes), model=model, kind=self.kind,
             incomplete=self.incomplete, timings={k: round(v, 4) for k, v in prep.timings.items()}, id=id,
             related=tuple(h for h in self.related if h.paper_id not in cited),
-            filters=describe(prep.filters, prep.filters_from_question),
+            filters=describe(prep.filters, prep.filters_from_question), listed=self.listed,
         )

@@ -54,6 +54,7 @@ class ListWriter:
             return draft
         complete = len(prep.hits) < LIST_POOL or len(found) < len(prep.hits)  # not every retrieved paper matched
         lines = [list_header(len(found), LIST_SHOW, crit, complete), ""]
+        draft.listed = {"found": len(found), "shown": min(len(found), LIST_SHOW), "complete": complete}
         rw = ctx.rw()
         rw.prepare([(sent, prep.names.get(h.paper_id, "")) for h, _, sent in found[:LIST_SHOW]])
         for n, (h, j, sent) in enumerate(found, start=1):
