@@ -350,14 +350,15 @@ def test_composed_answers_name_the_paper_and_comparisons_open_with_each_sides_an
     # a comparison: the difference stated first (each side's answering sentence, as prose), then the table
     ans = a.ask("How does FedMerge differ from Prune&Comp?")
     lines = ans.answer.splitlines()
-    assert lines[0].startswith("FedMerge merges") and "[1]. By contrast, " in lines[0] and lines[0].endswith("[2].")
-    assert "Prune&Comp" in lines[0].split("By contrast")[1]
+    assert lines[0] == "How they differ:"
+    assert lines[1].startswith("- **FedMerge** (*untitled: model merging*) [1]: FedMerge merges") and lines[1].endswith("[1].")
+    assert lines[2].startswith("- **Prune&Comp** [2]: ") and lines[2].endswith("[2].")
     assert any(line.startswith("| **") for line in lines)
     from assistant.answer.prose import rewrite
     for c in ans.citations:  # the sentences shown (as prose) are among each citation's supporting sentences
         assert any(rewrite(s).rstrip(".")[1:] in ans.answer for s in c.sentences)
     table = [line for line in lines if line.startswith("| **")]
-    said = lines[0]
+    said = "\n".join(lines[:3])
     for row in table:  # the table repeats nothing the statement says
         for cell in row.split(" | ")[1:]:
             if len(cell.split()) > 5:  # (a Data cell may list the names a stated sentence gives: "CIFAR-10")

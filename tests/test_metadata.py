@@ -48,7 +48,7 @@ def test_an_empty_field_is_not_recorded(make):
     a = make()
     ans = a.ask("Who wrote the paper on lightweight underwater object detection?")
     assert ans.citations and ans.citations[0].paper_id == "p-underwater"
-    assert "authors not recorded" in ans.answer and "*untitled: Lightweight underwater object detection*" in ans.answer
+    assert "authors not recorded" in ans.answer and "**untitled** (*Lightweight underwater object detection*)" in ans.answer
 
 
 def test_most_recent_compares_the_years_of_the_retrieved_papers(make):
@@ -68,7 +68,7 @@ def test_generic_first_words_are_never_names():
 
 
 def test_derived_labels_are_marked_and_never_used_in_followups():
-    assert marked_label(Record("x", "t", label="Recent success of LLMs", label_derived=True)) == "*untitled: Recent success of LLMs*"
+    assert marked_label(Record("x", "t", label="Recent success of LLMs", label_derived=True)) == "**untitled** (*Recent success of LLMs*)"
     ans = Answer("q", "a", "q", False, citations=(
         Citation(1, "a", "Recent success of large language models", "t", label_derived=True),
         Citation(2, "b", "Federated learning", "t", label_derived=True)))

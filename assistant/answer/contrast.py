@@ -29,25 +29,23 @@ ASKS_DIFFERENCE = re.compile(r"\b(?:differ\w*|difference|contrast|versus|vs\.?|c
 
 def difference(rows: list[tuple[Hit, int]], picks: dict[int, list[int]], names: dict[str, str], question: str,
                rw: Rewriter | None = None) -> str:
-    """One paragraph: each side's answering sentences as prose, cited; "By contrast," before later sides."""
-    contrast = bool(ASKS_DIFFERENCE.search(question))
+    """A lead-in ("How they differ:") and one line per side: its answering sentences as prose, each cited.
+    (No connective is written into a sentence: "By contrast, X ..." is a sentence its abstract does not say,
+    and the claim verifier rightly reads it so.)"""
     rw = rw or Rewriter()
-    parts = []
-    for k, (hit, marker) in enumerate(rows):
+    lines = []
+    for hit, marker in rows:
         sents = [s.text for s in split_sentences(hit.text)]
         name = names.get(hit.paper_id, "")
         said = [rw(sents[i], name).rstrip(".") for i in picks.get(marker, []) if 0 <= i < len(sents)]
         said = [s for s in said if s]
-        if not said:
-            continue
-        first = said[0]
-        if name and name.lower() not in first.lower():
-            first = f"in {name}, {first[0].lower()}{first[1:]}" if not re.match(r"[A-Z]{2}|[A-Z][a-z]*[A-Z]", first) else f"in {name}, {first}"
-        if contrast and parts:
-            first = f"By contrast, {first if re.match(r'[A-Z]{2}|[A-Z][a-z]*[A-Z]', first) else first[0].lower() + first[1:]}"
-        text = ". ".join([first, *said[1:]])
-        parts.append(f"{text[0].upper()}{text[1:]} [{marker}].")
-    return " ".join(parts)
+        if said:
+            label = f"**{name}**" if name and not hit.record.label_derived else marked_label(hit.record, name=name)
+            lines.append(f"- {label} [{marker}]: " + " ".join(f"{s} [{marker}]." for s in said))
+    if not lines:
+        return ""
+    lead = "How they differ:" if ASKS_DIFFERENCE.search(question) and len(lines) > 1 else "What each abstract says:"
+    return "\n".join([lead, *lines])
 
 
 def role_table(rows: list[tuple[Hit, int]], names: dict[str, str], skip: dict[int, list[int]] | None = None,

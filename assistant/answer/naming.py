@@ -64,13 +64,13 @@ def names_for(hits: list[Hit], lexicon: Lexicon) -> dict[str, str]:
 
 
 def marked_label(record_or_title, derived: bool | None = None, name: str = "") -> str:
-    """Markdown for a paper's label: a title in bold; a derived label in italics after "untitled:" (after
-    the name in bold when the paper has one).
+    """Markdown for a paper's label: a title in bold; a derived label in italics, marked "untitled" (after
+    the name in bold when the paper has one): the shape answers give a label, "**X** (...)".
 
     >>> marked_label("Prune&Comp: Free Lunch", False)
     '**Prune&Comp: Free Lunch**'
     >>> marked_label("Recent success of large language models", True)
-    '*untitled: Recent success of large language models*'
+    '**untitled** (*Recent success of large language models*)'
     >>> marked_label("FedMerge: Approach that can create a model", True, "FedMerge")
     '**FedMerge** (*untitled: Approach that can create a model*)'
     """
@@ -85,7 +85,8 @@ def marked_label(record_or_title, derived: bool | None = None, name: str = "") -
         return f"**{title}**"
     if name and title.startswith(name + ":"):
         title = title[len(name) + 1:].strip()
-    return f"**{name}** (*untitled: {title}*)" if name else f"*untitled: {title}*"
+    title = title.replace("(", "").replace(")", "")  # one parenthesis after the bold name: answers' label shape
+    return f"**{name}** (*untitled: {title}*)" if name else f"**untitled** (*{title}*)"
 
 
 def followup_questions(answer: Answer, lexicon: Lexicon | None) -> list[str]:
