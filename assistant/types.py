@@ -120,6 +120,7 @@ class Citation:
     text: str  # full abstract
     sentences: tuple[str, ...] = ()  # supporting sentence texts
     sentence_ids: tuple[int, ...] = ()
+    label_derived: bool = False  # `title` is a label paperchat derived from the abstract, not the source's title
 
 
 @dataclass(frozen=True)
@@ -180,6 +181,8 @@ class Answer:
     filters: dict[str, Any] = field(default_factory=dict)
     # {"embedded", "papers", "complete", "percent"}: how many papers dense retrieval covered (lexical-first ingest)
     dense_coverage: dict[str, Any] = field(default_factory=dict)
+    # lists: how many papers match ({"found", "shown", "complete"}); every match is cited, the text shows `shown`
+    listed: dict[str, Any] = field(default_factory=dict)
     trace: tuple[TraceStep, ...] = ()  # the rules the decision checked, in order (answer/decide.py)
 
     @property
@@ -205,6 +208,7 @@ class Answer:
                     "marker": c.marker,
                     "paper_id": c.paper_id,
                     "title": c.title,
+                    "label_derived": c.label_derived,
                     "text": c.text,
                     "sentences": list(c.sentences),
                 }
@@ -222,4 +226,5 @@ class Answer:
             "filters": self.filters or {"applied": {}, "from_question": []},
             "dense_coverage": self.dense_coverage or None,
             "trace": [{"rule": t.rule, "verdict": t.verdict, "detail": t.detail} for t in self.trace],
+            "listed": self.listed or None,
         }

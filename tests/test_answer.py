@@ -143,7 +143,7 @@ def test_comparison_table_has_a_citation_or_not_reported_in_every_cell(make):
     for row in rows:
         cells = [c.strip() for c in row.strip("|").split(" | ")][1:]
         assert len(cells) == 4
-        assert all(c.endswith(("[1]", "[2]")) or c == "not reported in the abstract" for c in cells), row
+        assert all(c.endswith(("[1]", "[2]")) or c == "not stated" for c in cells), row
     assert {c.paper_id for c in ans.citations} == {"p-fedmerge", "p-prune"}
 
 
@@ -249,7 +249,7 @@ def test_a_label_cannot_break_the_source_delimiter(make):
 def test_warm_up_loads_each_part_and_never_raises(make, monkeypatch, caplog):
     a, model = make(["Prune&Comp reduces perplexity by 24.72% on LLaMA-3-8B [1]."])
     took = a.warm_up()
-    assert set(took) == {"index", "embedder", "model"} and all(v >= 0 for v in took.values())
+    assert set(took) == {"index", "embedder", "verifier", "model"} and all(v >= 0 for v in took.values())
     assert model.prompts == []  # the fake (like a remote server) is not asked to generate
 
     def broken():
@@ -258,7 +258,7 @@ def test_warm_up_loads_each_part_and_never_raises(make, monkeypatch, caplog):
     monkeypatch.setattr(a, "model", broken)
     with caplog.at_level("INFO", logger="assistant.answer.assistant"):
         took = a.warm_up()  # does not raise: the first question reports it, with its hint
-    assert set(took) == {"index", "embedder", "model"}
+    assert set(took) == {"index", "embedder", "verifier", "model"}
     assert "warm-up of the model failed: no weights" in caplog.text
 
 
@@ -348,13 +348,22 @@ def test_composed_answers_name_the_paper_and_comparisons_open_with_each_sides_an
     assert not ans.abstained and ans.citations[0].paper_id == "p-fedmerge"
     first = ans.answer.split("[1]")[0]
     assert ans.answer.startswith("**FedMerge**: ") or "FedMerge" in first, ans.answer  # named before the first citation
-    # a comparison: one line per side answering the question itself, then the table
+    # a comparison: the difference stated first (each side's answering sentence, as prose), then the table
     ans = a.ask("How does FedMerge differ from Prune&Comp?")
     lines = ans.answer.splitlines()
-    assert lines[0].startswith("- **FedMerge** [1]: ") and lines[1].startswith("- **Prune&Comp** [2]: ")
+    assert lines[0] == "How they differ:"
+    assert lines[1].startswith("- **FedMerge** (*untitled: model merging*) [1]: FedMerge merges") and lines[1].endswith("[1].")
+    assert lines[2].startswith("- **Prune&Comp** [2]: ") and lines[2].endswith("[2].")
     assert any(line.startswith("| **") for line in lines)
-    for c in ans.citations:  # the sentences shown are among each citation's supporting sentences
-        assert any(s.rstrip(".") in ans.answer for s in c.sentences)
+    from assistant.answer.prose import rewrite
+    for c in ans.citations:  # the sentences shown (as prose) are among each citation's supporting sentences
+        assert any(rewrite(s).rstrip(".")[1:] in ans.answer for s in c.sentences)
+    table = [line for line in lines if line.startswith("| **")]
+    said = "\n".join(lines[:3])
+    for row in table:  # the table repeats nothing the statement says
+        for cell in row.split(" | ")[1:]:
+            if len(cell.split()) > 5:  # (a Data cell may list the names a stated sentence gives: "CIFAR-10")
+                assert cell.split(" [")[0].rstrip(" …")[:40] not in said
 
 
 def test_a_question_from_another_field_is_declined_by_the_dense_floor(make_minilm):

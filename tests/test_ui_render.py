@@ -311,3 +311,18 @@ def test_a_replaced_draft_gets_one_line_saying_why():
 def test_progress_shows_a_visible_verifying_step():
     out = render.progress_markdown("Alpha beats Beta [1].", "verifying")
     assert out.startswith("⏳ **Verifying") and "Draft being checked" in out
+
+
+def test_derived_labels_are_marked_untitled_in_sources_and_cards():
+    from assistant.types import Answer, Citation, Hit, Record
+
+    rec = Record("p1", "Alpha beats Beta by 3 points.", label="Recent success of LLMs", label_derived=True)
+    titled = Record("p2", "Gamma uses ImageNet.", title="Gamma: a title", label="Gamma: a title")
+    a = Answer("q", "Alpha beats Beta by 3 points [1]. Gamma uses ImageNet [2].", "q", False,
+               citations=(Citation(1, "p1", rec.display, rec.text, ("Alpha beats Beta by 3 points.",), (0,), True),
+                          Citation(2, "p2", titled.display, titled.text, ("Gamma uses ImageNet.",), (0,))),
+               retrieved=(Hit("p1", rec, 1.0), Hit("p2", titled, 0.9)), id="ans-1")
+    md = render.answer_markdown(a)
+    assert "untitled: Recent success of LLMs" in md and "untitled: Gamma" not in md
+    html = render.evidence_html(a)
+    assert "<i>untitled: Recent success of LLMs</i>" in html and "<i>untitled: Gamma" not in html

@@ -110,9 +110,11 @@ def collapse_html(blocks: Sequence[str], summary: str, shown: int = SHOWN_CARDS)
             + "".join(blocks[shown:]) + "</details>")
 
 
-def paper_html(label: str, record: Record | None, paper_id: str, hit: Hit | None = None) -> str:
-    """A paper as a clickable line: its name opens (a <details>) its metadata and abstract."""
-    name = f'<span class="pc-title">{esc(label or paper_id)}</span>'
+def paper_html(label: str, record: Record | None, paper_id: str, hit: Hit | None = None, *,
+               label_html: str = "") -> str:
+    """A paper as a clickable line: its name opens (a <details>) its metadata and abstract. `label_html`: the
+    name already as HTML (a label paperchat derived, marked untitled in italics)."""
+    name = f'<span class="pc-title">{label_html or esc(label or paper_id)}</span>'
     if record is None:
         return f'<span class="pc-paper">{name}</span>'
     return (f'<details class="pc-paper"><summary>{name}</summary>{meta_html(record, paper_id, hit)}'

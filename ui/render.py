@@ -55,7 +55,20 @@ def anchor_id(answer: Answer, marker: int) -> str:
 
 
 def _label(c: Citation, hit: Hit | None = None) -> str:
-    return c.title or (hit.record.display if hit else "") or c.paper_id
+    """A citation's label; one paperchat derived from the abstract (no title in the source) says so."""
+    label = c.title or (hit.record.display if hit else "") or c.paper_id
+    derived = c.label_derived or bool(hit and hit.record.label_derived and label == hit.record.display)
+    return f"untitled: {label}" if derived else label
+
+
+def _card_label_html(c: Citation, hit: Hit | None) -> str:
+    label = _label(c, hit)
+    return f"<i>{esc(label)}</i>" if label.startswith("untitled: ") and label != c.title else esc(label)
+
+
+def _hit_label_html(h: Hit) -> str:
+    """A retrieved paper's label as HTML: a label paperchat derived (no title in the source) in italics, marked."""
+    return f"<i>untitled: {esc(h.title)}</i>" if h.record.label_derived else esc(h.title)
 
 
 def _hits_by_id(answer: Answer) -> dict[str, Hit]:
@@ -245,7 +258,7 @@ def citation_card(answer: Answer, c: Citation, hit: Hit | None) -> str:
     return (
         f'<article class="pc-card" id="{anchor_id(answer, c.marker)}">'
         f'<header><span class="pc-marker">[{int(c.marker)}]</span> '
-        f'<span class="pc-title">{esc(_label(c, hit))}</span></header>'
+        f'<span class="pc-title">{_card_label_html(c, hit)}</span></header>'
         f"{meta_html(record, c.paper_id, hit)}"
         f'<p class="pc-abstract">{highlight_abstract(c.text or (record.text if record else ""), c.sentence_ids, c.sentences)}</p>'
         "</article>"
@@ -290,13 +303,15 @@ def evidence_html(answer: Answer | None) -> str:
         out.append(f'<section class="pc-notes"><h4>Notes</h4><ul>{items}</ul></section>')
     cited = {c.paper_id for c in answer.citations}
     if answer.related:
-        rows = "".join(f"<li>{paper_html(h.title, h.record, h.paper_id, h)}</li>" for h in answer.related)
+        rows = "".join(f"<li>{paper_html(h.title, h.record, h.paper_id, h, label_html=_hit_label_html(h))}</li>"
+                       for h in answer.related)
         out.append(f'<section class="pc-related"><h4>Related, but not answering this ({len(answer.related)})</h4>'
                    f"<ul>{rows}</ul></section>")
     related = {h.paper_id for h in answer.related}
     others = [h for h in answer.retrieved if h.paper_id not in cited and h.paper_id not in related]
     if others:
-        rows = "".join(f"<li>{paper_html(h.title, h.record, h.paper_id, h)}</li>" for h in others)
+        rows = "".join(f"<li>{paper_html(h.title, h.record, h.paper_id, h, label_html=_hit_label_html(h))}</li>"
+                       for h in others)
         out.append(f'<details class="pc-others"><summary>Also retrieved, not cited ({len(others)})</summary><ul>{rows}</ul></details>')
     out.append("</div>")
     return "".join(out)

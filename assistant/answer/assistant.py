@@ -35,8 +35,11 @@ from .conversation import Conversation
 from .events import Done, Event, Status
 from .evidence import ABSTAIN_SENTENCE
 from .kinds import WRITERS, Context
+from .kinds.metadata import MetadataWriter, asks_metadata
 from .linker import norm, short_name
 from .models import ChatModel, get_chat_model
+from .naming import followup_questions, real_name
+from .prose import Rewriter
 from .prepare import LexiconCache, Preparer
 from .prompts import load_prompt
 from .question import Kind
@@ -113,6 +116,7 @@ class Assistant:
         took: dict[str, float] = {}
         for part, step in (("index", lambda: self.index.refresh_lexical()),
                            ("embedder", lambda: self.index.embedder.embed_query("warm up")),
+                           ("verifier", lambda: self._check_claims([("warm up", ["warm up"])])),
                            ("model", self._warm_model)):
             t = time.perf_counter()
             try:
@@ -160,7 +164,8 @@ class Assistant:
         yield Status("retrieving")
         prep = self.prepared(question, conversation, filters=filters, k=k)
         chat = self.model(model, model_options)
-        ctx = Context(chat, self.scorer, self.settings.answer, stop, self._check_claims if chat is not None else None)
+        ctx = Context(chat, self.scorer, self.settings.answer, stop, self._check_claims if chat is not None else None,
+                      Rewriter(self._check_claims))  # each sentence rewritten as prose only where the verifier agrees
         draft = yield from _write(prep, ctx)
         prep.timings.setdefault("first_token_s", time.perf_counter() - t0)
         prep.timings["total_s"] = time.perf_counter() - t0
@@ -180,7 +185,7 @@ class Assistant:
         else:
             focus = cited[:1] if q.kind is Kind.SINGLE else cited
         lex = self.lexicon.get()
-        labels = {h.paper_id: lex.display.get(h.paper_id) or short_name(h.title) for h in prep.hits}
+        labels = {h.paper_id: real_name(h.record, lex) or short_name(h.title) for h in prep.hits}  # never "Federated"
         for pid, name in zip(prep.topic, prep.topic_names):  # the name the user used, spelled as the paper spells it
             canonical = lex.display.get(pid, "")
             labels[pid] = canonical if norm(canonical) == norm(name) else name
@@ -216,11 +221,7 @@ class Assistant:
         """Follow-up questions the corpus can answer (each is checked with `would_answer`)."""
         if answer.abstained or not answer.citations:
             return []
-        lex = self.lexicon.get()
-        names = [lex.display.get(c.paper_id) or short_name(c.title) for c in answer.citations[:2]]
-        cands = [f"Which datasets does {names[0]} use?", f"What results does {names[0]} report?",
-                 f"What problem does {names[0]} address?"]
-        cands.insert(2, f"How does {names[0]} differ from {names[1]}?" if len(names) > 1 else f"Which papers are similar to {names[0]}?")
+        cands = followup_questions(answer, self.lexicon.get())  # real names only; none: no suggestions
         out = []
         for q in cands:
             if len(out) >= limit:
@@ -245,7 +246,13 @@ class Assistant:
 
 def _write(prep: Prepared, ctx: Context):
     """The Draft for a prepared question: the abstention `decide()` made (saying what is missing), or its kind's
-    writer, which never abstains."""
+    writer, which never abstains; a question for a paper's authors, year or venue is answered from the record
+    (even where its abstract says nothing of them), one for "the most recent paper on ..." from the years of the
+    papers retrieved."""
+    asked = asks_metadata(prep.question.text) if prep.question.kind is Kind.SINGLE and prep.hits else ()
+    # (a "most recent" question's wording is not in any abstract: only a named miss, `why`, declines it)
+    if asked and (prep.topic or not prep.abstain or ("recent" in asked and not prep.why)):
+        return (yield from MetadataWriter(asked).write(prep, ctx))
     if prep.abstain:
         return Draft("abstain", f"{ABSTAIN_SENTENCE} {prep.why}".strip(), related=list(prep.hits[:3]),
                      notes=[n for n in (prep.why, prep.reason) if n])

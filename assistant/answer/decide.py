@@ -20,7 +20,7 @@ steps as `Answer.trace` and `paperchat ask --explain` prints them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 
 from ..types import TraceStep

@@ -31,13 +31,15 @@ from .decide import (CompareFinding, DetailFinding, EvidenceFinding, FilterFindi
                      SideFinding, decide)
 from .evidence import ABSTAIN_SENTENCE, PASSING_MARGIN, effective_threshold, gather_evidence, weak_evidence
 from .linker import Lexicon, named_terms, norm
+from .listsize import LIST_POOL, LIST_SHOW, candidates
+from .naming import names_for
 from .phrasing import DESCRIBED_PAPER, OWN_PAPER, PAPER_ON
 from .question import Ask, Kind, analyze
 from .state import Prepared
 from .support import SupportScorer, content_words
 from .topics import TopicWords
 
-LIST_MAX = 30
+LIST_MAX = LIST_SHOW  # papers a list answer writes out (listsize.py); LIST_POOL are retrieved and checked
 CALIBRATED_EMBEDDER = "all-MiniLM-L6-v2"  # the embeddings the dense-score settings were calibrated on
 LIST_MARGIN = 0.05  # a listed paper's best sentence must beat the abstention threshold by this much
 _CHOICE = re.compile(r"^(?:which|who)\b", re.I)
@@ -96,7 +98,7 @@ class Preparer:
             p.side_specs = list(q.sides)
             p.hits = _unique([h for side in p.sides for h in side[:1]])
         elif q.kind is Kind.LIST:
-            p.hits = self._search(q.criterion, LIST_MAX, p.filters)
+            p.hits = self._search(q.criterion, LIST_POOL, p.filters)  # wide: the criterion is checked on each
         else:
             hits = self._search(q.standalone, p.k, p.filters)
             if not (q.followup or q.topic_placed):  # names linked elsewhere than the subject: retrieval must agree
@@ -116,7 +118,7 @@ class Preparer:
     def weigh(self, p: Prepared) -> Prepared:
         q = p.question
         lexicon = self.lexicon.get()
-        p.names = {h.paper_id: lexicon.display[h.paper_id] for h in p.hits if h.paper_id in lexicon.display}
+        p.names = names_for(p.hits, lexicon)  # real names only: never a generic first word (naming.py)
         if q.kind is Kind.COMPARE:
             f = Findings("compare", compare=self._weigh_compare(p, lexicon, self.settings.abstain_threshold))
         elif q.kind is Kind.LIST:
@@ -252,7 +254,7 @@ class Preparer:
         unmatched = tuple(x for x in parts if not any(norm(x) in norm(h.text + " " + h.title) for h in p.hits))
         rare = self.topics.distinctive(q.criterion)  # one list per alternative ("X or Y"): [] where one needs no word
         if not unmatched:
-            for h in p.hits:
+            for h in candidates(p.hits, q.criterion):  # the first LIST_SHOW, then those using every criterion word
                 if parts and not all(norm(x) in norm(h.text + " " + h.title) for x in parts):
                     continue
                 if rare and not any(any(r in norm(h.title + " " + h.text) for r in alt) for alt in rare):

@@ -24,7 +24,8 @@ def cite(marker: int, hit: Hit, sentence_ids) -> Citation:
     """A citation of `hit` carrying the supporting sentences `sentence_ids` (indices into its abstract)."""
     sents = split_sentences(hit.text)
     ids = tuple(sorted({i for i in sentence_ids if 0 <= i < len(sents)}))
-    return Citation(marker, hit.paper_id, hit.title, hit.text, tuple(sents[i].text for i in ids), ids)
+    return Citation(marker, hit.paper_id, hit.title, hit.text, tuple(sents[i].text for i in ids), ids,
+                    hit.record.label_derived)
 
 
 def shown_name(names: dict[str, str], hit: Hit, full: bool = False) -> str:
@@ -90,6 +91,7 @@ class Draft:
     unsupported: list[str] = field(default_factory=list)
     related: list[Hit] = field(default_factory=list)
     incomplete: bool = False
+    listed: dict = field(default_factory=dict)  # lists: {"found", "shown", "complete"} (listsize.py)
 
     def to_answer(self, prep: Prepared, model: str, question: str, id: str = "") -> Answer:
         cited = {c.paper_id for c in self.citations}
@@ -100,4 +102,5 @@ class Draft:
             incomplete=self.incomplete, timings={k: round(v, 4) for k, v in prep.timings.items()}, id=id,
             related=tuple(h for h in self.related if h.paper_id not in cited),
             filters=describe(prep.filters, prep.filters_from_question, prep.filter_finding), trace=prep.decision.trace,
+            listed=self.listed,
         )

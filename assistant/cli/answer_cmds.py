@@ -66,7 +66,7 @@ def render_text(answer) -> str:
     if answer.citations:
         lines.append("\nSources:")
         for c in answer.citations:
-            lines.append(f"  [{c.marker}] {c.title} ({c.paper_id})")
+            lines.append(f"  [{c.marker}] {'untitled: ' if c.label_derived else ''}{c.title} ({c.paper_id})")
             for s in c.sentences[:2]:
                 lines.append(f"      > {s}")
     for n in answer.notes:

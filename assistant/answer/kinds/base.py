@@ -18,6 +18,7 @@ from ...verify import VerifierUnavailableError
 from ..citations import SourceIndex, Verified, verify
 from ..events import Event, Token
 from ..models import ChatModel, IncompleteGeneration
+from ..prose import Rewriter
 from ..state import Draft, Prepared
 from ..support import SupportScorer
 
@@ -29,6 +30,10 @@ class Context:
     settings: AnswerSettings
     stop: threading.Event | None = None
     checker: Callable | None = None  # claim verifier: [(claim, abstract)] -> verdicts (assistant/verify)
+    rewriter: Rewriter | None = None  # abstract sentences as prose, each rewrite verified (prose.py)
+
+    def rw(self) -> Rewriter:
+        return self.rewriter or Rewriter()
 
 
 def check(ctx: Context, raw: str, sources: list, draft: Draft) -> Verified:

@@ -12,11 +12,12 @@ from collections.abc import Generator
 from ...index.sentences import split_sentences
 from ...types import Hit
 from ..answerable import states_asked
-from ..compose import comparison_table
+from ..contrast import difference, role_table
 from ..events import Event, Status
 from ..prompts import load_prompt
 from ..sentrank import default_ranker
 from ..state import Draft, Prepared, cite, shown_name
+from ..prose import is_debris
 from ..support import injected_sentences
 from .base import Context, check, generate
 from .single import ASKED_BONUS, source_block
@@ -31,10 +32,14 @@ class CompareWriter:
         # the rows: the sides weighing found (decide() abstains when none is, and names each missing one)
         rows = list({hs[0].paper_id: hs[0] for hs, ok in zip(prep.sides, prep.side_found) if ok}.values())
         missing = list(prep.gaps)
-        table, used = comparison_table([(h, n) for n, h in enumerate(rows, start=1)])
-        overview = ""
+        marked = [(h, n) for n, h in enumerate(rows, start=1)]
+        overview, said = "", {}
         if ctx.chat is None and rows:  # one side found ("SPP-net vs R-CNN?" without R-CNN): still its answer first
-            overview = _answer_lines(prep, ctx, rows, used)
+            said = _side_picks(prep, ctx, rows)
+            overview = difference(marked, said, prep.names, prep.question.standalone, ctx.rw())  # the difference first
+        table, used = role_table(marked, prep.names, skip=said, rw=ctx.rw())  # columns by role, nothing said above
+        for n, ids in said.items():
+            used.setdefault(n, []).extend(ids)
         draft.citations = [cite(n, h, used.get(n, [])) for n, h in enumerate(rows, start=1)]
         if ctx.chat is not None and len(rows) > 1:
             block = "\n".join(source_block(n, h, []) for n, h in enumerate(rows, start=1))
@@ -51,18 +56,17 @@ class CompareWriter:
         return draft
 
 
-def _answer_lines(prep: Prepared, ctx: Context, rows: list[Hit], used: dict[int, list[int]]) -> str:
-    """One line per side before the table: the side's abstract sentence that best answers the question
-    itself ("What kind of pooling do both rely on?"), with its citation; the table then compares the rest."""
+def _side_picks(prep: Prepared, ctx: Context, rows: list[Hit]) -> dict[int, list[int]]:
+    """Per row marker, the side's abstract sentences that best answer the question itself ("What kind of
+    pooling do both rely on?"); the statement above the table says them, the table compares the rest."""
     q = prep.question
-    lines = []
+    picked: dict[int, list[int]] = {}
     for n, h in enumerate(rows, start=1):
         sents = [x.text for x in split_sentences(h.text)]
         bad = injected_sentences(sents)
         keep = [i for i in range(len(sents)) if i not in bad]
         if not keep:
             continue
-        name = shown_name(prep.names, h) or h.title
         ranker = default_ranker()
         if ranker is not None:  # the learned ranker: up to two sentences that answer the question for this side
             picks = sorted(ranker.pick(q, sents, ctx.scorer, name=shown_name(prep.names, h), skip=frozenset(bad),
@@ -71,9 +75,8 @@ def _answer_lines(prep: Prepared, ctx: Context, rows: list[Hit], used: dict[int,
             scores = ctx.scorer.matrix([q.standalone], [sents[i] for i in keep])[0]
             bonus = [ASKED_BONUS if q.asked and states_asked(q.asked, sents[i]) else 0.0 for i in keep]
             picks = [keep[max(range(len(keep)), key=lambda j: scores[j] + bonus[j])]]
-        lines.append(f"- **{name}** [{n}]: " + " ".join(f"{sents[i].rstrip('.')}." for i in picks))
-        used.setdefault(n, []).extend(picks)
-    return "\n".join(lines)
+        picked[n] = [i for i in picks if not is_debris(sents[i])]
+    return picked
 
 
 def _remap(v, rows: list[Hit]) -> str:

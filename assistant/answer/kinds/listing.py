@@ -1,6 +1,8 @@
 """A "which papers ..." list: the papers weighing found to meet the criterion (`prep.rows`: each named part
-of the criterion in the abstract, a sentence matching it above the bar), a count, and a cited
-justification per paper. Whether to list at all is decided in decide.py (`list.*` rules).
+of the criterion in the abstract, a sentence matching it above the bar, checked on the whole retrieved pool),
+the full count ("at least N" when the pool itself was full of matches), the first `LIST_SHOW` written out
+with a cited justification each, and every match cited so a front end can show all. Whether to list at all
+is decided in decide.py (`list.*` rules).
 """
 
 from __future__ import annotations
@@ -9,7 +11,9 @@ from collections.abc import Generator
 
 from ..compose import trim
 from ..events import Event
-from ..state import Draft, Prepared, cite, shown_name
+from ..listsize import LIST_POOL, LIST_SHOW, list_header
+from ..naming import marked_label
+from ..state import Draft, Prepared, cite
 from .base import Context
 
 
@@ -17,14 +21,20 @@ class ListWriter:
     def write(self, prep: Prepared, ctx: Context) -> Generator[Event, None, Draft]:
         yield from ()  # a generator like every writer; lists are composed without events
         draft = Draft("list")
-        # the matching papers (weigh found them; decide() abstains when there are none), in retrieval order (the
-        # whole abstract against the criterion), not by one sentence's overlap with it: "it" in a follow-up is the first
+        # in retrieval order (the whole abstract against the criterion), not by one sentence's overlap with it:
+        # "it" in a follow-up is the first listed paper
         found = prep.rows
-        lines = [f"**{len(found)} paper{'s' if len(found) != 1 else ''}** in the indexed abstracts match “{prep.question.criterion}”:", ""]
+        retrieved = len({h.paper_id for h in prep.hits})
+        complete = retrieved < LIST_POOL or len(found) < retrieved  # not every retrieved paper matched
+        lines = [list_header(len(found), LIST_SHOW, prep.question.criterion, complete), ""]
+        draft.listed = {"found": len(found), "shown": min(len(found), LIST_SHOW), "complete": complete}
+        rw = ctx.rw()
+        rw.prepare([(sent, prep.names.get(h.paper_id, "")) for h, _, sent in found[:LIST_SHOW]])
         for n, (h, j, sent) in enumerate(found, start=1):
-            name = shown_name(prep.names, h, full=True)
-            shown = f"**{h.title}**" if not name or name == h.title else f"**{name}** ({h.title})"  # a derived label after the name
-            lines.append(f"{n}. {shown} — {trim(sent, 30)} [{n}]")
-            draft.citations.append(cite(n, h, [j]))
+            if n <= LIST_SHOW:
+                name = prep.names.get(h.paper_id, "")
+                shown = marked_label(h.record, name=name)  # a derived label is marked untitled
+                lines.append(f"{n}. {shown} — {trim(rw(sent, name) or sent, 30)} [{n}]")
+            draft.citations.append(cite(n, h, [j]))  # every match cited: a front end can show all
         draft.text = "\n".join(lines)
         return draft

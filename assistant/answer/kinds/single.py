@@ -73,23 +73,40 @@ def compose(prep: Prepared, ctx: Context, draft: Draft) -> None:
     threshold = effective_threshold(ev, ctx.settings.abstain_threshold)
     ranked = _ranked_main(prep, ctx, topic) if any(b[0] == prep.main for b in best) else None
     if ranked is None:
-        picks = extractive_answer(best, hits, threshold, main=prep.main)
+        picks = asked_first(extractive_answer(best, hits, threshold, main=prep.main), best)
     else:  # the main paper's sentences as the ranker orders them; other papers' as before, in the room left
         others = extractive_answer([b for b in best if b[0] != prep.main], hits, threshold, limit=3 - len(ranked), main=-1)
-        picks = [(prep.main, si) for si in sorted(ranked)] + others
+        picks = [(prep.main, si) for si in ranked[:1] + sorted(ranked[1:])] + others  # the answering sentence first
     markers: dict[int, int] = {}
     chosen: dict[int, list[int]] = {}
     parts = []
+    rw = ctx.rw()
+    rw.prepare([(split_sentences(hits[hi].text)[si].text, shown_name(prep.names, hits[hi])) for hi, si in picks])
     for hi, si in picks:
+        name = shown_name(prep.names, hits[hi])
+        sentence = rw(split_sentences(hits[hi].text)[si].text, name).rstrip(".")  # third person, no markup, verified
+        if not sentence:  # a pointer to code or a project page: no claim
+            continue
         n = markers.setdefault(hi, len(markers) + 1)
         chosen.setdefault(hi, []).append(si)
-        sentence = split_sentences(hits[hi].text)[si].text.rstrip(".")
-        name = shown_name(prep.names, hits[hi])
-        if not parts and not prep.topic and name and name.lower() not in sentence.lower():
-            sentence = f"**{name}**: {sentence}"  # "which work ...?": say which
+        if not parts and name and name.lower() not in sentence.lower():
+            sentence = f"**{name}**: {sentence}"  # the answer names the paper it rests on
         parts.append(f"{sentence} [{n}].")
     draft.text = " ".join(parts)  # never empty: decide() abstains when the main paper has no sentence to show
     draft.citations = [cite(n, hits[hi], chosen[hi]) for hi, n in markers.items()]
+
+
+def asked_first(picks: list[tuple[int, int]], best: list[tuple[int, int, float]]) -> list[tuple[int, int]]:
+    """The first paper's picked sentence that answers best (highest score) first, the others in their order.
+
+    >>> asked_first([(0, 1), (0, 4)], [(0, 4, .9), (0, 1, .5)])
+    [(0, 4), (0, 1)]
+    """
+    score = {(hi, si): sc for hi, si, sc in best}
+    if not picks:
+        return picks
+    top = max((p for p in picks if p[0] == picks[0][0]), key=lambda p: score.get(p, 0.0))
+    return [top] + [p for p in picks if p != top]
 
 
 def _ranked_main(prep: Prepared, ctx: Context, topic: tuple[str, ...]) -> list[int] | None:
