@@ -39,9 +39,9 @@ from .kinds.metadata import MetadataWriter, asks_metadata
 from .linker import norm, short_name
 from .models import ChatModel, get_chat_model
 from .naming import followup_questions, real_name
-from .prose import Rewriter
 from .prepare import LexiconCache, Preparer
 from .prompts import load_prompt
+from .prose import Rewriter
 from .question import Kind
 from .state import Draft, Prepared
 from .support import SupportScorer

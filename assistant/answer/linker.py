@@ -192,7 +192,7 @@ class Lexicon:
         return frozenset(stem(w) for w in self.words)
 
     @classmethod
-    def build(cls, papers: Iterable[tuple[str, str, str, bool]]) -> "Lexicon":
+    def build(cls, papers: Iterable[tuple[str, str, str, bool]]) -> Lexicon:
         """From (paper_id, label or title, abstract, label_derived) tuples. A derived label (a phrase cut
         from the abstract) names its paper only through a named head ("FedMerge: ..."); a capitalised
         plain word ("Global: ...") that abstracts use in lower case is a word, not a name."""
@@ -216,7 +216,7 @@ class Lexicon:
             names = {}
             head = label_head(label)
             titled = all(w[:1].isupper() for w in head.split())
-            if head and (derived and " " in head and not (_NAMED.search(head) or titled) or lower_df.get(head.lower(), 0) >= COMMON):
+            if head and ((derived and " " in head and not (_NAMED.search(head) or titled)) or lower_df.get(head.lower(), 0) >= COMMON):
                 head = ""
             if head:
                 names[head] = 3

@@ -27,8 +27,17 @@ from ..retrieve.langchain import PaperRetriever
 from ..settings import AnswerSettings
 from ..types import Hit
 from .answerable import figures_in, has_term, missing_detail
-from .decide import (CompareFinding, DetailFinding, EvidenceFinding, FilterFinding, Findings, ListFinding, NameFinding,
-                     SideFinding, decide)
+from .decide import (
+    CompareFinding,
+    DetailFinding,
+    EvidenceFinding,
+    FilterFinding,
+    Findings,
+    ListFinding,
+    NameFinding,
+    SideFinding,
+    decide,
+)
 from .evidence import ABSTAIN_SENTENCE, PASSING_MARGIN, effective_threshold, gather_evidence, weak_evidence
 from .linker import Lexicon, named_terms, norm
 from .listsize import LIST_POOL, LIST_SHOW, candidates

@@ -31,8 +31,22 @@ from .conversation import Conversation
 from .figures import CARDINAL
 from .linker import Lexicon, Link, named_terms, norm
 from .phrasing import (
-    ASKED, ASKED_TAIL, CLAUSE, COMPARE_RX, CUE, DESCRIBED_PAIR, LEAD, LIST, MEASURE_ASKED, MEASURED, NOT_NOUN, NUMERIC,
-    OPENER, TOPIC_AT, TWO_PAPERS, WEAK_CUE,
+    ASKED,
+    ASKED_TAIL,
+    CLAUSE,
+    COMPARE_RX,
+    CUE,
+    DESCRIBED_PAIR,
+    LEAD,
+    LIST,
+    MEASURE_ASKED,
+    MEASURED,
+    NOT_NOUN,
+    NUMERIC,
+    OPENER,
+    TOPIC_AT,
+    TWO_PAPERS,
+    WEAK_CUE,
 )
 from .words import FUNCTION_WORDS
 
@@ -232,7 +246,7 @@ def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation, o
             if a and b:
                 return Kind.COMPARE, (_side(a, links), _side(b, links)), ""
     m = DESCRIBED_PAIR.search(q) if len(distinct) < 2 else None
-    if m and (CUE.search(q) or WEAK_CUE.search(q) or m.start() == 0 and re.match(r"\s*(?:[:;]|\s[-\u2013\u2014]\s)", m.group("end"))):
+    if m and (CUE.search(q) or WEAK_CUE.search(q) or (m.start() == 0 and re.match(r"\s*(?:[:;]|\s[-\u2013\u2014]\s)", m.group("end")))):
         a, b = _clean(m.group("a")), _clean(m.group("b"))  # two descriptions side by side, each asked about
         if a and b:
             return Kind.COMPARE, (_side(a, links), _side(b, links)), ""

@@ -10,14 +10,14 @@ from collections.abc import Generator
 from ...index.sentences import split_sentences
 from ...types import Hit
 from ..answerable import states_asked
-from ..figures import has_figure
 from ..compose import extractive_answer, trim
 from ..events import Event, Status
 from ..evidence import ABSTAIN_SENTENCE, effective_threshold
+from ..figures import has_figure
 from ..prompts import load_prompt
 from ..sentrank import default_ranker
-from ..support import injected_sentences
 from ..state import Draft, Prepared, cite, shown_name
+from ..support import injected_sentences
 from .base import Context, check, generate
 
 SOURCE_SENTENCES = 3  # sentences of each abstract shown to the model: its best ones for the question, in order
