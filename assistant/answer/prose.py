@@ -25,6 +25,7 @@ what it did not name is not supported by it. The answer names the paper in front
 from __future__ import annotations
 
 import re
+from typing import ClassVar
 
 # -- markup ---------------------------------------------------------------------------------------
 _SYMBOLS = {
@@ -39,7 +40,7 @@ _WRAPPERS = ("textbf", "textit", "emph", "texttt", "textsc", "underline", "text"
              "boldsymbol", "operatorname", "hat", "tilde", "bar")
 _HREF = re.compile(r"\\href\{[^{}]*\}\{([^{}]*)\}")
 _FOOTNOTE = re.compile(r"\\footnote\{[^{}]*\}")
-_WRAP = re.compile(r"\\(?:%s)\{([^{}]*)\}" % "|".join(_WRAPPERS))
+_WRAP = re.compile(r"\\(?:" + "|".join(_WRAPPERS) + r")\{([^{}]*)\}")
 _CMD = re.compile(r"\\([A-Za-z]+|[%&_#$])(?:\{\})?")
 _MATH = re.compile(r"\$(?=\S)([^$]{1,80}?)(?<=\S)\$(?!\d)")  # "$k$", "$5\\times$"; not "$0.46 ... $50" (money)
 _OWN_MACRO = re.compile(r"\\(?:ours|ourmethod|our|method|name|model|sys)\b\s?", re.IGNORECASE)
@@ -105,14 +106,14 @@ _ADVERBS = ("also", "further", "then", "first", "additionally", "empirically", "
             "thus", "therefore", "here", "now", "finally", "next", "subsequently", "instead", "specifically",
             "theoretically", "formally", "carefully", "extensively", "comprehensively", "thoroughly", "both",
             "not only", "all", "therefore", "hence", "consequently", "moreover", "furthermore", "indeed", "newly")
-_WE = re.compile(r"\b(?P<we>[Ww]e)\b(?P<adv>(?:\s+(?:%s))*)\s+(?P<verb>[a-z][a-z\-]*)" % "|".join(_ADVERBS))
+_WE = re.compile(r"\b(?P<we>[Ww]e)\b(?P<adv>(?:\s+(?:" + "|".join(_ADVERBS) + r"))*)\s+(?P<verb>[a-z][a-z\-]*)")
 _PREFIX = re.compile(r"^(?:In this (?:paper|work|study|article|letter|thesis|note|report)|Here|Herein|In this "
                      r"(?:paper|work) we|In the present (?:paper|work|study))\s*,?\s*(?=[Ww]e\b)")
 METHOD_NOUNS = ("method", "approach", "framework", "model", "system", "algorithm", "technique", "architecture",
                 "pipeline", "scheme", "strategy", "solution", "network", "design", "module", "method's",
                 "approach's", "framework's", "model's", "tool", "agent", "benchmark", "dataset", "toolkit")
-_OUR_METHOD = re.compile(r"\b[Oo]ur(?:\s+(?:proposed|new|novel|resulting|final|full|overall|own))?\s+(%s)\b"
-                         % "|".join(METHOD_NOUNS))
+_OUR_METHOD = re.compile(r"\b[Oo]ur(?:\s+(?:proposed|new|novel|resulting|final|full|overall|own))?\s+("
+                         + "|".join(METHOD_NOUNS) + r")\b")
 _POSSESSIVE = re.compile(r"\b([Oo]ur)\s+(knowledge|view|opinion|hypothesis|intuition|understanding|belief|aim|goal|"
                          r"motivation|contribution|contributions|observation|observations|insight|insights)\b")
 
@@ -259,7 +260,7 @@ class Rewriter:
     """
 
     MAX_CACHE = 20000
-    _cache: dict[tuple[str, str], str] = {}  # shared by verified rewriters: the verdict on a rewrite never changes
+    _cache: ClassVar[dict[tuple[str, str], str]] = {}  # shared by verified rewriters: the verdict on a rewrite never changes
 
     def __init__(self, checker=None) -> None:
         self.checker = checker

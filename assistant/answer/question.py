@@ -23,6 +23,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from enum import Enum
@@ -51,7 +52,7 @@ from .phrasing import (
 from .words import FUNCTION_WORDS
 
 
-class Kind(str, Enum):
+class Kind(str, Enum):  # noqa: UP042 - StrEnum would turn str() and f"{kind}" from "Kind.LIST" into "list"
     SINGLE = "answer"
     COMPARE = "compare"
     LIST = "list"
@@ -202,7 +203,7 @@ def _name_runs(phrases: list[str], lexicon: Lexicon) -> list[str]:
         terms = named_terms(phrase, capitalised=True, initial=True)
         toks = re.findall(r"[^\s,?()]+", phrase)
         run: list[str] = []
-        for tok in toks + [""]:
+        for tok in [*toks, ""]:
             t = tok.rstrip(".:;!'’s") if tok.endswith(("'s", "’s")) else tok.rstrip(".:;!")
             if t and t in terms and not (t.lower() in FUNCTION_WORDS and not run):
                 run.append(t)
@@ -284,7 +285,7 @@ def _listed(q: str, links: list[Link]) -> bool:
     """Every linked name stands in one list: 'A and B', 'A, B and C', 'A, B, or C', 'A, B and the X paper'."""
     end = links[-1].start + len(links[-1].name)
     described_after = bool(re.match(r"\s*,?\s*(?:and|or)\s+(?:the|a|an)\s+\S", q[end:], re.I))  # "..., and the X paper"
-    for a, b in zip(links, links[1:]):
+    for a, b in itertools.pairwise(links):
         between = q[a.start + len(a.name): b.start]
         last = b is links[-1] and not described_after
         if not re.fullmatch(r"\s*,?\s*(?:and|or|&)\s*" if last else r"\s*,\s*|\s*(?:and|&)\s*" if len(links) == 2 else r"\s*,\s*", between, re.I):

@@ -135,7 +135,7 @@ def assign(sentences: list[str], skip: frozenset[int] = frozenset(), name: str =
               and scores[i][role] >= max(scores[i].values()) - 0.8)  # not clearly another role's sentence
               or (scores[i][role] >= FLOOR / 2 and scores[i][role] == max(scores[i].values())))  # weak, but its best
               and not (role == "Data" and scores[i]["Result"] > scores[i]["Data"])]  # a result naming its data: a result
-        cands[role] = sorted(ok, key=lambda i: -scores[i][role])[:5] + [None]
+        cands[role] = [*sorted(ok, key=lambda i: -scores[i][role])[:5], None]
     best, best_total = dict.fromkeys(ROLES), -1.0
     for combo in itertools.product(*(cands[r] for r in ROLES)):
         used = [i for i in combo if i is not None]
