@@ -24,7 +24,8 @@ from .prose import Rewriter, is_debris
 from .roles import FLOOR, ROLES, assign, data_mentions, role_scores
 
 NOT_STATED = "not stated"
-ASKS_DIFFERENCE = re.compile(r"\b(?:differ\w*|difference|contrast|versus|vs\.?|compare[sd]?|comparison|distinguish\w*)\b", re.IGNORECASE)
+ASKS_DIFFERENCE = re.compile(r"\b(?:differ\w*|difference|contrast|versus|vs\.?|compare[sd]?|comparison|"
+                             r"distinguish\w*)\b", re.IGNORECASE)
 
 
 def difference(rows: list[tuple[Hit, int]], picks: dict[int, list[int]], names: dict[str, str], question: str,

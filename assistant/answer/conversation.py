@@ -62,8 +62,10 @@ _NUM = {**{w: NUMBER_VALUES[w] for w in ("two", "three", "four")}, "2": 2, "3": 
 _NOUN = r"(?:one|ones|paper|papers|method|methods|approach|approaches|work|works|model|models|framework|abstract|study)"
 _FIRST_N = re.compile(rf"\bthe (first|top|last) (two|three|four|2|3|4)(?: {_NOUN})?\b", re.I)
 _NTH = re.compile(rf"\bthe (first|second|third|fourth|last) {_NOUN}\b|\bthe (former|latter)(?: {_NOUN})?\b", re.I)
-_ALL = re.compile(rf"\b(?:both(?: of them| {_NOUN})?|each of them|each {_NOUN}|the two(?: {_NOUN})?|all of them|these {_NOUN}|those {_NOUN})\b", re.I)
-_SINGULAR = re.compile(r"\b(?:this|that|the) (?:paper|method|approach|work|model|framework|study|system|technique)\b", re.I)
+_ALL = re.compile(rf"\b(?:both(?: of them| {_NOUN})?|each of them|each {_NOUN}|the two(?: {_NOUN})?|all of them|"
+                  rf"these {_NOUN}|those {_NOUN})\b", re.I)
+_SINGULAR = re.compile(r"\b(?:this|that|the) (?:paper|method|approach|work|model|framework|study|system|technique)\b",
+                       re.I)
 _PRONOUN = re.compile(r"\b(they|them|their|theirs|it|its|these|those)\b|\b(there)(?=\s*\?*\s*$)", re.I)
 _DEFINITE = re.compile(
     r"\bthe (?:\w+ )?(?:(?:version|model|method|approach|framework|system|technique|algorithm|architecture|"
@@ -72,7 +74,8 @@ _DEFINITE = re.compile(
 )
 _CONTINUES = re.compile(r"^(?:and|so|also|then|but)\b", re.I)  # "And how much smaller are they?": goes on
 _ELLIPSIS = re.compile(
-    r"^(?:and|what about|how about)\s+(?P<prep>on|in|for|with|at|over|against|under|from|to)\s+(?P<obj>[^?]{1,60}?)\s*\??$", re.I)
+    r"^(?:and|what about|how about)\s+(?P<prep>on|in|for|with|at|over|against|under|from|"
+    r"to)\s+(?P<obj>[^?]{1,60}?)\s*\??$", re.I)
 _HAS_NAME = re.compile(r"[A-Z]{2,}|[A-Z][a-z]+[A-Z]")
 
 

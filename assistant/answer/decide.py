@@ -30,7 +30,8 @@ ANSWER, PARTIAL, ABSTAIN, PASS = "answer", "partial", "abstain", "pass"
 # id -> what the rule decides (the catalogue; docs/decisions.md says where each is measured and tested)
 RULES = MappingProxyType({
     "filter.applied": "filters stated in the question restricted retrieval (reported)",
-    "filter.none_pass": "the filters leave no paper (a year outside the corpus, contradictory years, no such author/venue): "
+    "filter.none_pass": "the filters leave no paper (a year outside the corpus, contradictory years, no such "
+                        "author/venue): "
                         "say which filter, not that the topic is missing",
     "name.linked": "names in the question linked to the papers they name (the question's topic)",
     "name.unconfirmed": "a name linked to a paper retrieval did not find for the question is not the question's topic",
@@ -262,7 +263,8 @@ def _compare(t: _Trace, c: CompareFinding) -> Decision:
         t.add("compare.side", PASS if s.found else "not found",
               f"{s.text!r}: {s.how}" + (f" ({s.unknown})" if s.unknown else ""))
     if c.unknown_why:
-        return t.abstain("compare.side_unknown", "a side no abstract is about, and no found side speaks of it", c.unknown_why)
+        return t.abstain("compare.side_unknown", "a side no abstract is about, and no found side speaks of it",
+                                                 c.unknown_why)
     if not c.rows:
         return t.abstain("compare.no_side", "no side found", "",
                          "Abstained: no side of the comparison is described by an indexed abstract.")

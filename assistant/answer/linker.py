@@ -62,13 +62,17 @@ def _sentence_before(text: str, at: int) -> str:
     return text[cut:at]
 _ACRONYM_AFTER = re.compile(r"(?:\s+[A-Z][\w\-]*){0,5}\s*\(([A-Z][A-Za-z0-9\-&^]{1,20})\)")
 _CALLED = re.compile(r"\b(?:termed|called|named|dubbed|coined)\s+([A-Z][\w\-&^]+\+?)"
-                     r"|\b(?:coin|term|call|name|dub|refer to)\w*\s+(?:(?:it|them|this|the|our|\w+)\s+){0,3}?as\s+(?:the\s+)?([A-Z][\w\-&^]+\+?)")
+                     r"|\b(?:coin|term|call|name|dub|refer to)\w*\s+(?:(?:it|them|this|the|our|"
+                     r"\w+)\s+){0,3}?as\s+(?:the\s+)?([A-Z][\w\-&^]+\+?)")
 _PROPOSE = re.compile(
     rf"{OWN_WORK}\s+"
-    r"(?:a |an |the )?(?:(?:new|novel|simple|general|unified|lightweight|efficient)\s+)*(?:[a-z\-]+\s+){0,4}?([A-Z][\w\-&^]+\+?)"
-    r"|\b[Oo]ur (?:\w+ ){0,2}?(?:method|model|approach|framework|algorithm|system|architecture|network),? ([A-Z][\w\-&^]+\+?)"
+    r"(?:a |an |the )?(?:(?:new|novel|simple|general|unified|lightweight|"
+    r"efficient)\s+)*(?:[a-z\-]+\s+){0,4}?([A-Z][\w\-&^]+\+?)"
+    r"|\b[Oo]ur (?:\w+ ){0,2}?(?:method|model|approach|framework|algorithm|system|architecture|"
+    r"network),? ([A-Z][\w\-&^]+\+?)"
     r"|\b(?:[Tt]he|[Oo]ur) proposed [`'\"“‘]{1,2}([A-Z][\w\-&^]+\+?)"
-    r"|(?:^|\. )([A-Z][\w\-&^]*[A-Z0-9][\w\-&^]*),? (?:a|an) (?:\w+ ){0,3}?(?:method|model|approach|framework|algorithm|network|benchmark)"
+    r"|(?:^|\. )([A-Z][\w\-&^]*[A-Z0-9][\w\-&^]*),? (?:a|an) (?:\w+ ){0,3}?(?:method|model|approach|framework|"
+    r"algorithm|network|benchmark)"
 )
 
 
@@ -294,7 +298,8 @@ class Lexicon:
         """
         if re.search(r"(?<![.?!:]\s)(?<!^)(?<![.?!:])\b[A-Za-z]*[A-Z]", question.strip()):
             return question  # capitals inside a sentence: the writer capitalises names
-        toks = [(m.group(0), m.start(), m.end()) for m in re.finditer(r"[A-Za-z0-9][\w\-&^+.]*[A-Za-z0-9^+]|[A-Za-z0-9]", question)]
+        toks = [(m.group(0), m.start(), m.end()) for m in re.finditer(r"[A-Za-z0-9][\w\-&^+.]*[A-Za-z0-9^+]|[A-Za-z0-9]",
+                                                                      question)]
         out, i, last = [], 0, 0
         while i < len(toks):
             for n in (3, 2, 1):
@@ -370,7 +375,8 @@ class Lexicon:
 
     def link(self, question: str) -> list[Link]:
         """Paper names in `question`, longest first, non-overlapping, in the order written."""
-        toks = [(m.group(0), m.start(), m.end()) for m in re.finditer(r"[A-Za-z0-9][\w\-&^+.]*[A-Za-z0-9^+]|[A-Za-z0-9]", question)]
+        toks = [(m.group(0), m.start(), m.end()) for m in re.finditer(r"[A-Za-z0-9][\w\-&^+.]*[A-Za-z0-9^+]|[A-Za-z0-9]",
+                                                                      question)]
         found: list[Link] = []
         taken: set[int] = set()
         for n in range(min(MAX_NGRAM, len(toks)), 0, -1):

@@ -73,7 +73,8 @@ def clean_markup(s: str, name: str = "") -> str:
     return " ".join(s.split())
 
 
-_AVAILABLE = re.compile(r"^(?:The |Our |All |Both )?(?:source |the )?(?:code|codes|implementation|data|datasets?|models?|weights|"
+_AVAILABLE = re.compile(r"^(?:The |Our |All |Both )?(?:source |the )?(?:code|codes|implementation|data|datasets?|"
+                        r"models?|weights|"
                         r"checkpoints|resources|benchmark|demo)(?: \w+){0,4} (?:is|are|will be|has been|have been) "
                         r"(?:made )?(?:publicly |freely |openly )?(?:available|released|accessible|open-sourced)"
                         r"(?:\s+(?:at|in|from|on|via|online|upon|to|under)\b[^.]{0,40})?\s*\.?\s*$", re.IGNORECASE)
@@ -212,7 +213,8 @@ def rewrite(sentence: str, name: str = "") -> str:
 
 
 FIRST_PERSON = re.compile(r"\b(?:we|our|ours|us|ourselves)\b", re.IGNORECASE)
-DEBRIS = re.compile(r"``|''|\\[A-Za-z]+|\$(?=\S)[^$]{1,80}?(?<=\S)\$(?!\d)|[{}]|https?://|\bProject Page\b", re.IGNORECASE)
+DEBRIS = re.compile(r"``|''|\\[A-Za-z]+|\$(?=\S)[^$]{1,80}?(?<=\S)\$(?!\d)|[{}]|https?://|\bProject Page\b",
+                    re.IGNORECASE)
 
 
 def first_person_outside_quotes(text: str) -> list[str]:

@@ -127,7 +127,8 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
                          if t not in details and " " not in t and len(t) >= 4 and lexicon.status(t) in ("missing", "passing")
                          and not lexicon.is_common(t) and not any(norm(t) in norm(n) for n in topic_names))  # (a word of its name)
     parts = tuple(t for t in named_terms(criterion) if not lexicon.is_common(t)  # "in LLMs or VLMs": either will do
-                  and not re.search(rf"(?:\bor\s+{re.escape(t)}\b|\b{re.escape(t)}\s+or\b|/\s*{re.escape(t)}|{re.escape(t)}\s*/)",
+                  and not re.search(rf"(?:\bor\s+{re.escape(t)}\b|\b{re.escape(t)}\s+or\b|/\s*{re.escape(t)}|"
+                                    rf"{re.escape(t)}\s*/)",
                                     criterion)) if kind is Kind.LIST else ()
     lead = LEAD.match(standalone)
     asking = lead.group("ask") if lead else standalone  # "... - which corpus?": the asked part is after the dash
@@ -269,7 +270,8 @@ def _with_described(q: str, links: list[Link]) -> tuple[Side, ...]:
     items = [i.strip() for i in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|vs\.?|versus)\s+", run) if i.strip()]
     if items:  # "... and the global-batch paper all deal with MoE": the last item ends where its verb begins
         items[-1] = re.split(r"\s+(?:all|both|each|are|is|was|were|do|does|did|have|has|deal|deals|use|uses|target|targets|"
-                             r"address|addresses|tackle|tackles|propose|proposes|study|studies|share|differ)\b", items[-1])[0]
+                             r"address|addresses|tackle|tackles|propose|proposes|study|studies|share|differ)\b",
+                             items[-1])[0]
     linked = {norm(link.name) for link in links}
     if not items or norm(items[0]) not in linked or not any(norm(i) in linked for i in items[1:]):
         return tuple(sides)  # the names are not one list
@@ -302,8 +304,10 @@ _PAPER_NOUN = r"(?:paper|work|study|one|method|approach|model|framework|abstract
 # "the paper on X", "the one based on Y", "the work that proposes Z": the description is what follows
 _VERB_OF = (r"(?:on|about|for|with|into|based on|built on|using|uses|use|proposing|proposes|introducing|introduces|"
             r"presenting|presents|studying|studies|applying|applies)")
-_DESCRIBED_HEAD = re.compile(rf"^{_PAPER_NOUN}\s+(?:(?:that|which|who)\s+(?:(?:is|are|was)\s+)?(?:{_VERB_OF}\s+)?|{_VERB_OF}\s+)(?=\S)", re.I)
-_DESCRIBED_TAIL = re.compile(r"(?<=\S)\s+(?:paper|work|study|abstract|article|one)s?$", re.I)  # "the speculative decoding paper"
+_DESCRIBED_HEAD = re.compile(rf"^{_PAPER_NOUN}\s+(?:(?:that|which|who)\s+(?:(?:is|are|was)\s+)?(?:{_VERB_OF}\s+)?|"
+                             rf"{_VERB_OF}\s+)(?=\S)", re.I)
+_DESCRIBED_TAIL = re.compile(r"(?<=\S)\s+(?:paper|work|study|abstract|article|one)s?$",
+                             re.I)  # "the speculative decoding paper"
 
 
 def _clean(s: str) -> str:
@@ -315,7 +319,8 @@ def _clean(s: str) -> str:
     ...                      "the one that distils a server ensemble")]
     ['speculative decoding', 'Gaussian splatting', 'token-pruning', 'a server-side generator', 'Orca', 'distils a server ensemble']
     """
-    s = re.sub(r"^(?:(?:is |that is |which is )?(?:called|named|termed|dubbed) |(?:is |that is )?(?:for|on|about) )", "", s.strip(" ?.,"), flags=re.I)
+    s = re.sub(r"^(?:(?:is |that is |which is )?(?:called|named|termed|dubbed) |(?:is |that is )?(?:for|on|about) )",
+               "", s.strip(" ?.,"), flags=re.I)
     s = re.sub(r"^(?:the |a |an )", "", s.strip(" ?.,"), flags=re.I).strip()
     core = _DESCRIBED_TAIL.sub("", _DESCRIBED_HEAD.sub("", s)).strip()
     return core if core and core.lower() not in _PAPER_NOUN else s

@@ -39,7 +39,8 @@ class SingleWriter:
             if v.text and ABSTAIN_SENTENCE.lower()[:30] not in raw.lower():
                 draft.text, draft.citations = v.text, v.citations
             else:
-                draft.notes.append("The model's answer could not be verified against the abstracts; showing the evidence sentences instead.")
+                draft.notes.append("The model's answer could not be verified against the abstracts; showing the "
+                                   "evidence sentences instead.")
                 compose(prep, ctx, draft)
         for gap in prep.gaps:  # parts of the question the abstracts do not cover (decide.py: a partial answer)
             draft.text += f"\n\n*{gap}*"
