@@ -133,7 +133,8 @@ class Conversation:
         m = _NTH.search(q)
         if m:
             pair = (m.group(2) or "").lower() in ("former", "latter")
-            pool = list(last.focus) if len(last.focus) >= 2 else self._named_in_turns(2 if pair else 4) or list(last.paper_ids) or ids
+            pool = (list(last.focus) if len(last.focus) >= 2
+                    else self._named_in_turns(2 if pair else 4) or list(last.paper_ids) or ids)
             i = _ORD[(m.group(1) or m.group(2)).lower()]
             if -len(pool) <= i < len(pool):
                 return Resolved(_sub(q, m, name([pool[i]])), (pool[i],))
@@ -155,7 +156,8 @@ class Conversation:
         m = _ELLIPSIS.match(q)
         if m and (last.standalone_query or last.question):
             # "And on Something-Something v2?" after "... get on ImageNet-1k?": the same question, new object
-            return Resolved(_swap_object(last.standalone_query or last.question, m.group("prep"), m.group("obj")), tuple(ids))
+            return Resolved(_swap_object(last.standalone_query or last.question, m.group("prep"), m.group("obj")),
+                            tuple(ids))
         if len(content_words(q)) <= 1 and not _HAS_NAME.search(q):
             # "And the datasets?" -> inherit the previous topic
             return Resolved(f"{q} ({last.standalone_query or last.question})", tuple(ids))

@@ -60,8 +60,9 @@ MEASURES = {  # "how long ...?", "in millijoules": the abstract must state a val
         r"|\d[\d.,]*\s*(?:s|sec|h|steps?|iterations?|rounds?|tokens?|frames?|words?)\b", re.I)),
     "time": ("time figure", re.compile(  # a unit asked ("in seconds"): a number with a time unit, "3 days", "120 ms"
         rf"(?:\d[\d.,]*|\b(?:{CARDINAL[3:-1]}|a few|several|"
-        r"hundreds of|thousands of))\s*-?\s*(?:ms|milliseconds?|s|secs?|seconds?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|"
-        r"months?|years?|GPU[- ]?(?:hours?|days?))\b", re.I)),
-    "energy": ("energy figure", re.compile(r"\d[\d.,]*\s*(?:[mkµμ]?J|[mk]?Wh|[mk]?W)\b|\b(?:milli|kilo)?joules?\b|\bwatts?\b")),
+        r"hundreds of|thousands of))\s*-?\s*(?:ms|milliseconds?|s|secs?|seconds?|minutes?|mins?|hours?|hrs?|h|days?|"
+        r"weeks?|months?|years?|GPU[- ]?(?:hours?|days?))\b", re.I)),
+    "energy": ("energy figure",
+               re.compile(r"\d[\d.,]*\s*(?:[mkµμ]?J|[mk]?Wh|[mk]?W)\b|\b(?:milli|kilo)?joules?\b|\bwatts?\b")),
     "memory": ("memory figure", re.compile(r"\d[\d.,]*\s*(?:[KMGT]i?B|bytes?)\b|\b(?:kilo|mega|giga|tera)bytes\b")),
 }

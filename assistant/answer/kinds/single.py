@@ -76,7 +76,8 @@ def compose(prep: Prepared, ctx: Context, draft: Draft) -> None:
     if ranked is None:
         picks = asked_first(extractive_answer(best, hits, threshold, main=prep.main), best)
     else:  # the main paper's sentences as the ranker orders them; other papers' as before, in the room left
-        others = extractive_answer([b for b in best if b[0] != prep.main], hits, threshold, limit=3 - len(ranked), main=-1)
+        others = extractive_answer([b for b in best if b[0] != prep.main], hits, threshold, limit=3 - len(ranked),
+                                   main=-1)
         picks = [(prep.main, si) for si in ranked[:1] + sorted(ranked[1:])] + others  # the answering sentence first
     markers: dict[int, int] = {}
     chosen: dict[int, list[int]] = {}
@@ -161,7 +162,8 @@ def build_prompt(prep: Prepared, ctx: Context, turns, template: str = "answer"):
             k -= 1
         else:
             break
-    return hits[:k], len(hits) - k, [{"role": "system", "content": system}, {"role": "user", "content": render(k, first_turn)}]
+    return hits[:k], len(hits) - k, [{"role": "system", "content": system},
+                                     {"role": "user", "content": render(k, first_turn)}]
 
 
 def source_block(n: int, h: Hit, best: list[int]) -> str:
