@@ -81,7 +81,7 @@ def role_table(rows: list[tuple[Hit, int]], names: dict[str, str], skip: dict[in
 def _data_cell(sents: list[str], banned: frozenset[int], marker: int, used: dict[int, list[int]]) -> str:
     """The data named inside another sentence (the one that names most), or "not stated"."""
     scores = role_scores(sents)
-    named = [i for i in range(len(sents)) if not is_debris(sents[i])]  # (a statement's sentence too: names, not repeated)
+    named = [i for i in range(len(sents)) if not is_debris(sents[i])]  # (a statement's sentence too: names, no repeats)
     best = max(named, key=lambda i: (len(data_mentions(sents[i])), scores[i]["Data"]), default=None)
     if best is None or not data_mentions(sents[best]):
         return NOT_STATED

@@ -237,7 +237,8 @@ def _single(t: _Trace, f: Findings) -> Decision:
         counts = d.firm or (d.named and d.evidence < d.override)
         if not counts:
             continue
-        detail = f"{d.why} ({'firm: no wording explains it' if d.firm else f'named paper, evidence {d.evidence:.2f} < {d.override:.2f}'})"
+        detail = (f"{d.why} (" + ("firm: no wording explains it" if d.firm
+                                  else f"named paper, evidence {d.evidence:.2f} < {d.override:.2f}") + ")")
         if d.part == 0:
             return t.abstain("detail.missing", detail, d.why)
         t.gap("detail.partial", detail, d.why)

@@ -97,7 +97,7 @@ ASKED = re.compile(
     rf"gives?|performs?)\b|"
     rf"^(?:{PREP}\s+)?(?:what|which)\s+(?P<a>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)\s+{AUX}\b"
     rf"|^what\s+(?:is|are|was|were)\s+(?:the\s+)?(?:\S+?(?:'s|’s)\s+)(?P<b>[\w\-\s]+?)(?:\s+(?:on|in|for|of|with|at)\b.*)?\??$"
-    rf"|^(?:{PREP}\s+)?which\s+(?P<e>[\w\-^@.]+(?:\s+[\w\-^@.]+)??)\s+(?!{AUX}\b)[a-z]+(?:s|ed)\b"  # "Which LLM serves ..."
+    rf"|^(?:{PREP}\s+)?which\s+(?P<e>[\w\-^@.]+(?:\s+[\w\-^@.]+)??)\s+(?!{AUX}\b)[a-z]+(?:s|ed)\b"  # "Which LLM serves"
     rf"|^(?:{PREP}\s+)?how\s+(?:many|much)\s+(?P<c>(?:[\w\-^]+\s+){{0,3}}?[\w\-^]+)\s+{AUX}\b"
     rf"|^(?:(?:what are |give me |list )?the\s+)?names?\s+of\s+(?:the\s+)?(?P<f>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)"
     rf"(?=\s+(?:that|which|used|in|of|by|does|did|do|is|are)\b|\s+\S+\s+(?:uses?|introduces?|proposes?|evaluates?)\b|\s*\??$)",
@@ -107,7 +107,7 @@ CLAUSE = re.compile(  # "Which X ..., and over how many Y?": a second thing aske
     rf",?\s+and\s+(?=(?:{PREP}\s+)?{OPENER}\b|#)|;\s*",
     re.I,
 )
-ASKED_TAIL = re.compile(  # a clause that ends on what it asks for: "over how many evaluation suites", "with which network"
+ASKED_TAIL = re.compile(  # a clause ending on what it asks: "over how many evaluation suites", "with which network"
     rf"^(?:{PREP}\s+)?(?:what|which|how many|how much|#)\s*(?P<d>(?:[\w\-^@.]+\s+){{0,4}}?[\w\-^@.]+)$", re.I)
 NUMERIC = re.compile(
     r"\bhow (?:much|many|fast|large|small|big|long|often|far|well)\b|\bwhat (?:fraction|percentage|percent|share|"
@@ -140,9 +140,10 @@ NOT_NOUN = re.compile(  # where an asked noun phrase ends: "which method says a 
     r"swaps|avoids|picks|selects|decides|computes)\b.*$",  # (not "models", "maps", "works": nouns as often)
     re.I,
 )
-DESCRIBED_PAPER = re.compile(  # the question says which paper it means by describing it: "In the work that re-annotates ..."
+DESCRIBED_PAPER = re.compile(  # the question describes the paper it means: "In the work that re-annotates ..."
     r"\b(?:in|from|by|of|for)\s+the\s+(?:[\w\-]+\s+){0,3}?(?:work|paper|study|method|approach|framework|model)\s+"
-    r"(?:that|which|where|whose|on|about|proposing|introducing)\b|^there (?:is|was|'s) (?:a|an|one)\b|\bI (?:remember|recall)\b",
+    r"(?:that|which|where|whose|on|about|proposing|introducing)\b|^there (?:is|was|'s) (?:a|an|one)\b"
+    r"|\bI (?:remember|recall)\b",
     re.I,
 )
 OWN_PAPER = re.compile(r"\b(?:its|their) own paper\b|\baccording to the (?P<n>[^\s,?]+) paper\b|"

@@ -97,10 +97,15 @@ def is_debris(sentence: str) -> bool:
 # -- person ---------------------------------------------------------------------------------------
 # Verbs a paper can be the subject of ("the paper proposes"); other verbs keep "the authors" ("the authors train").
 PAPER_VERBS = frozenset(
-    ["propose", "introduce", "present", "describe", "report", "release", "provide", "offer", "develop", "design", "formulate", "outline", "contribute", "show", "demonstrate", "argue", "suggest", "prove", "derive", "discuss", "establish", "highlight", "reveal"])
+    ["propose", "introduce", "present", "describe", "report", "release", "provide", "offer", "develop", "design",
+     "formulate", "outline", "contribute", "show", "demonstrate", "argue", "suggest", "prove", "derive", "discuss",
+     "establish", "highlight", "reveal"])
 # Verbs coordinated with a paper verb ("the paper proposes X and evaluates it") take its agreement too.
 _COORDINATED = PAPER_VERBS | frozenset(
-    ["evaluate", "ask", "apply", "use", "train", "test", "compare", "analyze", "analyse", "explore", "investigate", "study", "examine", "validate", "verify", "achieve", "conduct", "perform", "find", "identify", "extend", "leverage", "build", "construct", "create", "collect", "assess", "measure", "observe", "obtain", "quantify", "benchmark"])
+    ["evaluate", "ask", "apply", "use", "train", "test", "compare", "analyze", "analyse", "explore", "investigate",
+     "study", "examine", "validate", "verify", "achieve", "conduct", "perform", "find", "identify", "extend",
+     "leverage", "build", "construct", "create", "collect", "assess", "measure", "observe", "obtain", "quantify",
+     "benchmark"])
 _IRREGULAR_PAST = {"found": "find", "showed": "show", "shown": "show", "built": "build", "made": "make",
                    "proved": "prove", "proven": "prove"}
 _ADVERBS = ("also", "further", "then", "first", "additionally", "empirically", "experimentally", "systematically",
@@ -168,18 +173,21 @@ def third_person(s: str, name: str = "") -> str:
     s = _PREFIX.sub("", s)
     s = _POSSESSIVE.sub(lambda m: ("The" if m.group(1) == "Our" else "the") + " authors' " + m.group(2), s)
     s = _WE.sub(_we, s)
-    s = _AND_VERB.sub(lambda m: m.group(1) + (third_singular(m.group(2)) if m.group(2) in _COORDINATED else m.group(2)), s)
+    s = _AND_VERB.sub(
+        lambda m: m.group(1) + (third_singular(m.group(2)) if m.group(2) in _COORDINATED else m.group(2)), s)
     s = re.sub(r"\b[Ww]e\b", "the authors", s)  # "we" before something not a verb ("we, the authors")
     s = re.sub(r"\bOur\b", "The authors'", s)
     s = re.sub(r"\bour\b", lambda m: "their" if "the authors" in s[: m.start()].lower() else "the authors'", s)
     s = re.sub(r"\bourselves\b", "themselves", s)
     s = re.sub(r"\b[Uu]s\b(?!-)", "the authors", s)  # never the acronym "US" (case-sensitive on purpose)
-    s = re.sub(r"\b(?:I|my|me)\b(?=\s+[a-z])", lambda m: {"I": "the author", "my": "the author's", "me": "the author"}[m.group(0)], s)
+    s = re.sub(r"\b(?:I|my|me)\b(?=\s+[a-z])",
+               lambda m: {"I": "the author", "my": "the author's", "me": "the author"}[m.group(0)], s)
     return s[:1].upper() + s[1:] if s else s
 
 
 # "the paper proposes a novel “FedMerge” approach that ..." -> "FedMerge is an approach that ..."
-_IS_A = r"(?:the (?:paper|authors)|this (?:paper|work|study))\s+(?:also\s+)?(?:propose|introduce|present|develop|design)[sd]?\s+"
+_IS_A = (r"(?:the (?:paper|authors)|this (?:paper|work|study))\s+(?:also\s+)?"
+         r"(?:propose|introduce|present|develop|design)[sd]?\s+")
 
 
 def name_subject(s: str, name: str) -> str:
@@ -262,7 +270,7 @@ class Rewriter:
     """
 
     MAX_CACHE = 20000
-    _cache: ClassVar[dict[tuple[str, str], str]] = {}  # shared by verified rewriters: the verdict on a rewrite never changes
+    _cache: ClassVar[dict[tuple[str, str], str]] = {}  # shared by verified rewriters: a verdict never changes
 
     def __init__(self, checker=None) -> None:
         self.checker = checker
@@ -295,8 +303,10 @@ class Rewriter:
                 if v.label == "supported":
                     self._cache[key] = c
             todo = [k for k in cands if k not in self._cache]
-        for s, n in [k for k in todo if k not in self._cache]:  # no verified form: typeset only (the verifier reads "61.4×" against "$61.4\\times$" as a
-            self._cache[(s, n)] = _finish(clean_markup(s, n))  # new claim, yet no word changed; TeX never reaches the reader)
+        # no verified form: typeset only (the verifier reads "61.4×" against "$61.4\\times$" as a new claim, yet no
+        # word changed; TeX never reaches the reader)
+        for s, n in [k for k in todo if k not in self._cache]:
+            self._cache[(s, n)] = _finish(clean_markup(s, n))
         if len(self._cache) > self.MAX_CACHE:
             self._cache.clear()
 

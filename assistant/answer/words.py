@@ -73,8 +73,9 @@ def is_english(token: str) -> bool:
         return True
     for suffix in ("ing", "ed", "es", "s", "er", "ers", "ation", "ations", "ly"):
         stem = token[: -len(suffix)]
-        if token.endswith(suffix) and len(stem) >= 3 and (stem in words or stem + "e" in words or
-                                                          (len(stem) > 3 and stem[-1] == stem[-2] and stem[:-1] in words)):
+        if token.endswith(suffix) and len(stem) >= 3 and (stem in words or stem + "e" in words
+                                                          or (len(stem) > 3 and stem[-1] == stem[-2]
+                                                              and stem[:-1] in words)):
             return True
     return False
 

@@ -27,7 +27,8 @@ ASKS: tuple[tuple[str, str, str], ...] = (
     ("authors", r"\b(?:who (?:are|were|is|was) the authors?|who (?:wrote|authored|developed|proposed|published|"
                 r"created)|authors? of|written by|by whom)", "Who wrote FedMerge?"),
     ("year", r"\b(?:when (?:was|were|did)\b.*\b(?:published|released|written|appear\w*|come out|posted)|"
-             r"what year|which year|year of publication|publication (?:year|date)|how old)\b", "When was Prune&Comp published?"),
+             r"what year|which year|year of publication|publication (?:year|date)|how old)\b",
+     "When was Prune&Comp published?"),
     ("venue", r"\b(?:which|what) (?:venue|journal|conference|workshop)|where (?:was|were) (?:it|they|\w+) "
               r"published|published (?:in|at) which\b", "Which venue was OTARo published at?"),
     ("recent", r"\b(?:most recent|latest|newest|oldest|earliest|most up-to-date) (?:\w+ )?"
