@@ -74,8 +74,8 @@ _DEFINITE = re.compile(
 )
 _CONTINUES = re.compile(r"^(?:and|so|also|then|but)\b", re.I)  # "And how much smaller are they?": goes on
 _ELLIPSIS = re.compile(
-    r"^(?:and|what about|how about)\s+(?P<prep>on|in|for|with|at|over|against|under|from|"
-    r"to)\s+(?P<obj>[^?]{1,60}?)\s*\??$", re.I)
+    r"^(?:and|what about|how about)"
+    r"\s+(?P<prep>on|in|for|with|at|over|against|under|from|to)\s+(?P<obj>[^?]{1,60}?)\s*\??$", re.I)
 _HAS_NAME = re.compile(r"[A-Z]{2,}|[A-Z][a-z]+[A-Z]")
 
 

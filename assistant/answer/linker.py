@@ -64,14 +64,14 @@ def _sentence_before(text: str, at: int) -> str:
     return text[cut:at]
 _ACRONYM_AFTER = re.compile(r"(?:\s+[A-Z][\w\-]*){0,5}\s*\(([A-Z][A-Za-z0-9\-&^]{1,20})\)")
 _CALLED = re.compile(r"\b(?:termed|called|named|dubbed|coined)\s+([A-Z][\w\-&^]+\+?)"
-                     r"|\b(?:coin|term|call|name|dub|refer to)\w*\s+(?:(?:it|them|this|the|our|"
-                     r"\w+)\s+){0,3}?as\s+(?:the\s+)?([A-Z][\w\-&^]+\+?)")
+                     r"|\b(?:coin|term|call|name|dub|refer to)\w*\s+(?:(?:it|them|this|the|our|\w+)\s+){0,3}?"
+                     r"as\s+(?:the\s+)?([A-Z][\w\-&^]+\+?)")
 _PROPOSE = re.compile(
     rf"{OWN_WORK}\s+"
-    r"(?:a |an |the )?(?:(?:new|novel|simple|general|unified|lightweight|"
-    r"efficient)\s+)*(?:[a-z\-]+\s+){0,4}?([A-Z][\w\-&^]+\+?)"
-    r"|\b[Oo]ur (?:\w+ ){0,2}?(?:method|model|approach|framework|algorithm|system|architecture|"
-    r"network),? ([A-Z][\w\-&^]+\+?)"
+    r"(?:a |an |the )?(?:(?:new|novel|simple|general|unified|lightweight|efficient)\s+)*"
+    r"(?:[a-z\-]+\s+){0,4}?([A-Z][\w\-&^]+\+?)"
+    r"|\b[Oo]ur (?:\w+ ){0,2}?(?:method|model|approach|framework|algorithm|system|architecture|network),?"
+    r" ([A-Z][\w\-&^]+\+?)"
     r"|\b(?:[Tt]he|[Oo]ur) proposed [`'\"“‘]{1,2}([A-Z][\w\-&^]+\+?)"
     r"|(?:^|\. )([A-Z][\w\-&^]*[A-Z0-9][\w\-&^]*),? (?:a|an) (?:\w+ ){0,3}?(?:method|model|approach|framework|"
     r"algorithm|network|benchmark)"

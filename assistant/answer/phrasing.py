@@ -15,8 +15,8 @@ WH = "how|what|which|why|when|where|who|whose"
 OPENER = rf"(?:{WH}|is|are|does|do|did|can|could|was|were)"
 
 COMPARE_RX = [
-    re.compile(r"^(?:how|in what ways?) (?:does|do|is|are) (?P<a>.+?) (?:differ|different) (?:from|to|"
-               r"than) (?P<b>.+?)\??$", re.I),
+    re.compile(r"^(?:how|in what ways?) (?:does|do|is|are) (?P<a>.+?) (?:differ|different) (?:from|to|than)"
+               r" (?P<b>.+?)\??$", re.I),
     re.compile(r"^(?:how|in what ways?) (?:does|do) (?P<a>.+?) (?:and|vs\.?|versus) (?P<b>.+?) (?:differ|compare)\b.*$",
                re.I),
     re.compile(r"^how (?:does|do) (?P<a>.+?) compare (?:to|with|against) (?P<b>.+?)\??$", re.I),
@@ -47,8 +47,8 @@ TWO_PAPERS = re.compile(
 # "the urdu speech study and the phoneme recognition work: ...", "How do the X critique and the Y paper each ...?":
 # two papers each given by a description
 DESCRIBED_PAIR = re.compile(
-    r"(?:^|\b(?:do|does|did|are|is|were|compare|"
-    r"contrast)\s+)the (?P<a>[^,:;?]{3,80}?),?\s+and the (?P<b>[^,:;?]{3,80}?)"
+    r"(?:^|\b(?:do|does|did|are|is|were|compare|contrast)\s+)"
+    r"the (?P<a>[^,:;?]{3,80}?),?\s+and the (?P<b>[^,:;?]{3,80}?)"
     r"(?P<end>\s*(?:[:;?,]|\s[-\u2013\u2014]\s)|\s+(?:each|both|all|differ|compare|do|does|did|use|uses|rely|relies|"
     r"propose|proposes|handle|handles)\b)", re.I)
 CUE = re.compile(
@@ -88,8 +88,8 @@ TOPIC_AT = [
     re.compile(r"^(?:please\s+)?(?:explain|describe|summari[sz]e|tell me about|what about|give me an overview of)\s+"
                r"(?:the\s+)?(?P<t>[^\s,?]+(?:\s+[^\s,?]+){0,2})", re.I),
     # "... the idea behind X?", "the key idea of Swin Transformer?": a name of up to three words ends the question
-    re.compile(r"\b(?:of|behind|in|by|for|"
-               r"about)\s+(?:the\s+)?(?P<t>[^\s,?]+(?:\s+(?-i:[A-Z0-9])[^\s,?]*){0,2})\s*[?.!]*\s*$", re.I),
+    re.compile(r"\b(?:of|behind|in|by|for|about)\s+(?:the\s+)?"
+               r"(?P<t>[^\s,?]+(?:\s+(?-i:[A-Z0-9])[^\s,?]*){0,2})\s*[?.!]*\s*$", re.I),
 ]
 PREP = r"(?:under|in|on|at|for|with|by|from|to|over|across|against)"
 ASKED = re.compile(
@@ -152,8 +152,8 @@ OWN_PAPER = re.compile(r"\b(?:its|their) own paper\b|\baccording to the (?P<n>[^
 # kind ("how long ...?" wants a time or length, "in millijoules" an energy), not just any number
 MEASURE_ASKED = {
     "duration": re.compile(r"^(?:(?:and|so|but)\s+)?(?:for\s+)?how long\b", re.I),  # "from days to hours" answers it
-    "time": re.compile(r"\bin (?:milli)?seconds\b|\bin (?:minutes|hours|days)\b|\bhow many (?:GPU[- ])?(?:hours|days|"
-                       r"minutes|seconds)\b", re.I),
+    "time": re.compile(r"\bin (?:milli)?seconds\b|\bin (?:minutes|hours|days)\b"
+                       r"|\bhow many (?:GPU[- ])?(?:hours|days|minutes|seconds)\b", re.I),
     "energy": re.compile(r"\b(?:milli|kilo)?joules?\b|\bm?J per\b|\bkWh\b|\bwatts?\b|\bhow much (?:energy|power)\b",
                          re.I),
     "memory": re.compile(r"\b(?:giga|mega|tera)bytes\b|\bin (?:GB|MB|GiB|MiB)\b|\bhow much (?:GPU )?memory\b", re.I),
@@ -161,8 +161,8 @@ MEASURE_ASKED = {
 # the topic a question names its paper by: "Is there a paper here on protein structure prediction?", "How does the
 # paper on speculative decoding choose ...": a short topic phrase (a long description is a paraphrase)
 PAPER_ON = re.compile(
-    r"\b(?:is there|are there|any)\s+(?:a |an |any )?(?:paper|work|study|research|article)s?(?:\s+(?:here|"
-    r"in the corpus))?"
+    r"\b(?:is there|are there|any)\s+(?:a |an |any )?(?:paper|work|study|research|article)s?"
+    r"(?:\s+(?:here|in the corpus))?"
     r"\s+(?:on|about|into)\s+(?P<t>[^?,;]{3,80}?)\s*(?:\?|,|;|$)"
     r"|\bthe (?:paper|work|study|article) (?:on|about) (?P<u>[^?,;]{3,60}?)"
     r"(?=\s+(?:choose|chooses|do|does|did|use|uses|propose|proposes|say|says|report|reports|handle|handles|show|shows)\b|\s*[?,;])",

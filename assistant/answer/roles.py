@@ -26,14 +26,14 @@ CUES: dict[str, list[tuple[str, float, str]]] = {
     "Problem": [
         (r"\b(?:challeng\w*|problems?|bottlenecks?|limitations?|drawbacks?|shortcomings?)\b",
          1.0, "A key challenge is drift."),
-        (r"\b(?:suffers?|fails?|lacks?|struggles?|hinders?|remains? (?:unclear|challenging|difficult|an open)|(?:is|"
-         r"are)\s+(?:often\s+|usually\s+|still\s+|severely\s+)?(?:limited|restricted|hampered|constrained))\b",
+        (r"\b(?:suffers?|fails?|lacks?|struggles?|hinders?|remains? (?:unclear|challenging|difficult|an open)|"
+         r"(?:is|are)\s+(?:often\s+|usually\s+|still\s+|severely\s+)?(?:limited|restricted|hampered|constrained))\b",
          1.2, "Their performance is often limited by cost."),
         (r"\b(?:however|despite|although|yet)\b", 0.8, "However, these models are costly."),
         (r"\b(?:costly|expensive|difficult|inefficient|unreliable|vulnerable|prone to|little is known|"
          r"under-?explored)\b", 0.8, "Training is expensive."),
-        (r"^(?:To (?:assess|determine|evaluate|investigate|examine|compare|identify|describe|explore)|The (?:aim|"
-         r"objective|purpose|goal) of)\b", 1.5, "To assess the quality of storage."),
+        (r"^(?:To (?:assess|determine|evaluate|investigate|examine|compare|identify|describe|explore)|"
+         r"The (?:aim|objective|purpose|goal) of)\b", 1.5, "To assess the quality of storage."),
         (r"\b(?:whether|is (?:crucial|important|essential)|has (?:gained|attracted|become)|widely used|increasingly)\b",
          0.6, "It has attracted attention."),
         (r"\b(?:hypothes[ie]s|we (?:aim|sought|set out) to|this study (?:aims|aimed|sought)|was undertaken to)\b",
