@@ -39,9 +39,9 @@ from .kinds.metadata import MetadataWriter, asks_metadata
 from .linker import norm, short_name
 from .models import ChatModel, get_chat_model
 from .naming import followup_questions, real_name
-from .prose import Rewriter
 from .prepare import LexiconCache, Preparer
 from .prompts import load_prompt
+from .prose import Rewriter
 from .question import Kind
 from .state import Draft, Prepared
 from .support import SupportScorer
@@ -195,7 +195,8 @@ class Assistant:
         conversation.add(Turn(answer.question, answer.answer, q.standalone, () if answer.abstained else cited,
                               () if answer.abstained and not prep.topic else focus), labels)
 
-    def ask(self, question: str, conversation: Conversation | None = None, *, history: list[str] | None = None, **kw) -> Answer:
+    def ask(self, question: str, conversation: Conversation | None = None, *, history: list[str] | None = None,
+            **kw) -> Answer:
         if conversation is None and history:
             conversation = self.conversation_from_history(history)
         for ev in self.stream(question, conversation, **kw):
@@ -214,7 +215,8 @@ class Assistant:
 
     def would_answer(self, question: str, conversation: Conversation | None = None) -> bool:
         """True when the corpus answers `question` (no generation; used to vet suggested follow-ups)."""
-        prep = self.prepared(question, Conversation(list(conversation.turns), dict(conversation.labels)) if conversation else None)
+        prep = self.prepared(question, Conversation(list(conversation.turns), dict(conversation.labels))
+                             if conversation else None)
         return not prep.abstain  # decided before any writing (decide.py)
 
     def suggest_followups(self, answer: Answer, conversation: Conversation | None = None, limit: int = 3) -> list[str]:

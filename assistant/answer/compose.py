@@ -16,10 +16,15 @@ from ..types import Hit
 from .words import OWN_WORK
 
 FACETS = {
-    "Problem": re.compile(r"\b(challeng\w*|problem\w*|suffer\w*|limitation\w*|however|fail\w*|overlook\w*|lack\w*|costly|difficult\w*|aims? to|issue\w*)\b", re.I),
-    "Method": re.compile(rf"{OWN_WORK}|\b(?:propose[sd]?|introduce[sd]?|framework|consists of|employs?|uses?|leverag\w+)\b", re.I),
-    "Data": re.compile(r"\b(datasets?|benchmarks?|corpus|corpora|experiments? on|evaluated on|imagenet|cifar[\w-]*|coco|pascal|mnist|glue|real-world data|synthetic)\b", re.I),
-    "Result": re.compile(r"(\boutperform\w*|\bimprov\w*|\bachiev\w*|\bstate-of-the-art\b|\bsurpass\w*|\breduc\w*|\bresults? (?:show|demonstrate)|\bgains?\b|\d+(?:\.\d+)?\s?%|\d+(?:\.\d+)?×|\bspeed-?up)", re.I),
+    "Problem": re.compile(r"\b(challeng\w*|problem\w*|suffer\w*|limitation\w*|however|fail\w*|overlook\w*|lack\w*|"
+                          r"costly|difficult\w*|aims? to|issue\w*)\b", re.I),
+    "Method": re.compile(rf"{OWN_WORK}|\b(?:propose[sd]?|introduce[sd]?|framework|consists of|employs?|uses?|"
+                         rf"leverag\w+)\b", re.I),
+    "Data": re.compile(r"\b(datasets?|benchmarks?|corpus|corpora|experiments? on|evaluated on|imagenet|cifar[\w-]*|"
+                       r"coco|pascal|mnist|glue|real-world data|synthetic)\b", re.I),
+    "Result": re.compile(r"(\boutperform\w*|\bimprov\w*|\bachiev\w*|\bstate-of-the-art\b|\bsurpass\w*|\breduc\w*|"
+                         r"\bresults? (?:show|demonstrate)|\bgains?\b|\d+(?:\.\d+)?\s?%|\d+(?:\.\d+)?×|\bspeed-?up)",
+                         re.I),
 }
 NOT_REPORTED = "not reported in the abstract"
 

@@ -24,7 +24,8 @@ from .prose import Rewriter, is_debris
 from .roles import FLOOR, ROLES, assign, data_mentions, role_scores
 
 NOT_STATED = "not stated"
-ASKS_DIFFERENCE = re.compile(r"\b(?:differ\w*|difference|contrast|versus|vs\.?|compare[sd]?|comparison|distinguish\w*)\b", re.IGNORECASE)
+ASKS_DIFFERENCE = re.compile(r"\b(?:differ\w*|difference|contrast|versus|vs\.?|compare[sd]?|comparison|"
+                             r"distinguish\w*)\b", re.IGNORECASE)
 
 
 def difference(rows: list[tuple[Hit, int]], picks: dict[int, list[int]], names: dict[str, str], question: str,
@@ -80,7 +81,7 @@ def role_table(rows: list[tuple[Hit, int]], names: dict[str, str], skip: dict[in
 def _data_cell(sents: list[str], banned: frozenset[int], marker: int, used: dict[int, list[int]]) -> str:
     """The data named inside another sentence (the one that names most), or "not stated"."""
     scores = role_scores(sents)
-    named = [i for i in range(len(sents)) if not is_debris(sents[i])]  # (a statement's sentence too: names, not repeated)
+    named = [i for i in range(len(sents)) if not is_debris(sents[i])]  # (a statement's sentence too: names, no repeats)
     best = max(named, key=lambda i: (len(data_mentions(sents[i])), scores[i]["Data"]), default=None)
     if best is None or not data_mentions(sents[best]):
         return NOT_STATED

@@ -62,8 +62,10 @@ _NUM = {**{w: NUMBER_VALUES[w] for w in ("two", "three", "four")}, "2": 2, "3": 
 _NOUN = r"(?:one|ones|paper|papers|method|methods|approach|approaches|work|works|model|models|framework|abstract|study)"
 _FIRST_N = re.compile(rf"\bthe (first|top|last) (two|three|four|2|3|4)(?: {_NOUN})?\b", re.I)
 _NTH = re.compile(rf"\bthe (first|second|third|fourth|last) {_NOUN}\b|\bthe (former|latter)(?: {_NOUN})?\b", re.I)
-_ALL = re.compile(rf"\b(?:both(?: of them| {_NOUN})?|each of them|each {_NOUN}|the two(?: {_NOUN})?|all of them|these {_NOUN}|those {_NOUN})\b", re.I)
-_SINGULAR = re.compile(r"\b(?:this|that|the) (?:paper|method|approach|work|model|framework|study|system|technique)\b", re.I)
+_ALL = re.compile(rf"\b(?:both(?: of them| {_NOUN})?|each of them|each {_NOUN}|the two(?: {_NOUN})?|all of them|"
+                  rf"these {_NOUN}|those {_NOUN})\b", re.I)
+_SINGULAR = re.compile(r"\b(?:this|that|the) (?:paper|method|approach|work|model|framework|study|system|technique)\b",
+                       re.I)
 _PRONOUN = re.compile(r"\b(they|them|their|theirs|it|its|these|those)\b|\b(there)(?=\s*\?*\s*$)", re.I)
 _DEFINITE = re.compile(
     r"\bthe (?:\w+ )?(?:(?:version|model|method|approach|framework|system|technique|algorithm|architecture|"
@@ -72,7 +74,8 @@ _DEFINITE = re.compile(
 )
 _CONTINUES = re.compile(r"^(?:and|so|also|then|but)\b", re.I)  # "And how much smaller are they?": goes on
 _ELLIPSIS = re.compile(
-    r"^(?:and|what about|how about)\s+(?P<prep>on|in|for|with|at|over|against|under|from|to)\s+(?P<obj>[^?]{1,60}?)\s*\??$", re.I)
+    r"^(?:and|what about|how about)"
+    r"\s+(?P<prep>on|in|for|with|at|over|against|under|from|to)\s+(?P<obj>[^?]{1,60}?)\s*\??$", re.I)
 _HAS_NAME = re.compile(r"[A-Z]{2,}|[A-Z][a-z]+[A-Z]")
 
 
@@ -130,7 +133,8 @@ class Conversation:
         m = _NTH.search(q)
         if m:
             pair = (m.group(2) or "").lower() in ("former", "latter")
-            pool = list(last.focus) if len(last.focus) >= 2 else self._named_in_turns(2 if pair else 4) or list(last.paper_ids) or ids
+            pool = (list(last.focus) if len(last.focus) >= 2
+                    else self._named_in_turns(2 if pair else 4) or list(last.paper_ids) or ids)
             i = _ORD[(m.group(1) or m.group(2)).lower()]
             if -len(pool) <= i < len(pool):
                 return Resolved(_sub(q, m, name([pool[i]])), (pool[i],))
@@ -152,7 +156,8 @@ class Conversation:
         m = _ELLIPSIS.match(q)
         if m and (last.standalone_query or last.question):
             # "And on Something-Something v2?" after "... get on ImageNet-1k?": the same question, new object
-            return Resolved(_swap_object(last.standalone_query or last.question, m.group("prep"), m.group("obj")), tuple(ids))
+            return Resolved(_swap_object(last.standalone_query or last.question, m.group("prep"), m.group("obj")),
+                            tuple(ids))
         if len(content_words(q)) <= 1 and not _HAS_NAME.search(q):
             # "And the datasets?" -> inherit the previous topic
             return Resolved(f"{q} ({last.standalone_query or last.question})", tuple(ids))

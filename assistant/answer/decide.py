@@ -30,8 +30,8 @@ ANSWER, PARTIAL, ABSTAIN, PASS = "answer", "partial", "abstain", "pass"
 # id -> what the rule decides (the catalogue; docs/decisions.md says where each is measured and tested)
 RULES = MappingProxyType({
     "filter.applied": "filters stated in the question restricted retrieval (reported)",
-    "filter.none_pass": "the filters leave no paper (a year outside the corpus, contradictory years, no such author/venue): "
-                        "say which filter, not that the topic is missing",
+    "filter.none_pass": "the filters leave no paper (a year outside the corpus, contradictory years, no such "
+                        "author/venue): say which filter, not that the topic is missing",
     "name.linked": "names in the question linked to the papers they name (the question's topic)",
     "name.unconfirmed": "a name linked to a paper retrieval did not find for the question is not the question's topic",
     "name.only_discussed": "the question asks for a named method's own paper and no abstract is about the name",
@@ -43,8 +43,10 @@ RULES = MappingProxyType({
     "name.uncovered": "some named terms of the question are in no retrieved abstract: answer, naming them",
     "evidence.off_topic": "no chunk is close in meaning to the question (dense floor)",
     "evidence.weak": "the best evidence sentence is below the evidence bar",
-    "evidence.no_sentence": "the answer would have no trusted sentence to show (main paper's, or another's above the bar)",
-    "compare.side": "each side of a comparison: the paper that is its row and how it was found (named, evidence, retrieval)",
+    "evidence.no_sentence": "the answer would have no trusted sentence to show (main paper's, or another's "
+                            "above the bar)",
+    "compare.side": "each side of a comparison: the paper that is its row and how it was found "
+                    "(named, evidence, retrieval)",
     "compare.no_side": "no side of a comparison is described by an abstract",
     "compare.side_unknown": "a side is a name no abstract is about and no other side's abstract speaks of it",
     "compare.setting_missing": "a setting the comparison asks about is in no side's abstract",
@@ -183,7 +185,8 @@ class _Trace:
 
     def done(self) -> Decision:
         verdict = PARTIAL if self.gaps else ANSWER
-        rule = next((s.rule for s in self.steps if s.verdict == PARTIAL), "") or (self.steps[-1].rule if self.steps else "")
+        rule = (next((s.rule for s in self.steps if s.verdict == PARTIAL), "")
+                or (self.steps[-1].rule if self.steps else ""))
         return Decision(verdict, rule, "", "", tuple(self.gaps), tuple(self.steps))
 
 
@@ -214,7 +217,8 @@ def _filters(t: _Trace, ff: FilterFinding | None) -> Decision | None:
 def _single(t: _Trace, f: Findings) -> Decision:
     n = f.names or NameFinding()
     if n.linked:
-        t.add("name.linked", PASS, "; ".join(n.linked) + (f"; topic: {', '.join(n.topic_names)}" if n.topic_names else "; no topic"))
+        t.add("name.linked", PASS,
+              "; ".join(n.linked) + (f"; topic: {', '.join(n.topic_names)}" if n.topic_names else "; no topic"))
     for name in n.unconfirmed:
         t.add("name.unconfirmed", PASS, f"{name}: linked, but retrieval did not find its paper for this question")
     if n.topic_names and not n.strong and not n.followup and n.own_paper_asked:
@@ -233,7 +237,8 @@ def _single(t: _Trace, f: Findings) -> Decision:
         counts = d.firm or (d.named and d.evidence < d.override)
         if not counts:
             continue
-        detail = f"{d.why} ({'firm: no wording explains it' if d.firm else f'named paper, evidence {d.evidence:.2f} < {d.override:.2f}'})"
+        detail = (f"{d.why} (" + ("firm: no wording explains it" if d.firm
+                                  else f"named paper, evidence {d.evidence:.2f} < {d.override:.2f}") + ")")
         if d.part == 0:
             return t.abstain("detail.missing", detail, d.why)
         t.gap("detail.partial", detail, d.why)
@@ -242,7 +247,8 @@ def _single(t: _Trace, f: Findings) -> Decision:
         return t.done()
     if not ev.named_topic and ev.dense_max is not None and ev.dense_max < ev.dense_floor:
         return t.abstain("evidence.off_topic", f"best chunk cosine {ev.dense_max:.2f} < {ev.dense_floor:.2f}", "",
-                         f"Abstained: no chunk is close to the question (cosine {ev.dense_max:.2f} < {ev.dense_floor:.2f}).")
+                         "Abstained: no chunk is close to the question "
+                         f"(cosine {ev.dense_max:.2f} < {ev.dense_floor:.2f}).")
     adj = f" ({'; '.join(ev.adjustments)})" if ev.adjustments else ""
     if ev.score < ev.threshold:
         why = f"best evidence {ev.score:.2f} < threshold {ev.threshold:.2f}"
@@ -262,14 +268,16 @@ def _compare(t: _Trace, c: CompareFinding) -> Decision:
         t.add("compare.side", PASS if s.found else "not found",
               f"{s.text!r}: {s.how}" + (f" ({s.unknown})" if s.unknown else ""))
     if c.unknown_why:
-        return t.abstain("compare.side_unknown", "a side no abstract is about, and no found side speaks of it", c.unknown_why)
+        return t.abstain("compare.side_unknown", "a side no abstract is about, and no found side speaks of it",
+                         c.unknown_why)
     if not c.rows:
         return t.abstain("compare.no_side", "no side found", "",
                          "Abstained: no side of the comparison is described by an indexed abstract.")
     if c.absent_setting:
         plural = c.rows > 1
         return t.abstain("compare.setting_missing", f"{c.absent_setting!r} in no side's abstract",
-                         f"The {c.rows_named} abstract{'s' if plural else ''} report{'' if plural else 's'} no {c.absent_setting}.")
+                         f"The {c.rows_named} abstract{'s' if plural else ''} report{'' if plural else 's'} "
+                         f"no {c.absent_setting}.")
     for s in c.sides:
         if not s.found:
             t.gap("compare.side_missing", s.text, f"No indexed abstract describes {s.text}.")

@@ -45,7 +45,8 @@ def named_terms(question: str) -> list[str]:
     return list(dict.fromkeys(terms))
 
 
-def gather_evidence(question: str, hits: list[Hit], scorer: SupportScorer, top: int = 5, restrict: bool = True) -> Evidence:
+def gather_evidence(question: str, hits: list[Hit], scorer: SupportScorer, top: int = 5,
+                    restrict: bool = True) -> Evidence:
     """`restrict`: only abstracts about a named term of the question give evidence ("Which dataset evaluates
     SUSing?"); off for a question that names no paper ("which method says a plain supervised ViT ...": ViT is
     the asker's description, and the paper that answers need not repeat it)."""

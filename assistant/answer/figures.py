@@ -20,7 +20,8 @@ NUMBER_WORDS = re.compile(rf"\b(?:{CARDINAL[3:-1]}|twice|double|triple|half|doze
 # a figure: a number standing on its own ("3.71%", "7,964 samples", "42.8B tokens", "1.8x", "16-bit"), not a
 # digit inside a name ("CIFAR-10", "GPT-4o", "CSI300"), a formula ("sum_{i=1}", "x^2"), an enumeration "(1)" or a
 # citation "[2]"
-_FIGURE = re.compile(r"(?<![\w^_{=@.\-/])\d+(?:[.,]\d+)*(?:\s?%|\s?×|(?:x|k|K|M|B|T|G|GB|MB|TB|ms|s|h|fps)\b|-[a-z]|(?![\w\-^]))")
+_FIGURE = re.compile(r"(?<![\w^_{=@.\-/])\d+(?:[.,]\d+)*(?:\s?%|\s?×|(?:x|k|K|M|B|T|G|GB|MB|TB|ms|s|h|fps)\b|-[a-z]|"
+                     r"(?![\w\-^]))")
 _NOT_FIGURE = re.compile(r"\(\s*(?:\d{1,2}|[ivx]{1,4}|[a-e])\s*\)|\[\d+(?:[,\s–-]+\d+)*\]")
 
 
@@ -41,7 +42,8 @@ def has_figure(sentence: str, given: frozenset[str] = frozenset()) -> bool:
             continue
         if m.group(0).lower() != "one":
             return True
-        if m.start() > 0 and not re.match(r"\s+(?:of|another|or|such|can|may|might|would|could|should)\b", sentence[m.end():]):
+        if m.start() > 0 and not re.match(r"\s+(?:of|another|or|such|can|may|might|would|could|should)\b",
+                                          sentence[m.end():]):
             return True
     return False
 
@@ -53,12 +55,14 @@ def figures_in(question: str) -> frozenset[str]:
 
 MEASURES = {  # "how long ...?", "in millijoules": the abstract must state a value of that kind, not just any number
     "duration": ("time or duration", re.compile(  # "how long": a time ("from days to hours") or a length
-        r"\b(?:ms|milliseconds?|seconds?|minutes?|mins|hours?|hrs|days?|weeks?|months?|years?|epochs?|GPU[- ]?(?:hours?|days?))\b"
+        r"\b(?:ms|milliseconds?|seconds?|minutes?|mins|hours?|hrs|days?|weeks?|months?|years?|epochs?|"
+        r"GPU[- ]?(?:hours?|days?))\b"
         r"|\d[\d.,]*\s*(?:s|sec|h|steps?|iterations?|rounds?|tokens?|frames?|words?)\b", re.I)),
     "time": ("time figure", re.compile(  # a unit asked ("in seconds"): a number with a time unit, "3 days", "120 ms"
         rf"(?:\d[\d.,]*|\b(?:{CARDINAL[3:-1]}|a few|several|"
-        r"hundreds of|thousands of))\s*-?\s*(?:ms|milliseconds?|s|secs?|seconds?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|"
-        r"months?|years?|GPU[- ]?(?:hours?|days?))\b", re.I)),
-    "energy": ("energy figure", re.compile(r"\d[\d.,]*\s*(?:[mkµμ]?J|[mk]?Wh|[mk]?W)\b|\b(?:milli|kilo)?joules?\b|\bwatts?\b")),
+        r"hundreds of|thousands of))\s*-?\s*(?:ms|milliseconds?|s|secs?|seconds?|minutes?|mins?|hours?|hrs?|h|days?|"
+        r"weeks?|months?|years?|GPU[- ]?(?:hours?|days?))\b", re.I)),
+    "energy": ("energy figure",
+               re.compile(r"\d[\d.,]*\s*(?:[mkµμ]?J|[mk]?Wh|[mk]?W)\b|\b(?:milli|kilo)?joules?\b|\bwatts?\b")),
     "memory": ("memory figure", re.compile(r"\d[\d.,]*\s*(?:[KMGT]i?B|bytes?)\b|\b(?:kilo|mega|giga|tera)bytes\b")),
 }

@@ -14,11 +14,13 @@ on the corpus, not on phrasing patterns alone:
 Names are matched on a normalised key (lower case, letters and digits only, accents and LaTeX accent
 commands folded), so "GC-ViT", "GC ViT" and "gc vit" are one name, and "T\\'yr-the-Pruner" or "Týr" in an
 abstract is "Tyr" in a question. A variant of a paper's own name that its abstract mentions
-("MIGA-Conv" in the MIGA abstract, "ResNet-50" in a ResNet abstract) names that paper too. A name that is the subject of more than `COMMON` papers (ImageNet, LLMs,
-Transformer) is a common term, not a paper name.
+("MIGA-Conv" in the MIGA abstract, "ResNet-50" in a ResNet abstract) names that paper too. A name that is the
+subject of more than `COMMON` papers (ImageNet, LLMs, Transformer) is a common term, not a paper name.
 
->>> lx = Lexicon.build([("p1", "FedMerge: one model per client", "We propose FedMerge, which merges models. FedMerge is simple.", False),
-...                     ("p2", "Polygames: zero learning", "Polygames won at TAAI. Unlike R-CNN, it plays games.", False)])
+>>> lx = Lexicon.build([("p1", "FedMerge: one model per client",
+...                      "We propose FedMerge, which merges models. FedMerge is simple.", False),
+...                     ("p2", "Polygames: zero learning",
+...                      "Polygames won at TAAI. Unlike R-CNN, it plays games.", False)])
 >>> [(l.name, l.paper_ids) for l in lx.link("How does FedMerge compare with Polygames?")]
 [('FedMerge', ('p1',)), ('Polygames', ('p2',))]
 >>> lx.status("R-CNN"), lx.status("TAAI"), lx.status("YOLOX")
@@ -62,17 +64,22 @@ def _sentence_before(text: str, at: int) -> str:
     return text[cut:at]
 _ACRONYM_AFTER = re.compile(r"(?:\s+[A-Z][\w\-]*){0,5}\s*\(([A-Z][A-Za-z0-9\-&^]{1,20})\)")
 _CALLED = re.compile(r"\b(?:termed|called|named|dubbed|coined)\s+([A-Z][\w\-&^]+\+?)"
-                     r"|\b(?:coin|term|call|name|dub|refer to)\w*\s+(?:(?:it|them|this|the|our|\w+)\s+){0,3}?as\s+(?:the\s+)?([A-Z][\w\-&^]+\+?)")
+                     r"|\b(?:coin|term|call|name|dub|refer to)\w*\s+(?:(?:it|them|this|the|our|\w+)\s+){0,3}?"
+                     r"as\s+(?:the\s+)?([A-Z][\w\-&^]+\+?)")
 _PROPOSE = re.compile(
     rf"{OWN_WORK}\s+"
-    r"(?:a |an |the )?(?:(?:new|novel|simple|general|unified|lightweight|efficient)\s+)*(?:[a-z\-]+\s+){0,4}?([A-Z][\w\-&^]+\+?)"
-    r"|\b[Oo]ur (?:\w+ ){0,2}?(?:method|model|approach|framework|algorithm|system|architecture|network),? ([A-Z][\w\-&^]+\+?)"
+    r"(?:a |an |the )?(?:(?:new|novel|simple|general|unified|lightweight|efficient)\s+)*"
+    r"(?:[a-z\-]+\s+){0,4}?([A-Z][\w\-&^]+\+?)"
+    r"|\b[Oo]ur (?:\w+ ){0,2}?(?:method|model|approach|framework|algorithm|system|architecture|network),?"
+    r" ([A-Z][\w\-&^]+\+?)"
     r"|\b(?:[Tt]he|[Oo]ur) proposed [`'\"“‘]{1,2}([A-Z][\w\-&^]+\+?)"
-    r"|(?:^|\. )([A-Z][\w\-&^]*[A-Z0-9][\w\-&^]*),? (?:a|an) (?:\w+ ){0,3}?(?:method|model|approach|framework|algorithm|network|benchmark)"
+    r"|(?:^|\. )([A-Z][\w\-&^]*[A-Z0-9][\w\-&^]*),? (?:a|an) (?:\w+ ){0,3}?(?:method|model|approach|framework|"
+    r"algorithm|network|benchmark)"
 )
 
 
-_LATEX_ACCENT = re.compile(r"""\{\\[\"'`^~=.]\s*([A-Za-z])\}|\\[\"'`^~=.]\s*\{?\s*([A-Za-z])\s*\}?|\\[uvHc]\{([A-Za-z])\}""")
+_LATEX_ACCENT = re.compile(r"""\{\\[\"'`^~=.]\s*([A-Za-z])\}|\\[\"'`^~=.]\s*\{?\s*([A-Za-z])\s*\}?"""
+                           r"""|\\[uvHc]\{([A-Za-z])\}""")
 
 
 def fold(text: str) -> str:
@@ -184,7 +191,7 @@ class Lexicon:
     display: dict[str, str] = field(default_factory=dict)  # paper_id -> its best short name
     words: set[str] = field(default_factory=set)  # words the corpus writes in lower case
     texts: list[str] = field(default_factory=list, repr=False)  # each paper's label and abstract, normalised
-    surface: dict[str, str] = field(default_factory=dict)  # key -> how the corpus writes a named term ("diffmoe" -> "DiffMoE")
+    surface: dict[str, str] = field(default_factory=dict)  # key -> the corpus's spelling ("diffmoe" -> "DiffMoE")
 
     @cached_property
     def stems(self) -> frozenset[str]:
@@ -192,7 +199,7 @@ class Lexicon:
         return frozenset(stem(w) for w in self.words)
 
     @classmethod
-    def build(cls, papers: Iterable[tuple[str, str, str, bool]]) -> "Lexicon":
+    def build(cls, papers: Iterable[tuple[str, str, str, bool]]) -> Lexicon:
         """From (paper_id, label or title, abstract, label_derived) tuples. A derived label (a phrase cut
         from the abstract) names its paper only through a named head ("FedMerge: ..."); a capitalised
         plain word ("Global: ...") that abstracts use in lower case is a word, not a name."""
@@ -201,7 +208,8 @@ class Lexicon:
         for _, _, text, _ in papers:
             for w in set(re.findall(r"\b[a-z][a-z\-]{2,}\b", text)):
                 lower_df[w] = lower_df.get(w, 0) + 1
-        lx = cls(words={w.replace("-", "") for w in lower_df}, texts=[norm(f"{label} {text}") for _, label, text, _ in papers])
+        lx = cls(words={w.replace("-", "") for w in lower_df},
+                 texts=[norm(f"{label} {text}") for _, label, text, _ in papers])
         acronyms: dict[str, str] = {}  # paper -> a defined acronym, its name when nothing better names it
         spelled: dict[str, dict[str, int]] = {}  # key -> {surface: count}
         for pid, label, text, derived in papers:
@@ -216,7 +224,8 @@ class Lexicon:
             names = {}
             head = label_head(label)
             titled = all(w[:1].isupper() for w in head.split())
-            if head and (derived and " " in head and not (_NAMED.search(head) or titled) or lower_df.get(head.lower(), 0) >= COMMON):
+            if head and ((derived and " " in head and not (_NAMED.search(head) or titled))
+                         or lower_df.get(head.lower(), 0) >= COMMON):
                 head = ""
             if head:
                 names[head] = 3
@@ -244,7 +253,7 @@ class Lexicon:
                 if _OURS.search(said) or counts.get(norm(a), 0) > 2 or a in label or norm(a) in mine \
                         or any(norm(a) in k or k in norm(a) for k in mine if k):
                     continue  # "We then introduce the Agentic ... Feedback (ENF) framework": its own
-                if _CITES.search(said) or (mine and not _ITS.search(said)):  # "Its router, a Dual Gating Unit (DGU)": kept
+                if _CITES.search(said) or (mine and not _ITS.search(said)):  # "Its router, a Dual Gating Unit (DGU)"
                     names.pop(a, None)
             if head and derived and coined and not any(norm(head) in norm(c) or norm(c) in norm(head) for c in coined):
                 names[head] = 1  # "CLIP: ..." cut from "CLIP (...) has attracted attention", the paper proposing MM-LG
@@ -265,13 +274,14 @@ class Lexicon:
                 spelled[k][name] += 1
                 if len(k) >= 2 and k not in GENERIC:
                     lx.about.setdefault(k, {})[pid] = max(strength, lx.about.get(k, {}).get(pid, 0))
-            defined = [n for n, st in names.items() if st == 2 and counts.get(norm(n), 0) >= 2 and norm(n) not in GENERIC]
+            defined = [n for n, st in names.items()
+                       if st == 2 and counts.get(norm(n), 0) >= 2 and norm(n) not in GENERIC]
             best = head or next(iter(coined), "")
             if best:
                 lx.display[pid] = best
             elif defined:
                 acronyms[pid] = defined[0]
-        for pid, name in acronyms.items():  # "out-of-distribution (OOD)" names a concept several papers use, not a paper
+        for pid, name in acronyms.items():  # "out-of-distribution (OOD)": a concept several papers use, not a paper
             if len(lx.mentions.get(norm(name), {})) <= 1:
                 lx.display[pid] = name
         lx.surface = {k: max(forms, key=forms.get) for k, forms in spelled.items()
@@ -286,7 +296,8 @@ class Lexicon:
         Only a question whose writer used no capitals but at the start of a sentence is restored: where names are
         written with capitals, a lower-case word is a word ("Do our brains react ...?" is not about "ReAct").
 
-        >>> lx = Lexicon.build([("p1", "GC ViT: global context", "GC ViT reaches 84% on ImageNet-1K. GC ViT is fast.", False)])
+        >>> lx = Lexicon.build([("p1", "GC ViT: global context",
+        ...                      "GC ViT reaches 84% on ImageNet-1K. GC ViT is fast.", False)])
         >>> lx.restore_case("how fast is gc vit on imagenet-1k? Is it fast?")
         'how fast is GC ViT on ImageNet-1K? Is it fast?'
         >>> lx.restore_case("How fast is gc vit on ImageNet-1K?")
@@ -294,7 +305,8 @@ class Lexicon:
         """
         if re.search(r"(?<![.?!:]\s)(?<!^)(?<![.?!:])\b[A-Za-z]*[A-Z]", question.strip()):
             return question  # capitals inside a sentence: the writer capitalises names
-        toks = [(m.group(0), m.start(), m.end()) for m in re.finditer(r"[A-Za-z0-9][\w\-&^+.]*[A-Za-z0-9^+]|[A-Za-z0-9]", question)]
+        toks = [(m.group(0), m.start(), m.end())
+                for m in re.finditer(r"[A-Za-z0-9][\w\-&^+.]*[A-Za-z0-9^+]|[A-Za-z0-9]", question)]
         out, i, last = [], 0, 0
         while i < len(toks):
             for n in (3, 2, 1):
@@ -328,7 +340,8 @@ class Lexicon:
     def status(self, term: str) -> str:
         """'subject' (some paper is about it), 'common', 'passing' (mentioned, no paper about it) or 'missing'."""
         k = norm(term)
-        if k in GENERIC or k in self.words or all(w.lower() in FUNCTION_WORDS for w in re.findall(r"[A-Za-z0-9]+", term) or [term]):
+        if k in GENERIC or k in self.words or all(w.lower() in FUNCTION_WORDS
+                                                  for w in re.findall(r"[A-Za-z0-9]+", term) or [term]):
             return "common"  # (a frequent word may still be a name the corpus lacks: "Adam"; it never links to a paper)
         about = self.about.get(k, {})
         if about:
@@ -346,7 +359,7 @@ class Lexicon:
         parts = term.split("-")
         if (len(parts) > 1 and re.fullmatch(r"[A-Z][a-z]+", parts[0]) and norm(term) not in self.about
                 and all(re.fullmatch(r"[a-z]+", w) and (len(w) <= 3 or w in self.words) for w in parts[1:])):
-            return True  # "Earth-system models", "Mixture-of-experts": a capitalised word and ordinary ones, no paper's name
+            return True  # "Earth-system models", "Mixture-of-experts": a capital and plain words, no name
         return self.status(term) == "common"
 
     def _own_name(self, name: str) -> bool:
@@ -370,7 +383,8 @@ class Lexicon:
 
     def link(self, question: str) -> list[Link]:
         """Paper names in `question`, longest first, non-overlapping, in the order written."""
-        toks = [(m.group(0), m.start(), m.end()) for m in re.finditer(r"[A-Za-z0-9][\w\-&^+.]*[A-Za-z0-9^+]|[A-Za-z0-9]", question)]
+        toks = [(m.group(0), m.start(), m.end())
+                for m in re.finditer(r"[A-Za-z0-9][\w\-&^+.]*[A-Za-z0-9^+]|[A-Za-z0-9]", question)]
         found: list[Link] = []
         taken: set[int] = set()
         for n in range(min(MAX_NGRAM, len(toks)), 0, -1):

@@ -23,7 +23,12 @@ from .prose import clean_markup, third_person
 
 # Capitalised first words of abstracts that are ordinary English (when the corpus never writes them in lower case)
 _ENGLISH = frozenset(
-    ["accuracy", "bayesian", "class", "contrastive", "deep", "federated", "language", "markov", "mixture", "semantic", "prompt-guided", "global", "local", "generic", "recent", "large", "small", "new", "novel", "neural", "learning", "model", "models", "method", "methods", "approach", "data", "graph", "vision", "visual", "multi", "multimodal", "efficient", "robust", "adaptive", "dynamic", "hierarchical", "personalized", "personalised", "unified", "generative", "general", "simple", "sparse", "distributed", "online", "active", "spectral", "causal", "temporal", "spatial"])
+    ["accuracy", "bayesian", "class", "contrastive", "deep", "federated", "language", "markov", "mixture", "semantic",
+     "prompt-guided", "global", "local", "generic", "recent", "large", "small", "new", "novel", "neural", "learning",
+     "model", "models", "method", "methods", "approach", "data", "graph", "vision", "visual", "multi", "multimodal",
+     "efficient", "robust", "adaptive", "dynamic", "hierarchical", "personalized", "personalised", "unified",
+     "generative", "general", "simple", "sparse", "distributed", "online", "active", "spectral", "causal", "temporal",
+     "spatial"])
 
 
 def is_generic_name(name: str, words: set[str] | frozenset[str]) -> bool:
@@ -94,7 +99,7 @@ def followup_questions(answer: Answer, lexicon: Lexicon | None) -> list[str]:
     by a derived label: "What results does Recent success of large language models report?" is not English).
 
     >>> a = Answer("q", "a", "q", False, citations=(Citation(1, "p1", "Prune&Comp: Free Lunch", "t"),
-    ...                                              Citation(2, "p2", "Recent success of LLMs", "t", label_derived=True)))
+    ...     Citation(2, "p2", "Recent success of LLMs", "t", label_derived=True)))
     >>> followup_questions(a, None)[:2]
     ['Which datasets does Prune&Comp use?', 'What results does Prune&Comp report?']
     """
@@ -110,5 +115,6 @@ def followup_questions(answer: Answer, lexicon: Lexicon | None) -> list[str]:
     first = names[0]
     cands = [f"Which datasets does {first} use?", f"What results does {first} report?",
              f"What problem does {first} address?"]
-    cands.insert(2, f"How does {first} differ from {names[1]}?" if len(names) > 1 else f"Which papers are similar to {first}?")
+    cands.insert(2, f"How does {first} differ from {names[1]}?" if len(names) > 1
+                 else f"Which papers are similar to {first}?")
     return cands

@@ -15,8 +15,10 @@ WH = "how|what|which|why|when|where|who|whose"
 OPENER = rf"(?:{WH}|is|are|does|do|did|can|could|was|were)"
 
 COMPARE_RX = [
-    re.compile(r"^(?:how|in what ways?) (?:does|do|is|are) (?P<a>.+?) (?:differ|different) (?:from|to|than) (?P<b>.+?)\??$", re.I),
-    re.compile(r"^(?:how|in what ways?) (?:does|do) (?P<a>.+?) (?:and|vs\.?|versus) (?P<b>.+?) (?:differ|compare)\b.*$", re.I),
+    re.compile(r"^(?:how|in what ways?) (?:does|do|is|are) (?P<a>.+?) (?:differ|different) (?:from|to|than)"
+               r" (?P<b>.+?)\??$", re.I),
+    re.compile(r"^(?:how|in what ways?) (?:does|do) (?P<a>.+?) (?:and|vs\.?|versus) (?P<b>.+?) (?:differ|compare)\b.*$",
+               re.I),
     re.compile(r"^how (?:does|do) (?P<a>.+?) compare (?:to|with|against) (?P<b>.+?)\??$", re.I),
     re.compile(r"^(?:what (?:is|are) )?the differences? between (?P<a>.+?) and (?P<b>.+?)\??$", re.I),
     re.compile(r"^compare (?P<a>.+?) (?:and|with|to|vs\.?|versus) (?P<b>.+?)\??$", re.I),
@@ -45,7 +47,8 @@ TWO_PAPERS = re.compile(
 # "the urdu speech study and the phoneme recognition work: ...", "How do the X critique and the Y paper each ...?":
 # two papers each given by a description
 DESCRIBED_PAIR = re.compile(
-    r"(?:^|\b(?:do|does|did|are|is|were|compare|contrast)\s+)the (?P<a>[^,:;?]{3,80}?),?\s+and the (?P<b>[^,:;?]{3,80}?)"
+    r"(?:^|\b(?:do|does|did|are|is|were|compare|contrast)\s+)"
+    r"the (?P<a>[^,:;?]{3,80}?),?\s+and the (?P<b>[^,:;?]{3,80}?)"
     r"(?P<end>\s*(?:[:;?,]|\s[-\u2013\u2014]\s)|\s+(?:each|both|all|differ|compare|do|does|did|use|uses|rely|relies|"
     r"propose|proposes|handle|handles)\b)", re.I)
 CUE = re.compile(
@@ -85,14 +88,16 @@ TOPIC_AT = [
     re.compile(r"^(?:please\s+)?(?:explain|describe|summari[sz]e|tell me about|what about|give me an overview of)\s+"
                r"(?:the\s+)?(?P<t>[^\s,?]+(?:\s+[^\s,?]+){0,2})", re.I),
     # "... the idea behind X?", "the key idea of Swin Transformer?": a name of up to three words ends the question
-    re.compile(r"\b(?:of|behind|in|by|for|about)\s+(?:the\s+)?(?P<t>[^\s,?]+(?:\s+(?-i:[A-Z0-9])[^\s,?]*){0,2})\s*[?.!]*\s*$", re.I),
+    re.compile(r"\b(?:of|behind|in|by|for|about)\s+(?:the\s+)?"
+               r"(?P<t>[^\s,?]+(?:\s+(?-i:[A-Z0-9])[^\s,?]*){0,2})\s*[?.!]*\s*$", re.I),
 ]
 PREP = r"(?:under|in|on|at|for|with|by|from|to|over|across|against)"
 ASKED = re.compile(
-    rf"^(?:which|what) (?:values?|settings?) of (?:the )?(?P<v>(?:[\w\-^]+\s+){{0,3}}?[\w\-^]+)\s+(?:{AUX}|works?|gives?|performs?)\b|"
+    rf"^(?:which|what) (?:values?|settings?) of (?:the )?(?P<v>(?:[\w\-^]+\s+){{0,3}}?[\w\-^]+)\s+(?:{AUX}|works?|"
+    rf"gives?|performs?)\b|"
     rf"^(?:{PREP}\s+)?(?:what|which)\s+(?P<a>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)\s+{AUX}\b"
     rf"|^what\s+(?:is|are|was|were)\s+(?:the\s+)?(?:\S+?(?:'s|’s)\s+)(?P<b>[\w\-\s]+?)(?:\s+(?:on|in|for|of|with|at)\b.*)?\??$"
-    rf"|^(?:{PREP}\s+)?which\s+(?P<e>[\w\-^@.]+(?:\s+[\w\-^@.]+)??)\s+(?!{AUX}\b)[a-z]+(?:s|ed)\b"  # "Which LLM serves ..."
+    rf"|^(?:{PREP}\s+)?which\s+(?P<e>[\w\-^@.]+(?:\s+[\w\-^@.]+)??)\s+(?!{AUX}\b)[a-z]+(?:s|ed)\b"  # "Which LLM serves"
     rf"|^(?:{PREP}\s+)?how\s+(?:many|much)\s+(?P<c>(?:[\w\-^]+\s+){{0,3}}?[\w\-^]+)\s+{AUX}\b"
     rf"|^(?:(?:what are |give me |list )?the\s+)?names?\s+of\s+(?:the\s+)?(?P<f>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)"
     rf"(?=\s+(?:that|which|used|in|of|by|does|did|do|is|are)\b|\s+\S+\s+(?:uses?|introduces?|proposes?|evaluates?)\b|\s*\??$)",
@@ -102,7 +107,7 @@ CLAUSE = re.compile(  # "Which X ..., and over how many Y?": a second thing aske
     rf",?\s+and\s+(?=(?:{PREP}\s+)?{OPENER}\b|#)|;\s*",
     re.I,
 )
-ASKED_TAIL = re.compile(  # a clause that ends on what it asks for: "over how many evaluation suites", "with which network"
+ASKED_TAIL = re.compile(  # a clause ending on what it asks: "over how many evaluation suites", "with which network"
     rf"^(?:{PREP}\s+)?(?:what|which|how many|how much|#)\s*(?P<d>(?:[\w\-^@.]+\s+){{0,4}}?[\w\-^@.]+)$", re.I)
 NUMERIC = re.compile(
     r"\bhow (?:much|many|fast|large|small|big|long|often|far|well)\b|\bwhat (?:fraction|percentage|percent|share|"
@@ -135,9 +140,10 @@ NOT_NOUN = re.compile(  # where an asked noun phrase ends: "which method says a 
     r"swaps|avoids|picks|selects|decides|computes)\b.*$",  # (not "models", "maps", "works": nouns as often)
     re.I,
 )
-DESCRIBED_PAPER = re.compile(  # the question says which paper it means by describing it: "In the work that re-annotates ..."
+DESCRIBED_PAPER = re.compile(  # the question describes the paper it means: "In the work that re-annotates ..."
     r"\b(?:in|from|by|of|for)\s+the\s+(?:[\w\-]+\s+){0,3}?(?:work|paper|study|method|approach|framework|model)\s+"
-    r"(?:that|which|where|whose|on|about|proposing|introducing)\b|^there (?:is|was|'s) (?:a|an|one)\b|\bI (?:remember|recall)\b",
+    r"(?:that|which|where|whose|on|about|proposing|introducing)\b|^there (?:is|was|'s) (?:a|an|one)\b"
+    r"|\bI (?:remember|recall)\b",
     re.I,
 )
 OWN_PAPER = re.compile(r"\b(?:its|their) own paper\b|\baccording to the (?P<n>[^\s,?]+) paper\b|"
@@ -146,14 +152,17 @@ OWN_PAPER = re.compile(r"\b(?:its|their) own paper\b|\baccording to the (?P<n>[^
 # kind ("how long ...?" wants a time or length, "in millijoules" an energy), not just any number
 MEASURE_ASKED = {
     "duration": re.compile(r"^(?:(?:and|so|but)\s+)?(?:for\s+)?how long\b", re.I),  # "from days to hours" answers it
-    "time": re.compile(r"\bin (?:milli)?seconds\b|\bin (?:minutes|hours|days)\b|\bhow many (?:GPU[- ])?(?:hours|days|minutes|seconds)\b", re.I),
-    "energy": re.compile(r"\b(?:milli|kilo)?joules?\b|\bm?J per\b|\bkWh\b|\bwatts?\b|\bhow much (?:energy|power)\b", re.I),
+    "time": re.compile(r"\bin (?:milli)?seconds\b|\bin (?:minutes|hours|days)\b"
+                       r"|\bhow many (?:GPU[- ])?(?:hours|days|minutes|seconds)\b", re.I),
+    "energy": re.compile(r"\b(?:milli|kilo)?joules?\b|\bm?J per\b|\bkWh\b|\bwatts?\b|\bhow much (?:energy|power)\b",
+                         re.I),
     "memory": re.compile(r"\b(?:giga|mega|tera)bytes\b|\bin (?:GB|MB|GiB|MiB)\b|\bhow much (?:GPU )?memory\b", re.I),
 }
 # the topic a question names its paper by: "Is there a paper here on protein structure prediction?", "How does the
 # paper on speculative decoding choose ...": a short topic phrase (a long description is a paraphrase)
 PAPER_ON = re.compile(
-    r"\b(?:is there|are there|any)\s+(?:a |an |any )?(?:paper|work|study|research|article)s?(?:\s+(?:here|in the corpus))?"
+    r"\b(?:is there|are there|any)\s+(?:a |an |any )?(?:paper|work|study|research|article)s?"
+    r"(?:\s+(?:here|in the corpus))?"
     r"\s+(?:on|about|into)\s+(?P<t>[^?,;]{3,80}?)\s*(?:\?|,|;|$)"
     r"|\bthe (?:paper|work|study|article) (?:on|about) (?P<u>[^?,;]{3,60}?)"
     r"(?=\s+(?:choose|chooses|do|does|did|use|uses|propose|proposes|say|says|report|reports|handle|handles|show|shows)\b|\s*[?,;])",

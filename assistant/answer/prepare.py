@@ -27,8 +27,17 @@ from ..retrieve.langchain import PaperRetriever
 from ..settings import AnswerSettings
 from ..types import Hit
 from .answerable import figures_in, has_term, missing_detail
-from .decide import (CompareFinding, DetailFinding, EvidenceFinding, FilterFinding, Findings, ListFinding, NameFinding,
-                     SideFinding, decide)
+from .decide import (
+    CompareFinding,
+    DetailFinding,
+    EvidenceFinding,
+    FilterFinding,
+    Findings,
+    ListFinding,
+    NameFinding,
+    SideFinding,
+    decide,
+)
 from .evidence import ABSTAIN_SENTENCE, PASSING_MARGIN, effective_threshold, gather_evidence, weak_evidence
 from .linker import Lexicon, named_terms, norm
 from .listsize import LIST_POOL, LIST_SHOW, candidates
@@ -58,12 +67,14 @@ class LexiconCache:
         gen = self.index.searchable_generation()
         with self._lock:
             if self._cached is None or self._cached[0] != gen:
-                self._cached = (gen, Lexicon.build((r.paper_id, r.display, r.text, r.label_derived) for r in self.index.all_records()))
+                self._cached = (gen, Lexicon.build((r.paper_id, r.display, r.text, r.label_derived)
+                                                   for r in self.index.all_records()))
             return self._cached[1]
 
 
 class Preparer:
-    def __init__(self, retriever: HybridRetriever, scorer: SupportScorer, lexicon: LexiconCache, settings: AnswerSettings) -> None:
+    def __init__(self, retriever: HybridRetriever, scorer: SupportScorer, lexicon: LexiconCache,
+                 settings: AnswerSettings) -> None:
         self.retriever, self.scorer, self.lexicon, self.settings = retriever, scorer, lexicon, settings
         self.topics = TopicWords(lexicon, scorer)
 
@@ -75,8 +86,8 @@ class Preparer:
         applied = query_filters.applied_from_question(explicit, parsed)
         filters = query_filters.merge(explicit, parsed.filters) if applied else explicit
         q = analyze(parsed.cleaned if applied else text, state.get("conversation"), self.lexicon.get())
-        return Prepared(q, k=state["k"], filters=filters, timings=state.get("timings", {}), filters_from_question=applied,
-                        filter_finding=self.retriever.check_filters(filters))
+        return Prepared(q, k=state["k"], filters=filters, timings=state.get("timings", {}),
+                        filters_from_question=applied, filter_finding=self.retriever.check_filters(filters))
 
     # -- retrieve ------------------------------------------------------------------------------
     def _search(self, query: str, k: int, filters: Filters | None, within: tuple[str, ...] = ()) -> list[Hit]:
@@ -94,7 +105,8 @@ class Preparer:
         q = p.question
         p.topic, p.topic_names = q.topic, q.topic_names
         if q.kind is Kind.COMPARE:
-            p.sides = [self._search(side.text, 1 if side.paper_ids else 3, p.filters, side.paper_ids) for side in q.sides]
+            p.sides = [self._search(side.text, 1 if side.paper_ids else 3, p.filters, side.paper_ids)
+                       for side in q.sides]
             p.side_specs = list(q.sides)
             p.hits = _unique([h for side in p.sides for h in side[:1]])
         elif q.kind is Kind.LIST:
@@ -133,10 +145,13 @@ class Preparer:
     def _weigh_single(self, p: Prepared, lexicon: Lexicon) -> Findings:
         q = p.question
         names = NameFinding(
-            topic_names=p.topic_names, linked=tuple(f"{k.name} -> {lexicon.display.get(k.paper_ids[0], k.paper_ids[0])}"
-                                                    + ("" if k.strong else " (weak)") for k in q.links), unconfirmed=tuple(n for n in q.topic_names if n not in p.topic_names),
+            topic_names=p.topic_names,
+            linked=tuple(f"{k.name} -> {lexicon.display.get(k.paper_ids[0], k.paper_ids[0])}"
+                         + ("" if k.strong else " (weak)") for k in q.links),
+            unconfirmed=tuple(n for n in q.topic_names if n not in p.topic_names),
             unlinked=q.unlinked, placed=q.topic_placed, strong=bool(q.topic_strong), followup=q.followup,
-            own_paper_asked=bool(OWN_PAPER.search(q.standalone)), describes_paper=bool(DESCRIBED_PAPER.search(q.standalone)),
+            own_paper_asked=bool(OWN_PAPER.search(q.standalone)),
+            describes_paper=bool(DESCRIBED_PAPER.search(q.standalone)),
             content_words=len(content_words(q.standalone)))
         f = Findings("answer", names=names)
         on = PAPER_ON.search(q.standalone) if not p.topic else None
@@ -181,7 +196,8 @@ class Preparer:
             adjustments.append(f"retrieval singles out one paper: -{s.confident_relief:.2f}")
         if not p.topic and ev.cosine >= s.paraphrase_cosine and ev.score < th:
             th = ev.score  # a paraphrase: close in meaning to a sentence, however few words it shares
-            adjustments.append(f"paraphrase (cosine {ev.cosine:.2f} >= {s.paraphrase_cosine:.2f}): bar lowered to the evidence")
+            adjustments.append(f"paraphrase (cosine {ev.cosine:.2f} >= {s.paraphrase_cosine:.2f}): "
+                               "bar lowered to the evidence")
         th = effective_threshold(ev, th)  # a question about a paper the corpus holds needs less sentence-level evidence
         if ev.subjects:
             adjustments.append(f"named subject {', '.join(ev.subjects)}: -{PASSING_MARGIN:.2f}")
@@ -226,8 +242,10 @@ class Preparer:
             if status not in ("passing", "missing") or lexicon.is_common(side.text):
                 continue
             p.side_found[i], unknown[i] = False, status  # the paper retrieved for it only mentions it: not its row
-            if any_found and not why and not any(has_term(side.text, hs[0].text) for hs, ok in zip(p.sides, p.side_found) if ok):
-                why = (f"No indexed abstract is about {side.text}; it is only mentioned in passing." if status == "passing"
+            if any_found and not why and not any(has_term(side.text, hs[0].text)
+                                                 for hs, ok in zip(p.sides, p.side_found) if ok):
+                why = (f"No indexed abstract is about {side.text}; it is only mentioned in passing."
+                       if status == "passing"
                        else f"No indexed abstract mentions {side.text}.")  # and no other side's abstract speaks of it
         found = [hs[0] for hs, ok in zip(p.sides, p.side_found) if ok]
         sides = tuple(SideFinding(s.text, hs[0].paper_id if hs else "", bool(s.paper_ids), ok, how, unk)
@@ -236,8 +254,10 @@ class Preparer:
         if found and not why:
             asked = [t for t in q.details if not lexicon.is_common(t)  # not a description, not in a side's own words
                      and not any(norm(t) in norm(side.text) for side in q.sides)]
-            # a setting no side's abstract names, and no other paper retrieved for a side either (that one may be the side)
-            gone = [t for t in asked if not any(has_term(t, h.text) for h in found) and not lexicon.mentioned_in(t) & candidates]
+            # a setting no side's abstract names, and no other paper retrieved for a side either (that one may be
+            # the side)
+            gone = [t for t in asked
+                    if not any(has_term(t, h.text) for h in found) and not lexicon.mentioned_in(t) & candidates]
             absent = gone[0] if gone else ""
         who = " and ".join(p.names.get(h.paper_id, h.title) for h in found)
         if found and not why and not absent:
@@ -249,7 +269,8 @@ class Preparer:
         """The papers that meet a list's criterion: every named part in the abstract, and a sentence that matches
         the criterion above the bar. A word of the criterion no abstract uses (off the corpus's topics) is a part."""
         q = p.question
-        parts = q.parts + self.topics.absent_words(q.criterion, p.hits, self._dense_calibrated())  # "anything on protein structure prediction?"
+        # "anything on protein structure prediction?"
+        parts = q.parts + self.topics.absent_words(q.criterion, p.hits, self._dense_calibrated())
         bar = self.settings.abstain_threshold + LIST_MARGIN
         unmatched = tuple(x for x in parts if not any(norm(x) in norm(h.text + " " + h.title) for h in p.hits))
         rare = self.topics.distinctive(q.criterion)  # one list per alternative ("X or Y"): [] where one needs no word

@@ -25,6 +25,7 @@ what it did not name is not supported by it. The answer names the paper in front
 from __future__ import annotations
 
 import re
+from typing import ClassVar
 
 # -- markup ---------------------------------------------------------------------------------------
 _SYMBOLS = {
@@ -39,7 +40,7 @@ _WRAPPERS = ("textbf", "textit", "emph", "texttt", "textsc", "underline", "text"
              "boldsymbol", "operatorname", "hat", "tilde", "bar")
 _HREF = re.compile(r"\\href\{[^{}]*\}\{([^{}]*)\}")
 _FOOTNOTE = re.compile(r"\\footnote\{[^{}]*\}")
-_WRAP = re.compile(r"\\(?:%s)\{([^{}]*)\}" % "|".join(_WRAPPERS))
+_WRAP = re.compile(r"\\(?:" + "|".join(_WRAPPERS) + r")\{([^{}]*)\}")
 _CMD = re.compile(r"\\([A-Za-z]+|[%&_#$])(?:\{\})?")
 _MATH = re.compile(r"\$(?=\S)([^$]{1,80}?)(?<=\S)\$(?!\d)")  # "$k$", "$5\\times$"; not "$0.46 ... $50" (money)
 _OWN_MACRO = re.compile(r"\\(?:ours|ourmethod|our|method|name|model|sys)\b\s?", re.IGNORECASE)
@@ -72,7 +73,8 @@ def clean_markup(s: str, name: str = "") -> str:
     return " ".join(s.split())
 
 
-_AVAILABLE = re.compile(r"^(?:The |Our |All |Both )?(?:source |the )?(?:code|codes|implementation|data|datasets?|models?|weights|"
+_AVAILABLE = re.compile(r"^(?:The |Our |All |Both )?(?:source |the )?(?:code|codes|implementation|data|datasets?|"
+                        r"models?|weights|"
                         r"checkpoints|resources|benchmark|demo)(?: \w+){0,4} (?:is|are|will be|has been|have been) "
                         r"(?:made )?(?:publicly |freely |openly )?(?:available|released|accessible|open-sourced)"
                         r"(?:\s+(?:at|in|from|on|via|online|upon|to|under)\b[^.]{0,40})?\s*\.?\s*$", re.IGNORECASE)
@@ -95,24 +97,29 @@ def is_debris(sentence: str) -> bool:
 # -- person ---------------------------------------------------------------------------------------
 # Verbs a paper can be the subject of ("the paper proposes"); other verbs keep "the authors" ("the authors train").
 PAPER_VERBS = frozenset(
-    ["propose", "introduce", "present", "describe", "report", "release", "provide", "offer", "develop", "design", "formulate", "outline", "contribute", "show", "demonstrate", "argue", "suggest", "prove", "derive", "discuss", "establish", "highlight", "reveal"])
+    ["propose", "introduce", "present", "describe", "report", "release", "provide", "offer", "develop", "design",
+     "formulate", "outline", "contribute", "show", "demonstrate", "argue", "suggest", "prove", "derive", "discuss",
+     "establish", "highlight", "reveal"])
 # Verbs coordinated with a paper verb ("the paper proposes X and evaluates it") take its agreement too.
 _COORDINATED = PAPER_VERBS | frozenset(
-    ["evaluate", "ask", "apply", "use", "train", "test", "compare", "analyze", "analyse", "explore", "investigate", "study", "examine", "validate", "verify", "achieve", "conduct", "perform", "find", "identify", "extend", "leverage", "build", "construct", "create", "collect", "assess", "measure", "observe", "obtain", "quantify", "benchmark"])
+    ["evaluate", "ask", "apply", "use", "train", "test", "compare", "analyze", "analyse", "explore", "investigate",
+     "study", "examine", "validate", "verify", "achieve", "conduct", "perform", "find", "identify", "extend",
+     "leverage", "build", "construct", "create", "collect", "assess", "measure", "observe", "obtain", "quantify",
+     "benchmark"])
 _IRREGULAR_PAST = {"found": "find", "showed": "show", "shown": "show", "built": "build", "made": "make",
                    "proved": "prove", "proven": "prove"}
 _ADVERBS = ("also", "further", "then", "first", "additionally", "empirically", "experimentally", "systematically",
             "thus", "therefore", "here", "now", "finally", "next", "subsequently", "instead", "specifically",
             "theoretically", "formally", "carefully", "extensively", "comprehensively", "thoroughly", "both",
             "not only", "all", "therefore", "hence", "consequently", "moreover", "furthermore", "indeed", "newly")
-_WE = re.compile(r"\b(?P<we>[Ww]e)\b(?P<adv>(?:\s+(?:%s))*)\s+(?P<verb>[a-z][a-z\-]*)" % "|".join(_ADVERBS))
+_WE = re.compile(r"\b(?P<we>[Ww]e)\b(?P<adv>(?:\s+(?:" + "|".join(_ADVERBS) + r"))*)\s+(?P<verb>[a-z][a-z\-]*)")
 _PREFIX = re.compile(r"^(?:In this (?:paper|work|study|article|letter|thesis|note|report)|Here|Herein|In this "
                      r"(?:paper|work) we|In the present (?:paper|work|study))\s*,?\s*(?=[Ww]e\b)")
 METHOD_NOUNS = ("method", "approach", "framework", "model", "system", "algorithm", "technique", "architecture",
                 "pipeline", "scheme", "strategy", "solution", "network", "design", "module", "method's",
                 "approach's", "framework's", "model's", "tool", "agent", "benchmark", "dataset", "toolkit")
-_OUR_METHOD = re.compile(r"\b[Oo]ur(?:\s+(?:proposed|new|novel|resulting|final|full|overall|own))?\s+(%s)\b"
-                         % "|".join(METHOD_NOUNS))
+_OUR_METHOD = re.compile(r"\b[Oo]ur(?:\s+(?:proposed|new|novel|resulting|final|full|overall|own))?\s+("
+                         + "|".join(METHOD_NOUNS) + r")\b")
 _POSSESSIVE = re.compile(r"\b([Oo]ur)\s+(knowledge|view|opinion|hypothesis|intuition|understanding|belief|aim|goal|"
                          r"motivation|contribution|contributions|observation|observations|insight|insights)\b")
 
@@ -166,18 +173,21 @@ def third_person(s: str, name: str = "") -> str:
     s = _PREFIX.sub("", s)
     s = _POSSESSIVE.sub(lambda m: ("The" if m.group(1) == "Our" else "the") + " authors' " + m.group(2), s)
     s = _WE.sub(_we, s)
-    s = _AND_VERB.sub(lambda m: m.group(1) + (third_singular(m.group(2)) if m.group(2) in _COORDINATED else m.group(2)), s)
+    s = _AND_VERB.sub(
+        lambda m: m.group(1) + (third_singular(m.group(2)) if m.group(2) in _COORDINATED else m.group(2)), s)
     s = re.sub(r"\b[Ww]e\b", "the authors", s)  # "we" before something not a verb ("we, the authors")
     s = re.sub(r"\bOur\b", "The authors'", s)
     s = re.sub(r"\bour\b", lambda m: "their" if "the authors" in s[: m.start()].lower() else "the authors'", s)
     s = re.sub(r"\bourselves\b", "themselves", s)
     s = re.sub(r"\b[Uu]s\b(?!-)", "the authors", s)  # never the acronym "US" (case-sensitive on purpose)
-    s = re.sub(r"\b(?:I|my|me)\b(?=\s+[a-z])", lambda m: {"I": "the author", "my": "the author's", "me": "the author"}[m.group(0)], s)
+    s = re.sub(r"\b(?:I|my|me)\b(?=\s+[a-z])",
+               lambda m: {"I": "the author", "my": "the author's", "me": "the author"}[m.group(0)], s)
     return s[:1].upper() + s[1:] if s else s
 
 
 # "the paper proposes a novel “FedMerge” approach that ..." -> "FedMerge is an approach that ..."
-_IS_A = r"(?:the (?:paper|authors)|this (?:paper|work|study))\s+(?:also\s+)?(?:propose|introduce|present|develop|design)[sd]?\s+"
+_IS_A = (r"(?:the (?:paper|authors)|this (?:paper|work|study))\s+(?:also\s+)?"
+         r"(?:propose|introduce|present|develop|design)[sd]?\s+")
 
 
 def name_subject(s: str, name: str) -> str:
@@ -211,7 +221,8 @@ def rewrite(sentence: str, name: str = "") -> str:
 
 
 FIRST_PERSON = re.compile(r"\b(?:we|our|ours|us|ourselves)\b", re.IGNORECASE)
-DEBRIS = re.compile(r"``|''|\\[A-Za-z]+|\$(?=\S)[^$]{1,80}?(?<=\S)\$(?!\d)|[{}]|https?://|\bProject Page\b", re.IGNORECASE)
+DEBRIS = re.compile(r"``|''|\\[A-Za-z]+|\$(?=\S)[^$]{1,80}?(?<=\S)\$(?!\d)|[{}]|https?://|\bProject Page\b",
+                    re.IGNORECASE)
 
 
 def first_person_outside_quotes(text: str) -> list[str]:
@@ -259,7 +270,7 @@ class Rewriter:
     """
 
     MAX_CACHE = 20000
-    _cache: dict[tuple[str, str], str] = {}  # shared by verified rewriters: the verdict on a rewrite never changes
+    _cache: ClassVar[dict[tuple[str, str], str]] = {}  # shared by verified rewriters: a verdict never changes
 
     def __init__(self, checker=None) -> None:
         self.checker = checker
@@ -292,8 +303,10 @@ class Rewriter:
                 if v.label == "supported":
                     self._cache[key] = c
             todo = [k for k in cands if k not in self._cache]
-        for s, n in [k for k in todo if k not in self._cache]:  # no verified form: typeset only (the verifier reads "61.4×" against "$61.4\\times$" as a
-            self._cache[(s, n)] = _finish(clean_markup(s, n))  # new claim, yet no word changed; TeX never reaches the reader)
+        # no verified form: typeset only (the verifier reads "61.4×" against "$61.4\\times$" as a new claim, yet no
+        # word changed; TeX never reaches the reader)
+        for s, n in [k for k in todo if k not in self._cache]:
+            self._cache[(s, n)] = _finish(clean_markup(s, n))
         if len(self._cache) > self.MAX_CACHE:
             self._cache.clear()
 

@@ -23,6 +23,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from enum import Enum
@@ -31,13 +32,27 @@ from .conversation import Conversation
 from .figures import CARDINAL
 from .linker import Lexicon, Link, named_terms, norm
 from .phrasing import (
-    ASKED, ASKED_TAIL, CLAUSE, COMPARE_RX, CUE, DESCRIBED_PAIR, LEAD, LIST, MEASURE_ASKED, MEASURED, NOT_NOUN, NUMERIC,
-    OPENER, TOPIC_AT, TWO_PAPERS, WEAK_CUE,
+    ASKED,
+    ASKED_TAIL,
+    CLAUSE,
+    COMPARE_RX,
+    CUE,
+    DESCRIBED_PAIR,
+    LEAD,
+    LIST,
+    MEASURE_ASKED,
+    MEASURED,
+    NOT_NOUN,
+    NUMERIC,
+    OPENER,
+    TOPIC_AT,
+    TWO_PAPERS,
+    WEAK_CUE,
 )
 from .words import FUNCTION_WORDS
 
 
-class Kind(str, Enum):
+class Kind(str, Enum):  # noqa: UP042 - StrEnum would turn str() and f"{kind}" from "Kind.LIST" into "list"
     SINGLE = "answer"
     COMPARE = "compare"
     LIST = "list"
@@ -94,25 +109,32 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
     placed, topic_links, unlinked = _topic(standalone, links, lexicon)
     # "DiffMoE FID on ImageNet?": a name written right after another is a property of it, not a second topic
     topic_links = [b for i, b in enumerate(topic_links)
-                   if not (i and re.fullmatch(r"\s*(?:'s|’s)?\s*", standalone[topic_links[i - 1].start + len(topic_links[i - 1].name): b.start]))]
-    if any(link.strong for link in topic_links):  # "the FID of DiffMoE": a paper's own name beats a term another repeats
+                   if not (i and re.fullmatch(r"\s*(?:'s|’s)?\s*",
+                                              standalone[topic_links[i - 1].start + len(topic_links[i - 1].name):
+                                                         b.start]))]
+    if any(link.strong for link in topic_links):  # "the FID of DiffMoE": a paper's own name beats a shared term
         topic_links = [link for link in topic_links if link.strong]
     pairs = {link.paper_ids[0]: link.name for link in reversed(topic_links)}
     pairs = {p: pairs[p] for p in dict.fromkeys(link.paper_ids[0] for link in topic_links)}
     topic_ids = referents or tuple(pairs)
-    strong = tuple(p for p in topic_ids if referents or any(link.strong for link in topic_links if link.paper_ids[0] == p))
+    strong = tuple(p for p in topic_ids
+                   if referents or any(link.strong for link in topic_links if link.paper_ids[0] == p))
     topic_names = tuple(conversation.labels.get(p, p) for p in referents) if referents else tuple(pairs.values())
     kind, sides, criterion = _kind(standalone, links, referents, conversation, original=q)
     details = tuple(t for t in named_terms(standalone)
                     if norm(t) not in {norm(n) for n in topic_names} and lexicon.status(t) != "common"
                     and not any(norm(t) in norm(n) or norm(n) in norm(t) for n in topic_names)
-                    and (topic_ids or t not in {u for u, _ in unlinked}))  # "Does X beat GPT-4o?": X's abstract must name it
-    if topic_ids:  # "What gain does X give for Swahili?", "Does X beat Whisper?": a capitalised word no paper is about is a detail
+                    # "Does X beat GPT-4o?": X's abstract must name it
+                    and (topic_ids or t not in {u for u, _ in unlinked}))
+    # "What gain does X give for Swahili?", "Does X beat Whisper?": a capitalised word no paper is about is a detail
+    if topic_ids:
         details += tuple(t for t in named_terms(standalone, capitalised=True)
-                         if t not in details and " " not in t and len(t) >= 4 and lexicon.status(t) in ("missing", "passing")
-                         and not lexicon.is_common(t) and not any(norm(t) in norm(n) for n in topic_names))  # (a word of its name)
+                         if t not in details and " " not in t and len(t) >= 4
+                         and lexicon.status(t) in ("missing", "passing") and not lexicon.is_common(t)
+                         and not any(norm(t) in norm(n) for n in topic_names))  # (a word of its name)
     parts = tuple(t for t in named_terms(criterion) if not lexicon.is_common(t)  # "in LLMs or VLMs": either will do
-                  and not re.search(rf"(?:\bor\s+{re.escape(t)}\b|\b{re.escape(t)}\s+or\b|/\s*{re.escape(t)}|{re.escape(t)}\s*/)",
+                  and not re.search(rf"(?:\bor\s+{re.escape(t)}\b|\b{re.escape(t)}\s+or\b|/\s*{re.escape(t)}|"
+                                    rf"{re.escape(t)}\s*/)",
                                     criterion)) if kind is Kind.LIST else ()
     lead = LEAD.match(standalone)
     asking = lead.group("ask") if lead else standalone  # "... - which corpus?": the asked part is after the dash
@@ -122,7 +144,8 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
         text=q, standalone=standalone, kind=kind, sides=sides, criterion=criterion, parts=parts,
         topic=topic_ids if kind is Kind.SINGLE else (), topic_names=topic_names, unlinked=unlinked,
         topic_placed=bool(placed or referents), topic_strong=strong,
-        details=details, asked=first.asked, numeric=first.numeric, measure=first.measure, more=tuple(a for a in more if a.asked or a.numeric),
+        details=details, asked=first.asked, numeric=first.numeric, measure=first.measure,
+        more=tuple(a for a in more if a.asked or a.numeric),
         followup=followup, links=tuple(links),
     )
 
@@ -188,7 +211,7 @@ def _name_runs(phrases: list[str], lexicon: Lexicon) -> list[str]:
         terms = named_terms(phrase, capitalised=True, initial=True)
         toks = re.findall(r"[^\s,?()]+", phrase)
         run: list[str] = []
-        for tok in toks + [""]:
+        for tok in [*toks, ""]:
             t = tok.rstrip(".:;!'’s") if tok.endswith(("'s", "’s")) else tok.rstrip(".:;!")
             if t and t in terms and not (t.lower() in FUNCTION_WORDS and not run):
                 run.append(t)
@@ -199,11 +222,13 @@ def _name_runs(phrases: list[str], lexicon: Lexicon) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation, original: str = "") -> tuple[Kind, tuple[Side, ...], str]:
+def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation,
+          original: str = "") -> tuple[Kind, tuple[Side, ...], str]:
     m = LIST.match(q)
     terse = m and next((g for g in ("c5", "c6", "c7") if m.group(g)), "")
     if terse and (any(link.strong and link.name in q[m.start(terse):] for link in links)  # "anything on the cost of X?"
-                  or (terse == "c5" and conversation is not None and conversation.turns)):  # "which ones ...?" of the last answer
+                  # "which ones ...?" of the last answer
+                  or (terse == "c5" and conversation is not None and conversation.turns)):
         m = None
     if m:
         crit = f"{m.group('m8')}{m.group('c8')}" if m.group("m8") else next((g for g in m.groups() if g), "")
@@ -214,9 +239,11 @@ def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation, o
     for link in links:
         if link.paper_ids[0] not in {d.paper_ids[0] for d in distinct}:
             distinct.append(link)
-    choice = re.match(r"^(?:which|who)\b", q, re.I) and _coordinated(q, distinct, ("or",)) if len(distinct) >= 2 else False
+    choice = (re.match(r"^(?:which|who)\b", q, re.I) and _coordinated(q, distinct, ("or",))
+              if len(distinct) >= 2 else False)
     listed = 2 <= len(distinct) <= 4 and _listed(q, distinct)  # "How do A, B and C avoid ...?": each side asked
-    if 2 <= len(distinct) <= 4 and (CUE.search(q) or choice or listed or (WEAK_CUE.search(q) and _coordinated(q, distinct))):
+    if 2 <= len(distinct) <= 4 and (CUE.search(q) or choice or listed
+                                    or (WEAK_CUE.search(q) and _coordinated(q, distinct))):
         return Kind.COMPARE, _with_described(q, distinct), ""
     if len(referents) >= 2 and (CUE.search(q) or WEAK_CUE.search(original)):
         labels = conversation.labels if conversation is not None else {}
@@ -232,7 +259,8 @@ def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation, o
             if a and b:
                 return Kind.COMPARE, (_side(a, links), _side(b, links)), ""
     m = DESCRIBED_PAIR.search(q) if len(distinct) < 2 else None
-    if m and (CUE.search(q) or WEAK_CUE.search(q) or m.start() == 0 and re.match(r"\s*(?:[:;]|\s[-\u2013\u2014]\s)", m.group("end"))):
+    if m and (CUE.search(q) or WEAK_CUE.search(q)
+              or (m.start() == 0 and re.match(r"\s*(?:[:;]|\s[-\u2013\u2014]\s)", m.group("end")))):
         a, b = _clean(m.group("a")), _clean(m.group("b"))  # two descriptions side by side, each asked about
         if a and b:
             return Kind.COMPARE, (_side(a, links), _side(b, links)), ""
@@ -253,8 +281,9 @@ def _with_described(q: str, links: list[Link]) -> tuple[Side, ...]:
     run = re.split(r"[:?;]|\.\s", q[links[0].start:], maxsplit=1)[0]
     items = [i.strip() for i in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|vs\.?|versus)\s+", run) if i.strip()]
     if items:  # "... and the global-batch paper all deal with MoE": the last item ends where its verb begins
-        items[-1] = re.split(r"\s+(?:all|both|each|are|is|was|were|do|does|did|have|has|deal|deals|use|uses|target|targets|"
-                             r"address|addresses|tackle|tackles|propose|proposes|study|studies|share|differ)\b", items[-1])[0]
+        items[-1] = re.split(r"\s+(?:all|both|each|are|is|was|were|do|does|did|have|has|deal|deals|use|uses|target|"
+                             r"targets|address|addresses|tackle|tackles|propose|proposes|study|studies|share|"
+                             r"differ)\b", items[-1])[0]
     linked = {norm(link.name) for link in links}
     if not items or norm(items[0]) not in linked or not any(norm(i) in linked for i in items[1:]):
         return tuple(sides)  # the names are not one list
@@ -270,10 +299,11 @@ def _listed(q: str, links: list[Link]) -> bool:
     """Every linked name stands in one list: 'A and B', 'A, B and C', 'A, B, or C', 'A, B and the X paper'."""
     end = links[-1].start + len(links[-1].name)
     described_after = bool(re.match(r"\s*,?\s*(?:and|or)\s+(?:the|a|an)\s+\S", q[end:], re.I))  # "..., and the X paper"
-    for a, b in zip(links, links[1:]):
+    for a, b in itertools.pairwise(links):
         between = q[a.start + len(a.name): b.start]
         last = b is links[-1] and not described_after
-        if not re.fullmatch(r"\s*,?\s*(?:and|or|&)\s*" if last else r"\s*,\s*|\s*(?:and|&)\s*" if len(links) == 2 else r"\s*,\s*", between, re.I):
+        if not re.fullmatch(r"\s*,?\s*(?:and|or|&)\s*" if last
+                            else r"\s*,\s*|\s*(?:and|&)\s*" if len(links) == 2 else r"\s*,\s*", between, re.I):
             return False
     return True
 
@@ -287,8 +317,9 @@ _PAPER_NOUN = r"(?:paper|work|study|one|method|approach|model|framework|abstract
 # "the paper on X", "the one based on Y", "the work that proposes Z": the description is what follows
 _VERB_OF = (r"(?:on|about|for|with|into|based on|built on|using|uses|use|proposing|proposes|introducing|introduces|"
             r"presenting|presents|studying|studies|applying|applies)")
-_DESCRIBED_HEAD = re.compile(rf"^{_PAPER_NOUN}\s+(?:(?:that|which|who)\s+(?:(?:is|are|was)\s+)?(?:{_VERB_OF}\s+)?|{_VERB_OF}\s+)(?=\S)", re.I)
-_DESCRIBED_TAIL = re.compile(r"(?<=\S)\s+(?:paper|work|study|abstract|article|one)s?$", re.I)  # "the speculative decoding paper"
+_DESCRIBED_HEAD = re.compile(rf"^{_PAPER_NOUN}\s+(?:(?:that|which|who)\s+(?:(?:is|are|was)\s+)?(?:{_VERB_OF}\s+)?|"
+                             rf"{_VERB_OF}\s+)(?=\S)", re.I)
+_DESCRIBED_TAIL = re.compile(r"(?<=\S)\s+(?:paper|work|study|abstract|article|one)s?$", re.I)  # "the X paper"
 
 
 def _clean(s: str) -> str:
@@ -297,10 +328,12 @@ def _clean(s: str) -> str:
 
     >>> [_clean(s) for s in ("the paper on speculative decoding", "the one based on Gaussian splatting",
     ...                      "the token-pruning paper", "a method that uses a server-side generator", "Orca",
-    ...                      "the one that distils a server ensemble")]
-    ['speculative decoding', 'Gaussian splatting', 'token-pruning', 'a server-side generator', 'Orca', 'distils a server ensemble']
+    ...                      "the one that distils a server ensemble")]  # doctest: +NORMALIZE_WHITESPACE
+    ['speculative decoding', 'Gaussian splatting', 'token-pruning', 'a server-side generator', 'Orca',
+     'distils a server ensemble']
     """
-    s = re.sub(r"^(?:(?:is |that is |which is )?(?:called|named|termed|dubbed) |(?:is |that is )?(?:for|on|about) )", "", s.strip(" ?.,"), flags=re.I)
+    s = re.sub(r"^(?:(?:is |that is |which is )?(?:called|named|termed|dubbed) |(?:is |that is )?(?:for|on|about) )",
+               "", s.strip(" ?.,"), flags=re.I)
     s = re.sub(r"^(?:the |a |an )", "", s.strip(" ?.,"), flags=re.I).strip()
     core = _DESCRIBED_TAIL.sub("", _DESCRIBED_HEAD.sub("", s)).strip()
     return core if core and core.lower() not in _PAPER_NOUN else s

@@ -24,42 +24,75 @@ ROLES = ("Problem", "Method", "Data", "Result")
 # (pattern, weight, example it must match)
 CUES: dict[str, list[tuple[str, float, str]]] = {
     "Problem": [
-        (r"\b(?:challeng\w*|problems?|bottlenecks?|limitations?|drawbacks?|shortcomings?)\b", 1.0, "A key challenge is drift."),
-        (r"\b(?:suffers?|fails?|lacks?|struggles?|hinders?|remains? (?:unclear|challenging|difficult|an open)|(?:is|are)\s+(?:often\s+|usually\s+|still\s+|severely\s+)?(?:limited|restricted|hampered|constrained))\b", 1.2, "Their performance is often limited by cost."),
+        (r"\b(?:challeng\w*|problems?|bottlenecks?|limitations?|drawbacks?|shortcomings?)\b",
+         1.0, "A key challenge is drift."),
+        (r"\b(?:suffers?|fails?|lacks?|struggles?|hinders?|remains? (?:unclear|challenging|difficult|an open)|"
+         r"(?:is|are)\s+(?:often\s+|usually\s+|still\s+|severely\s+)?(?:limited|restricted|hampered|constrained))\b",
+         1.2, "Their performance is often limited by cost."),
         (r"\b(?:however|despite|although|yet)\b", 0.8, "However, these models are costly."),
-        (r"\b(?:costly|expensive|difficult|inefficient|unreliable|vulnerable|prone to|little is known|under-?explored)\b", 0.8, "Training is expensive."),
-        (r"^(?:To (?:assess|determine|evaluate|investigate|examine|compare|identify|describe|explore)|The (?:aim|objective|purpose|goal) of)\b", 1.5, "To assess the quality of storage."),
-        (r"\b(?:whether|is (?:crucial|important|essential)|has (?:gained|attracted|become)|widely used|increasingly)\b", 0.6, "It has attracted attention."),
-        (r"\b(?:hypothes[ie]s|we (?:aim|sought|set out) to|this study (?:aims|aimed|sought)|was undertaken to)\b", 1.0, "The hypothesis was tested that X helps."),
-        (r"\b(?:existing|prior|previous|current|conventional|traditional) (?:\w+ )?(?:methods|approaches|works|models|techniques|studies)\b", 0.7, "Existing approaches ignore it."),
+        (r"\b(?:costly|expensive|difficult|inefficient|unreliable|vulnerable|prone to|little is known|"
+         r"under-?explored)\b", 0.8, "Training is expensive."),
+        (r"^(?:To (?:assess|determine|evaluate|investigate|examine|compare|identify|describe|explore)|"
+         r"The (?:aim|objective|purpose|goal) of)\b", 1.5, "To assess the quality of storage."),
+        (r"\b(?:whether|is (?:crucial|important|essential)|has (?:gained|attracted|become)|widely used|increasingly)\b",
+         0.6, "It has attracted attention."),
+        (r"\b(?:hypothes[ie]s|we (?:aim|sought|set out) to|this study (?:aims|aimed|sought)|was undertaken to)\b",
+         1.0, "The hypothesis was tested that X helps."),
+        (r"\b(?:existing|prior|previous|current|conventional|traditional) (?:\w+ )?(?:methods|approaches|works|models|"
+         r"techniques|studies)\b", 0.7, "Existing approaches ignore it."),
     ],
     "Method": [
-        (r"\b(?:we|this (?:paper|work)|the authors) (?:\w+ )?(?:propose|introduce|present|develop|design|devise|formulate)[sd]?\b", 2.0, "We propose a new module."),
-        (r"\b(?:propose[sd]?|introduce[sd]?|framework|architecture|module|mechanism|algorithm|pipeline|strategy|paradigm)\b", 0.8, "The framework has two parts."),
-        (r"\b(?:consists? of|composed of|comprises?|is based on|builds? (?:on|upon)|leverag\w+|employ\w*|adopt\w*|incorporat\w+|utiliz\w+|combin\w+)\b", 0.9, "It consists of an encoder."),
+        (r"\b(?:we|this (?:paper|work)|the authors) (?:\w+ )?(?:propose|introduce|present|develop|design|devise|"
+         r"formulate)[sd]?\b", 2.0, "We propose a new module."),
+        (r"\b(?:propose[sd]?|introduce[sd]?|framework|architecture|module|mechanism|algorithm|pipeline|strategy|"
+         r"paradigm)\b", 0.8, "The framework has two parts."),
+        (r"\b(?:consists? of|composed of|comprises?|is based on|builds? (?:on|upon)|leverag\w+|employ\w*|adopt\w*|"
+         r"incorporat\w+|utiliz\w+|combin\w+)\b", 0.9, "It consists of an encoder."),
         (r"\b(?:by (?:\w+ing)|via|through (?:a|an|the))\b", 0.5, "It aligns features by matching moments."),
-        (r"\b(?:key idea|specifically|in particular|first,|then,|to this end|our (?:method|approach|model))\b", 0.8, "Specifically, we align features."),
-        (r"\b(?:(?:was|were) (?:performed|conducted|randomi[sz]ed|measured|assessed|recorded|analy[sz]ed|administered|used|carried|tested|examined|compared|determined|estimated|calculated|obtained|treated|exposed)|retrospective|prospective|questionnaire|cross-sectional|randomi[sz]ed|cohort study|case-control|regression)\b", 1.0, "Patients were randomized to two arms."),
-        (r"\b(?:in this (?:paper|work|study),? we|we (?:use|train|apply|adapt|model|formulate|frame|cast|extend|fine-tune)|our (?:method|approach|model|framework|system))\b", 0.9, "In this paper, we adapt a parser."),
+        (r"\b(?:key idea|specifically|in particular|first,|then,|to this end|our (?:method|approach|model))\b",
+         0.8, "Specifically, we align features."),
+        (r"\b(?:(?:was|were) (?:performed|conducted|randomi[sz]ed|measured|assessed|recorded|analy[sz]ed|administered|"
+         r"used|carried|tested|examined|compared|determined|estimated|calculated|obtained|treated|exposed)|"
+         r"retrospective|prospective|questionnaire|cross-sectional|randomi[sz]ed|cohort study|case-control|"
+         r"regression)\b", 1.0, "Patients were randomized to two arms."),
+        (r"\b(?:in this (?:paper|work|study),? we|we (?:use|train|apply|adapt|model|formulate|frame|cast|extend|"
+         r"fine-tune)|our (?:method|approach|model|framework|system))\b", 0.9, "In this paper, we adapt a parser."),
     ],
     "Data": [
         (r"\b(?:datasets?|benchmarks?|corpus|corpora|collections?|testbeds?|suites?)\b", 1.5, "We use three datasets."),
-        (r"\b(?:evaluated on|experiments? on|trained on|tested on|experiments across|evaluations? on|collected|annotated|gathered|curated)\b", 1.2, "Experiments on two corpora."),
-        (r"\b(?:participants?|patients?|subjects?|volunteers?|cohort|respondents?|children|women|men|cases|controls|samples?|images|videos|recordings|utterances|documents|languages|articles|hospitals?|practices|clinics|mice|rats|cells|strains|tissues?|specimens|leaves|plants|lines|records|registry|database)\b", 0.8, "We enrolled 45 patients."),
-        (r"\b\d[\d,.]*\s+(?:\w+\s+)?(?:tasks?|datasets?|benchmarks?|languages?|participants|patients|subjects|images|samples|clients|users|hours|domains|models|queries|questions|documents|sentences|pairs|examples)\b", 1.2, "It covers 9 QA tasks."),
-        (r"\b(?:[A-Z][A-Za-z]*-?\d+[A-Za-z0-9\-]*|[A-Z]{2,}[a-z]*-?[A-Z0-9]+\w*)\b", 0.4, "Results on CIFAR-10 are given."),
+        (r"\b(?:evaluated on|experiments? on|trained on|tested on|experiments across|evaluations? on|collected|"
+         r"annotated|gathered|curated)\b", 1.2, "Experiments on two corpora."),
+        (r"\b(?:participants?|patients?|subjects?|volunteers?|cohort|respondents?|children|women|men|cases|controls|"
+         r"samples?|images|videos|recordings|utterances|documents|languages|articles|hospitals?|practices|clinics|mice|"
+         r"rats|cells|strains|tissues?|specimens|leaves|plants|lines|records|registry|database)\b",
+         0.8, "We enrolled 45 patients."),
+        (r"\b\d[\d,.]*\s+(?:\w+\s+)?(?:tasks?|datasets?|benchmarks?|languages?|participants|patients|subjects|images|"
+         r"samples|clients|users|hours|domains|models|queries|questions|documents|sentences|pairs|examples)\b",
+         1.2, "It covers 9 QA tasks."),
+        (r"\b(?:[A-Z][A-Za-z]*-?\d+[A-Za-z0-9\-]*|[A-Z]{2,}[a-z]*-?[A-Z0-9]+\w*)\b",
+         0.4, "Results on CIFAR-10 are given."),
         (r"^(?:Settings?|Participants|Subjects|Patients|Data|Materials)\s*:", 1.5, "Participants: 40 adults."),
     ],
     "Result": [
-        (r"\b(?:outperform\w*|surpass\w*|beats?|exceed\w*|state-of-the-art|sota|best)\b", 1.5, "It outperforms all baselines."),
-        (r"\b(?:improv\w+|achiev\w+|reduc\w+|increas\w+|gains?|boost\w*|speed-?ups?|faster|higher|lower|better|fewer)\b", 0.8, "It improves accuracy."),
-        (r"\b(?:results? (?:show|demonstrate|indicate|suggest|reveal)|experiments? (?:show|demonstrate|indicate|reveal)|we (?:show|find|found|observe|demonstrate)|(?:show|shows|showed|demonstrate[sd]?|reveal(?:s|ed)?|indicate[sd]?|found) that)\b", 1.3, "Results show that it helps."),
-        (r"\d+(?:\.\d+)?\s?(?:%|×|x\b|-fold|points?\b|pp\b)|\bp\s?[<=]\s?0?\.\d+|\bodds ratio\b|\bCI\b", 1.3, "It gains 4.2% accuracy."),
-        (r"\b(?:significant(?:ly)?|conclu\w+|effective(?:ly|ness)?|consistently|robust(?:ly|ness)?|competitive|comparable)\b", 0.7, "The method is effective."),
+        (r"\b(?:outperform\w*|surpass\w*|beats?|exceed\w*|state-of-the-art|sota|best)\b",
+         1.5, "It outperforms all baselines."),
+        (r"\b(?:improv\w+|achiev\w+|reduc\w+|increas\w+|gains?|boost\w*|speed-?ups?|faster|higher|lower|better|fewer)\b",
+         0.8, "It improves accuracy."),
+        (r"\b(?:results? (?:show|demonstrate|indicate|suggest|reveal)|experiments? (?:show|demonstrate|indicate|"
+         r"reveal)|we (?:show|find|found|observe|demonstrate)|(?:show|shows|showed|demonstrate[sd]?|reveal(?:s|ed)?|"
+         r"indicate[sd]?|found) that)\b", 1.3, "Results show that it helps."),
+        (r"\d+(?:\.\d+)?\s?(?:%|×|x\b|-fold|points?\b|pp\b)|\bp\s?[<=]\s?0?\.\d+|\bodds ratio\b|\bCI\b",
+         1.3, "It gains 4.2% accuracy."),
+        (r"\b(?:significant(?:ly)?|conclu\w+|effective(?:ly|ness)?|consistently|robust(?:ly|ness)?|competitive|"
+         r"comparable)\b", 0.7, "The method is effective."),
         (r"^(?:Results?|Conclusions?|Findings)\s*:", 1.5, "Results: mortality fell."),
-        (r"\bfrom \d[\d.,]*\s?%? to \d|\bby (?:up to |over |more than |nearly |about )?\d[\d.,]*\s?%", 1.0, "Accuracy rose from 39.0% to 68.8%."),
-        (r"\b(?:associated with|correlated with|resulted in|led to|brought about|caused|promoted|reversed|was (?:higher|lower|greater|smaller)|were (?:higher|lower|greater|smaller)|more pronounced|no (?:significant )?difference)\b", 0.8, "The change was associated with higher stiffness."),
-        (r"\b(?:demonstrat\w+ (?:its|the|their) (?:effectiveness|superiority|potential|generality)|extends? beyond|generali[sz]es? (?:well )?to)\b", 1.0, "It extends beyond images, demonstrating its potential."),
+        (r"\bfrom \d[\d.,]*\s?%? to \d|\bby (?:up to |over |more than |nearly |about )?\d[\d.,]*\s?%",
+         1.0, "Accuracy rose from 39.0% to 68.8%."),
+        (r"\b(?:associated with|correlated with|resulted in|led to|brought about|caused|promoted|reversed|"
+         r"was (?:higher|lower|greater|smaller)|were (?:higher|lower|greater|smaller)|more pronounced|"
+         r"no (?:significant )?difference)\b", 0.8, "The change was associated with higher stiffness."),
+        (r"\b(?:demonstrat\w+ (?:its|the|their) (?:effectiveness|superiority|potential|generality)|extends? beyond|"
+         r"generali[sz]es? (?:well )?to)\b", 1.0, "It extends beyond images, demonstrating its potential."),
     ],
 }
 _COMPILED = {role: [(re.compile(p, re.IGNORECASE if role != "Data" or "A-Z" not in p else 0), w) for p, w, _ in cues]
@@ -73,7 +106,8 @@ def role_scores(sentences: list[str], name: str = "") -> list[dict[str, float]]:
     is the paper's own `name` ("FedMerge merges ...") describes the method unless it reports a result."""
     n = len(sentences)
     out = []
-    own = re.compile(r"^(?:The |In )?" + re.escape(name) + r"\b(?!\s+(?:achieves|outperforms|improves|reduces|surpasses))") if name else None
+    own = re.compile(r"^(?:The |In )?" + re.escape(name)
+                     + r"\b(?!\s+(?:achieves|outperforms|improves|reduces|surpasses))") if name else None
     for i, s in enumerate(sentences):
         sc = {role: sum(w for rx, w in _COMPILED[role] if rx.search(s)) for role in ROLES}
         if own is not None and own.search(s):
@@ -105,9 +139,10 @@ _MENTION = re.compile(
     r"\b\d[\d,.]*\s+(?:[\w\-]+\s+)?(?:tasks?|datasets?|benchmarks?|languages?|participants|patients|subjects|images|"
     r"samples|clients|users|domains|models|queries|questions|documents|pairs|examples)\b"
     r"|\b(?:on|across|using|with)\s+((?:(?:the|popular|several|standard|public|large-scale|real-world|diverse|various|"
-    r"different|multiple|two|three|four|five|six|[A-Z][\w\-.]*)[\s,]+){0,6}?(?:datasets?|benchmarks?|corpora|corpus|tasks|"
-    r"settings|domains))\b"
-    r"|\b[A-Z][A-Za-z]*[\-.]?\d+(?:\.\d+)?[A-Za-z0-9\-.]*[A-Za-z0-9]\b|\b[A-Z][a-zA-Z]*[A-Z][\w\-]*\s+(?:benchmark|dataset|corpus)\b")
+    r"different|multiple|two|three|four|five|six|[A-Z][\w\-.]*)[\s,]+){0,6}?(?:datasets?|benchmarks?|corpora|corpus|"
+    r"tasks|settings|domains))\b"
+    r"|\b[A-Z][A-Za-z]*[\-.]?\d+(?:\.\d+)?[A-Za-z0-9\-.]*[A-Za-z0-9]\b|\b[A-Z][a-zA-Z]*[A-Z][\w\-]*\s+(?:benchmark|"
+    r"dataset|corpus)\b")
 
 
 def data_mentions(sentence: str) -> list[str]:
@@ -131,12 +166,12 @@ def assign(sentences: list[str], skip: frozenset[int] = frozenset(), name: str =
     scores = role_scores(sentences, name)
     cands = {}
     for role in ROLES:
-        ok = [i for i in range(len(sentences)) if i not in skip and (scores[i][role] >= FLOOR
-              and scores[i][role] >= max(scores[i].values()) - 0.8  # not clearly another role's sentence
-              or scores[i][role] >= FLOOR / 2 and scores[i][role] == max(scores[i].values()))  # weak, but its best
-              and not (role == "Data" and scores[i]["Result"] > scores[i]["Data"])]  # a result naming its data: a result
-        cands[role] = sorted(ok, key=lambda i: -scores[i][role])[:5] + [None]
-    best, best_total = {r: None for r in ROLES}, -1.0
+        ok = [i for i in range(len(sentences)) if i not in skip and ((scores[i][role] >= FLOOR
+              and scores[i][role] >= max(scores[i].values()) - 0.8)  # not clearly another role's sentence
+              or (scores[i][role] >= FLOOR / 2 and scores[i][role] == max(scores[i].values())))  # weak, but its best
+              and not (role == "Data" and scores[i]["Result"] > scores[i]["Data"])]  # a result naming its data
+        cands[role] = [*sorted(ok, key=lambda i: -scores[i][role])[:5], None]
+    best, best_total = dict.fromkeys(ROLES), -1.0
     for combo in itertools.product(*(cands[r] for r in ROLES)):
         used = [i for i in combo if i is not None]
         if len(used) != len(set(used)):

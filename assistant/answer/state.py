@@ -55,7 +55,7 @@ class Prepared:
     side_specs: list[Side] = field(default_factory=list)  # the sides, in the order rows are shown
     side_evidence: list[Evidence] = field(default_factory=list)
     side_found: list[bool] = field(default_factory=list)  # comparisons: which sides an abstract describes
-    rows: list[tuple[Hit, int, str]] = field(default_factory=list)  # lists: (paper, sentence index, sentence) that match
+    rows: list[tuple[Hit, int, str]] = field(default_factory=list)  # lists: matching (paper, sentence index, sentence)
     findings: Findings | None = None
     decision: Decision = field(default_factory=lambda: Decision("answer"))
     timings: dict[str, float] = field(default_factory=dict)

@@ -19,10 +19,11 @@ from .words import is_word
 # corpus; lists on topics it lacks ("protein structure prediction", "robot manipulation"): 0.34-0.39.
 LIST_TOPIC_COSINE = 0.45
 TOPIC_WORDS = 4  # a criterion of at most this many content words names a topic (longer ones describe it) ...
-_CLAUSE = re.compile(r"\b(?:where|when|how|why|that|which|who|whose|is|are|was|were|been|being)\b", re.I)  # ... unless a clause
-RARE_SHARE = 0.03  # a criterion word at most this share of the abstracts use is distinctive: a listed paper must use one
-LIST_WORDS = frozenset("paper papers work works study studies abstract abstracts article articles method methods approach "
-                       "approaches model models collection corpus".split())
+# ... unless a clause
+_CLAUSE = re.compile(r"\b(?:where|when|how|why|that|which|who|whose|is|are|was|were|been|being)\b", re.I)
+RARE_SHARE = 0.03  # a criterion word this rare in the abstracts is distinctive: a listed paper must use one
+LIST_WORDS = frozenset("paper papers work works study studies abstract abstracts article articles method methods "
+                       "approach approaches model models collection corpus".split())
 
 
 def _names_topic(criterion: str) -> bool:
@@ -86,7 +87,8 @@ class TopicWords:
         retrieved abstract says in other words (a 1-3 word span within SOFT_MATCH): the part nothing matches."""
         stems = self.lexicon.get().stems
         out = []
-        verbs = set(re.findall(r"\b(?:that|which|who|to|not|can|will|does|do)\s+([a-z]+)", criterion))  # "that stands in for"
+        # "that stands in for"
+        verbs = set(re.findall(r"\b(?:that|which|who|to|not|can|will|does|do)\s+([a-z]+)", criterion))
         for w in dict.fromkeys(re.findall(r"\b[a-z]{4,}\b", criterion)):
             if w in STOP or w in verbs or w.endswith("ly") or stem(w) in stems:  # not "fairly"
                 continue

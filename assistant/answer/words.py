@@ -35,7 +35,8 @@ FUNCTION_WORDS = frozenset(
 # An abstract speaking of its own contribution ("We then propose", "This paper introduces"): one cue for the
 # linker (names a paper gives itself) and the comparison table's Method column. (sentrank.py keeps its own, wider
 # pattern: it is a feature of a trained model.)
-OWN_WORK = (r"(?i:\b(?:we|this (?:paper|work|study|article))\s+(?:(?:\w+ly|then|also|further|first|next|hence|therefore|thus)\s+)?"
+OWN_WORK = (r"(?i:\b(?:we|this (?:paper|work|study|article))\s+(?:(?:\w+ly|then|also|further|first|next|hence|"
+            r"therefore|thus)\s+)?"
             r"(?:propose|introduce|present|develop|design)\w*|\bus to (?:propose|introduce|present|develop|design))")
 
 
@@ -72,8 +73,9 @@ def is_english(token: str) -> bool:
         return True
     for suffix in ("ing", "ed", "es", "s", "er", "ers", "ation", "ations", "ly"):
         stem = token[: -len(suffix)]
-        if token.endswith(suffix) and len(stem) >= 3 and (stem in words or stem + "e" in words or
-                                                          (len(stem) > 3 and stem[-1] == stem[-2] and stem[:-1] in words)):
+        if token.endswith(suffix) and len(stem) >= 3 and (stem in words or stem + "e" in words
+                                                          or (len(stem) > 3 and stem[-1] == stem[-2]
+                                                              and stem[:-1] in words)):
             return True
     return False
 

@@ -42,7 +42,8 @@ def check(ctx: Context, raw: str, sources: list, draft: Draft) -> Verified:
     try:
         v = verify(raw, SourceIndex(sources), ctx.scorer, ctx.settings.support_threshold, ctx.checker)
     except VerifierUnavailableError as e:
-        draft.notes.append(f"The claim verifier is unavailable ({e.message}); sentences were checked by similarity only.")
+        draft.notes.append(f"The claim verifier is unavailable ({e.message}); "
+                           "sentences were checked by similarity only.")
         v = verify(raw, SourceIndex(sources), ctx.scorer, ctx.settings.support_threshold)
     draft.notes += v.notes
     draft.unsupported += v.unsupported
@@ -59,7 +60,8 @@ def generate(ctx: Context, messages, prep: Prepared, draft: Draft) -> Generator[
     t = time.perf_counter()
     s = ctx.settings
     try:
-        for piece in ctx.chat.stream(messages, max_new_tokens=s.max_new_tokens, temperature=s.temperature, stop=ctx.stop):
+        for piece in ctx.chat.stream(messages, max_new_tokens=s.max_new_tokens, temperature=s.temperature,
+                                     stop=ctx.stop):
             if not pieces:
                 prep.timings["first_token_s"] = prep.timings.get("retrieval_s", 0) + (time.perf_counter() - t)
             pieces.append(piece)

@@ -15,13 +15,12 @@ from ..answerable import states_asked
 from ..contrast import difference, role_table
 from ..events import Event, Status
 from ..prompts import load_prompt
+from ..prose import is_debris
 from ..sentrank import default_ranker
 from ..state import Draft, Prepared, cite, shown_name
-from ..prose import is_debris
 from ..support import injected_sentences
 from .base import Context, check, generate
 from .single import ASKED_BONUS, source_block
-
 
 SIDE_SENTENCES = 2  # sentences per side in the overview above the table
 

@@ -26,12 +26,13 @@ from .base import Context
 ASKS: tuple[tuple[str, str, str], ...] = (
     ("authors", r"\b(?:who (?:are|were|is|was) the authors?|who (?:wrote|authored|developed|proposed|published|"
                 r"created)|authors? of|written by|by whom)", "Who wrote FedMerge?"),
-    ("year", r"\b(?:when (?:was|were|did)\b.*\b(?:published|released|written|appear\w*|come out|posted)|what year|which year|"
-             r"year of publication|publication (?:year|date)|how old)\b", "When was Prune&Comp published?"),
+    ("year", r"\b(?:when (?:was|were|did)\b.*\b(?:published|released|written|appear\w*|come out|posted)|"
+             r"what year|which year|year of publication|publication (?:year|date)|how old)\b",
+     "When was Prune&Comp published?"),
     ("venue", r"\b(?:which|what) (?:venue|journal|conference|workshop)|where (?:was|were) (?:it|they|\w+) "
               r"published|published (?:in|at) which\b", "Which venue was OTARo published at?"),
-    ("recent", r"\b(?:most recent|latest|newest|oldest|earliest|most up-to-date) (?:\w+ )?(?:papers?|works?|stud(?:y|ies)|"
-               r"articles?|publications?|abstracts?)\b",
+    ("recent", r"\b(?:most recent|latest|newest|oldest|earliest|most up-to-date) (?:\w+ )?"
+               r"(?:papers?|works?|stud(?:y|ies)|articles?|publications?|abstracts?)\b",
      "What is the most recent paper on federated learning?"),
 )
 _ASKS = tuple((f, re.compile(p, re.IGNORECASE)) for f, p, _ in ASKS)
@@ -67,7 +68,8 @@ def _fields(hit: Hit, asked: tuple[str, ...], label: str, n: int) -> str:
     if "venue" in asked:
         parts.append(f"appeared in {r.venue}" if r.venue else f"venue {NOT_RECORDED}")
     missing = any(NOT_RECORDED in p for p in parts)
-    return f"{label}: " + "; ".join(parts) + (" in this corpus" if missing and NOT_RECORDED in parts[-1] else "") + f" [{n}]."
+    return (f"{label}: " + "; ".join(parts) + (" in this corpus" if missing and NOT_RECORDED in parts[-1] else "")
+            + f" [{n}].")
 
 
 class MetadataWriter:
@@ -104,17 +106,20 @@ class MetadataWriter:
                 return draft
         dated = [h for h in pool if h.record.year]
         if not dated:
-            draft.text = (f"Publication years are {NOT_RECORDED} for the {len(pool)} papers retrieved for this question, "
-                          "so which is the " + ("oldest" if oldest else "most recent") + " cannot be told from this corpus.")
+            draft.text = (f"Publication years are {NOT_RECORDED} for the {len(pool)} papers retrieved for this "
+                          "question, so which is the " + ("oldest" if oldest else "most recent")
+                          + " cannot be told from this corpus.")
             draft.related = pool[:3]
             return draft
         pick = sorted(dated, key=lambda h: h.record.year, reverse=not oldest)[0]
         label = marked_label(pick.record, name=prep.names.get(pick.paper_id, ""))
         undated = len(pool) - len(dated)
         tied = [h for h in dated if h.record.year == pick.record.year and h is not pick]
-        draft.text = (f"Of the {len(pool)} papers retrieved for this question, the {'oldest' if oldest else 'most recent'} is "
-                      f"{label} ({pick.record.year}) [1]." + (f" {len(tied)} other{'s' if len(tied) > 1 else ''} of them "
-                      f"{'are' if len(tied) > 1 else 'is'} from {pick.record.year} too (the records give years, not dates)."
+        draft.text = (f"Of the {len(pool)} papers retrieved for this question, "
+                      f"the {'oldest' if oldest else 'most recent'} is {label} ({pick.record.year}) [1]."
+                      + (f" {len(tied)} other{'s' if len(tied) > 1 else ''} of them "
+                         f"{'are' if len(tied) > 1 else 'is'} from {pick.record.year} too "
+                         "(the records give years, not dates)."
                       if tied else "") + (f" {undated} of them have no recorded year." if undated else ""))
         draft.citations.append(cite(1, pick, []))
         draft.notes.append("Answered from the records' year field, not from the abstracts.")

@@ -10,14 +10,14 @@ from collections.abc import Generator
 from ...index.sentences import split_sentences
 from ...types import Hit
 from ..answerable import states_asked
-from ..figures import has_figure
 from ..compose import extractive_answer, trim
 from ..events import Event, Status
 from ..evidence import ABSTAIN_SENTENCE, effective_threshold
+from ..figures import has_figure
 from ..prompts import load_prompt
 from ..sentrank import default_ranker
-from ..support import injected_sentences
 from ..state import Draft, Prepared, cite, shown_name
+from ..support import injected_sentences
 from .base import Context, check, generate
 
 SOURCE_SENTENCES = 3  # sentences of each abstract shown to the model: its best ones for the question, in order
@@ -39,7 +39,8 @@ class SingleWriter:
             if v.text and ABSTAIN_SENTENCE.lower()[:30] not in raw.lower():
                 draft.text, draft.citations = v.text, v.citations
             else:
-                draft.notes.append("The model's answer could not be verified against the abstracts; showing the evidence sentences instead.")
+                draft.notes.append("The model's answer could not be verified against the abstracts; showing the "
+                                   "evidence sentences instead.")
                 compose(prep, ctx, draft)
         for gap in prep.gaps:  # parts of the question the abstracts do not cover (decide.py: a partial answer)
             draft.text += f"\n\n*{gap}*"
@@ -75,7 +76,8 @@ def compose(prep: Prepared, ctx: Context, draft: Draft) -> None:
     if ranked is None:
         picks = asked_first(extractive_answer(best, hits, threshold, main=prep.main), best)
     else:  # the main paper's sentences as the ranker orders them; other papers' as before, in the room left
-        others = extractive_answer([b for b in best if b[0] != prep.main], hits, threshold, limit=3 - len(ranked), main=-1)
+        others = extractive_answer([b for b in best if b[0] != prep.main], hits, threshold, limit=3 - len(ranked),
+                                   main=-1)
         picks = [(prep.main, si) for si in ranked[:1] + sorted(ranked[1:])] + others  # the answering sentence first
     markers: dict[int, int] = {}
     chosen: dict[int, list[int]] = {}
@@ -160,7 +162,8 @@ def build_prompt(prep: Prepared, ctx: Context, turns, template: str = "answer"):
             k -= 1
         else:
             break
-    return hits[:k], len(hits) - k, [{"role": "system", "content": system}, {"role": "user", "content": render(k, first_turn)}]
+    return hits[:k], len(hits) - k, [{"role": "system", "content": system},
+                                     {"role": "user", "content": render(k, first_turn)}]
 
 
 def source_block(n: int, h: Hit, best: list[int]) -> str:

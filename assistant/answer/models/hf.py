@@ -203,10 +203,8 @@ def _save_converted(b: Backend, out: Path, source: Path, load_s: float) -> None:
                 b.tokenizer.save_pretrained(tmp)
             meta = {"source": str(source), "format": CONVERTED_FORMAT, "gguf_load_s": round(load_s, 1)}
             (Path(tmp) / "converted.json").write_text(json.dumps(meta), encoding="utf-8")
-            try:
+            with contextlib.suppress(OSError):  # another process converted it first: theirs is as good
                 os.replace(tmp, out)
-            except OSError:  # another process converted it first: theirs is as good
-                pass
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     except Exception as e:  # noqa: BLE001 - a cache, never a reason to fail an answer
@@ -396,7 +394,7 @@ class HFChatModel:
             try:
                 with torch.inference_mode():
                     b.model.generate(**gen_kw)
-            except BaseException as e:  # reported by the consumer below
+            except BaseException as e:  # noqa: BLE001 - the consumer below raises it as a ModelError
                 state.error = e
                 streamer.end()
 
