@@ -94,3 +94,20 @@ def test_filters_that_leave_no_paper_decide_before_anything_else():
     some = FilterFinding("year 2024", ("in 2024",))  # papers pass: reported, the evidence decides
     d = decide(Findings(kind="answer", evidence=strong, filters=some))
     assert d.verdict == "answer" and d.trace[0].rule == "filter.applied"
+
+
+def test_a_metadata_question_is_answered_from_the_records_where_the_abstract_cannot_say():
+    weak = EvidenceFinding(score=0.05, threshold=0.3)
+    named = NameFinding(topic_names=("FedMerge",), linked=("FedMerge -> p1",), placed=True, strong=True)
+    d = decide(Findings(kind="answer", names=named, evidence=weak, metadata=("authors",)))
+    assert (d.verdict, d.rule) == ("answer", "metadata.from_record")
+    assert [s.rule for s in d.trace][-2:] == ["evidence.weak", "metadata.from_record"]  # what it overrode is kept
+    unnamed = decide(Findings(kind="answer", evidence=weak, metadata=("authors",)))  # no paper named: weak evidence wins
+    assert (unnamed.verdict, unnamed.rule) == ("abstain", "evidence.weak")
+    # "most recent" is never in an abstract: answered when a retrieved paper uses every word of the topic asked
+    recent = decide(Findings(kind="answer", evidence=weak, metadata=("recent",), on_topic=2))
+    assert recent.rule == "metadata.from_record"
+    off = decide(Findings(kind="answer", evidence=weak, metadata=("recent",), on_topic=0))  # "on protein folding"
+    assert off.rule == "evidence.weak"
+    plain = decide(Findings(kind="answer", evidence=weak))
+    assert plain.rule == "evidence.weak"

@@ -35,7 +35,7 @@ from .conversation import Conversation
 from .events import Done, Event, Status
 from .evidence import ABSTAIN_SENTENCE
 from .kinds import WRITERS, Context
-from .kinds.metadata import MetadataWriter, asks_metadata
+from .kinds.metadata import MetadataWriter
 from .linker import norm, short_name
 from .models import ChatModel, get_chat_model
 from .naming import followup_questions, real_name
@@ -251,10 +251,8 @@ def _write(prep: Prepared, ctx: Context):
     writer, which never abstains; a question for a paper's authors, year or venue is answered from the record
     (even where its abstract says nothing of them), one for "the most recent paper on ..." from the years of the
     papers retrieved."""
-    asked = asks_metadata(prep.question.text) if prep.question.kind is Kind.SINGLE and prep.hits else ()
-    # (a "most recent" question's wording is not in any abstract: only a named miss, `why`, declines it)
-    if asked and (prep.topic or not prep.abstain or ("recent" in asked and not prep.why)):
-        return (yield from MetadataWriter(asked).write(prep, ctx))
+    if prep.decision.rule == "metadata.from_record":  # decide() answers it from the records
+        return (yield from MetadataWriter(prep.findings.metadata).write(prep, ctx))
     if prep.abstain:
         return Draft("abstain", f"{ABSTAIN_SENTENCE} {prep.why}".strip(), related=list(prep.hits[:3]),
                      notes=[n for n in (prep.why, prep.reason) if n])

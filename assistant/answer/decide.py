@@ -29,6 +29,9 @@ ANSWER, PARTIAL, ABSTAIN, PASS = "answer", "partial", "abstain", "pass"
 
 # id -> what the rule decides (the catalogue; docs/decisions.md says where each is measured and tested)
 RULES = MappingProxyType({
+    "metadata.from_record": "a question for a paper's authors, year or venue, or 'the most recent paper on X', is "
+                            "answered from the records' fields (when it names its paper, nothing else declined it, "
+                            "or a 'most recent' question no named miss declined with a paper using every topic word)",
     "filter.applied": "filters stated in the question restricted retrieval (reported)",
     "filter.none_pass": "the filters leave no paper (a year outside the corpus, contradictory years, no such "
                         "author/venue): say which filter, not that the topic is missing",
@@ -148,6 +151,8 @@ class Findings:
     compare: CompareFinding | None = None
     listing: ListFinding | None = None
     filters: FilterFinding | None = None
+    metadata: tuple[str, ...] = ()  # record fields the question asks for ('authors', 'year', 'venue', 'recent')
+    on_topic: int = 0  # 'most recent paper on X': retrieved papers whose abstract uses every word of X
 
 
 @dataclass(frozen=True)
@@ -200,7 +205,21 @@ def decide(f: Findings) -> Decision:
         return _compare(t, f.compare)
     if f.kind == "list" and f.listing is not None:
         return _listing(t, f.listing)
-    return _single(t, f)
+    d = _single(t, f)
+    return _metadata(t, f, d) if f.metadata else d
+
+
+def _metadata(t: _Trace, f: Findings, d: Decision) -> Decision:
+    """Abstracts rarely state their authors or year: a question for them is answered from the records where it
+    names its paper, where nothing else declined it, or ('the most recent paper on X': no abstract says
+    "recent") where no named miss declined it."""
+    named = bool(f.names and f.names.topic_names)
+    recent = "recent" in f.metadata and not d.why and (not d.abstain or f.on_topic > 0)  # weak evidence: on topic
+    if not (named or not d.abstain or recent):
+        return d
+    t.add("metadata.from_record", ANSWER, f"asks for {', '.join(f.metadata)}"
+          + (f"; overrides {d.rule}" if d.abstain else "") + ("; names its paper" if named else ""))
+    return Decision(ANSWER, "metadata.from_record", "", "", (), tuple(t.steps))
 
 
 def _filters(t: _Trace, ff: FilterFinding | None) -> Decision | None:

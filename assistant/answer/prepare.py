@@ -41,6 +41,7 @@ from .decide import (
 from .evidence import ABSTAIN_SENTENCE, PASSING_MARGIN, effective_threshold, gather_evidence, weak_evidence
 from .linker import Lexicon, named_terms, norm
 from .listsize import LIST_POOL, LIST_SHOW, candidates
+from .metadata_asked import asks_metadata, on_topic
 from .naming import names_for
 from .phrasing import DESCRIBED_PAPER, OWN_PAPER, PAPER_ON
 from .question import Ask, Kind, analyze
@@ -138,6 +139,9 @@ class Preparer:
         else:
             f = self._weigh_single(p, lexicon)
         f.filters = _filter_finding(p)
+        if q.kind is Kind.SINGLE and p.hits:
+            f.metadata = asks_metadata(q.text)
+            f.on_topic = len(on_topic(q.text, p.hits)) if "recent" in f.metadata else 0
         p.findings = f
         p.decision = decide(f)
         return p

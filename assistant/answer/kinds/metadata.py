@@ -16,38 +16,14 @@ from collections.abc import Generator
 
 from ...types import Hit
 from ..events import Event
-from ..evidence import ABSTAIN_SENTENCE
+from ..metadata_asked import ASKS, asks_metadata, on_topic  # noqa: F401 -- ASKS, asks_metadata re-exported
 from ..naming import marked_label
 from ..state import Draft, Prepared, cite
-from ..support import content_words
 from .base import Context
 
-# (field, pattern, an example it must match) -- tests/test_metadata.py checks each example
-ASKS: tuple[tuple[str, str, str], ...] = (
-    ("authors", r"\b(?:who (?:are|were|is|was) the authors?|who (?:wrote|authored|developed|proposed|published|"
-                r"created)|authors? of|written by|by whom)", "Who wrote FedMerge?"),
-    ("year", r"\b(?:when (?:was|were|did)\b.*\b(?:published|released|written|appear\w*|come out|posted)|"
-             r"what year|which year|year of publication|publication (?:year|date)|how old)\b",
-     "When was Prune&Comp published?"),
-    ("venue", r"\b(?:which|what) (?:venue|journal|conference|workshop)|where (?:was|were) (?:it|they|\w+) "
-              r"published|published (?:in|at) which\b", "Which venue was OTARo published at?"),
-    ("recent", r"\b(?:most recent|latest|newest|oldest|earliest|most up-to-date) (?:\w+ )?"
-               r"(?:papers?|works?|stud(?:y|ies)|articles?|publications?|abstracts?)\b",
-     "What is the most recent paper on federated learning?"),
-)
-_ASKS = tuple((f, re.compile(p, re.IGNORECASE)) for f, p, _ in ASKS)
 NOT_RECORDED = "not recorded"
 
 
-def asks_metadata(question: str) -> tuple[str, ...]:
-    """The record fields a question asks for ('authors', 'year', 'venue', 'recent'), in that order.
-
-    >>> asks_metadata("Who are the authors of FedMerge and when was it published?")
-    ('authors', 'year')
-    >>> asks_metadata("What does FedMerge propose?")
-    ()
-    """
-    return tuple(f for f, rx in _ASKS if rx.search(question))
 
 
 def _authors(names: tuple[str, ...]) -> str:
@@ -95,15 +71,8 @@ class MetadataWriter:
     def _recent(self, prep: Prepared, draft: Draft) -> Draft:
         oldest = bool(re.search(r"\b(?:oldest|earliest)\b", prep.question.text, re.IGNORECASE))
         pool = prep.hits[:10]
-        if prep.abstain:  # the evidence was weak: keep only papers whose abstract uses every word of the topic asked
-            on = re.search(r"\b(?:on|about|in|for|regarding)\s+(.+?)\??$", prep.question.text, re.IGNORECASE)
-            words = content_words(on.group(1)) if on else set()
-            pool = [h for h in pool if words and words <= content_words(h.text + " " + h.title)]
-            if not pool:
-                draft.kind, draft.text = "abstain", f"{ABSTAIN_SENTENCE} {prep.why}".strip()
-                draft.notes += [n for n in (prep.why, prep.reason) if n]
-                draft.related = prep.hits[:3]
-                return draft
+        if any(step.verdict == "abstain" for step in prep.decision.trace):  # weak evidence: only the papers on topic
+            pool = on_topic(prep.question.text, prep.hits) or pool  # (decide() made sure there is one)
         dated = [h for h in pool if h.record.year]
         if not dated:
             draft.text = (f"Publication years are {NOT_RECORDED} for the {len(pool)} papers retrieved for this "
