@@ -42,7 +42,9 @@ def _rule(f: Findings) -> tuple[str, str]:
 
 
 def test_each_rule_fires_on_its_finding_and_not_without_it():
-    single = lambda **kw: Findings("answer", evidence=kw.pop("evidence", GOOD), **kw)
+    def single(**kw):
+        return Findings("answer", evidence=kw.pop("evidence", GOOD), **kw)
+
     assert _rule(single()) == ("answer", "evidence.weak")
     assert _rule(single(evidence=EvidenceFinding(0.1, 0.3))) == ("abstain", "evidence.weak")
     assert _rule(single(evidence=EvidenceFinding(0.6, 0.3, dense_max=0.1, dense_floor=0.2))) == ("abstain", "evidence.off_topic")

@@ -86,7 +86,7 @@ def test_near_miss_subject_is_unlinked(lex):
 def test_asked_detail_and_numbers(lex):
     q = analyze("What word error rate does Orca achieve?", None, lex)
     assert q.topic == ("p-orca",) and q.asked == "word error rate" and q.numeric
-    text = dict((p, t) for p, _, t, _ in CORPUS)
+    text = {p: t for p, _, t, _ in CORPUS}
     assert missing_detail(("Orca",), q.details, q.asked, q.numeric, text["p-orca"]) is None
     q = analyze("What BLEU score does Orca reach on CoVoST?", None, lex)
     got = missing_detail(("Orca",), q.details, q.asked, q.numeric, text["p-orca"])

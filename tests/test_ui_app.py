@@ -6,19 +6,20 @@ import json
 import threading
 import time
 import types
+from pathlib import Path
 
 import gradio as gr
 import pytest
+from conftest import PAPERS
+from ui_helpers import echo_first_source, make_assistant
 
 from assistant.answer.models.fake import FakeChatModel
 from assistant.cli import build_parser
 from assistant.corpus import Facets
 from assistant.errors import AssistantError, ConfigError
-from conftest import PAPERS
 from ui import app as ui_app
 from ui import launch as ui_launch
 from ui import render
-from ui_helpers import echo_first_source, make_assistant
 
 QUESTION = "How does FedMerge personalise federated learning?"
 
@@ -31,7 +32,7 @@ def built(tmp_path_factory):
 
 
 def run_chat(h, session, message=QUESTION, **kw):
-    args = dict(model=h.choices[0], k=5, year_min=None, year_max=None, author="") | kw
+    args = {"model": h.choices[0], "k": 5, "year_min": None, "year_max": None, "author": ""} | kw
     return list(h.chat(message, session, args["model"], args["k"], args["year_min"], args["year_max"], args["author"]))
 
 
@@ -145,7 +146,7 @@ def test_a_search_filter_that_leaves_no_paper_says_why(built, monkeypatch):
 
 
 def test_assistant_errors_become_safe_messages(built, tmp_path):
-    a, s, _, _ = built
+    _, s, _, _ = built
     from assistant.answer.assistant import Assistant
 
     empty, _ = make_assistant(tmp_path, [])
@@ -161,7 +162,7 @@ def test_unexpected_errors_get_a_trace_id_and_no_internals(built, caplog):
     _, s, _, _ = built
 
     class Boom:
-        corpus = types.SimpleNamespace(facets=lambda: Facets(), stats=lambda: {})
+        corpus = types.SimpleNamespace(facets=lambda: Facets(), stats=dict)
 
         def stream(self, *a, **k):
             raise RuntimeError("/secret/path/db.sqlite3 exploded")
@@ -231,8 +232,8 @@ def test_export_writes_markdown_and_bibtex_under_gradio_temp_dir(built, tmp_path
     upd = h.export(session)
     files = upd["value"]
     assert len(files) == 2 and all(f.startswith(str(tmp_path / "gradio")) for f in files)
-    md = open(files[0], encoding="utf-8").read()
-    bib = open(files[1], encoding="utf-8").read()
+    md = Path(files[0]).read_text(encoding="utf-8")
+    bib = Path(files[1]).read_text(encoding="utf-8")
     assert md.startswith("# How does FedMerge") and "## Sources" in md
     assert "@misc{" in bib and "Ann Lee and Bo Chen" in bib
 

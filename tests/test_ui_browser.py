@@ -45,7 +45,7 @@ def chromium():
 @pytest.fixture(scope="module")
 def browser_page(chromium, tmp_path_factory):
     model = RecordingModel(default=echo_first_source)
-    a, s = make_assistant(tmp_path_factory.mktemp("ui-browser"), list(PAPERS) + [XSS], chat_model=model)
+    a, s = make_assistant(tmp_path_factory.mktemp("ui-browser"), [*PAPERS, XSS], chat_model=model)
     app = build_app(a, s, env={})
     with running(app, s) as url:
         context = chromium.new_context(viewport={"width": 1400, "height": 1000})

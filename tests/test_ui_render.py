@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from ui_helpers import hand_answer
 
 from assistant.types import Citation, IngestIssue, Record
 from ui import export_text, render
-from ui_helpers import hand_answer
 
 
 # -- chat markdown ---------------------------------------------------------------------------------

@@ -71,7 +71,8 @@ class CorpusHandlers:
         rec = self.assistant.corpus.paper(pid)
         return (render.abstract_html(rec, pid),)
 
-    def add_files(self, files, progress=gr.Progress()) -> tuple[str, Any, str, Any, Any, Any]:
+    def add_files(self, files,
+                  progress=gr.Progress()) -> tuple[str, Any, str, Any, Any, Any]:  # noqa: B008 - Gradio reads it
         """Ingest uploaded files one by one: a bad file is reported and skipped, never fatal, and
         nothing already indexed is touched (ingest only adds). The uploads are deleted afterwards."""
         paths = [Path(f) for f in (files or []) if f]

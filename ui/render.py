@@ -141,7 +141,7 @@ def _collapse_list(body: str) -> str:
         return body
     first, last = idx[0], idx[-1]
     folded = collapse_markdown(lines[first:last + 1], f"Show all {len(idx)}")
-    return "\n".join(lines[:first] + [folded] + lines[last + 1:])
+    return "\n".join([*lines[:first], folded, *lines[last + 1:]])
 
 
 def sources_markdown(answer: Answer, links: bool = True) -> str:

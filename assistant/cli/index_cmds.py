@@ -312,11 +312,11 @@ def cmd_delete(args, ctx) -> int:
     return 0
 
 
-def cmd_settings(args, ctx) -> int:  # noqa: ARG001
+def cmd_settings(args, ctx) -> int:
     from ..settings import describe
 
     current = ctx.settings.model_dump()
-    for name, default, desc in describe():
+    for name, _default, desc in describe():
         group, key = name.split(".")
         print(f"{name:32} = {current[group][key]!s:28} {desc}")
     return 0

@@ -4,6 +4,7 @@ then checks the records file read-only."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -49,10 +50,9 @@ def cmd_rebuild(args, ctx) -> int:
     _refuse_while_served(ctx, "rebuild-index")
     index = Index(ctx.settings, new_vectors=True)
     if not args.dense:
-        try:
+        # StoreDamagedError: the records store cannot be read: `--records` (below) rebuilds it
+        with contextlib.suppress(StoreDamagedError):
             index.check_vector_settings()  # (only --dense may adopt new vector settings)
-        except StoreDamagedError:
-            pass  # the records store cannot be read: `--records` (below) rebuilds it
     if args.records or (not (args.dense or args.lexical) and index.records_lost()):
         rep = rebuild_records(index)
         print(rep.summary())

@@ -9,6 +9,7 @@ rebuilds BM25 from the chunks in Chroma, or -- when Chroma fails -- by chunking 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -63,10 +64,8 @@ def rebuild_dense(index, progress: Callable[[int], None] | None = None) -> dict:
         moved = None
         if index.settings.store.chroma_url:
             for name in (f"{index.name}-chunks", f"{index.name}-papers"):
-                try:
+                with contextlib.suppress(Exception):  # not there
                     index.store.client.delete_collection(name)
-                except Exception:  # noqa: BLE001 - not there
-                    pass
         else:
             forget_clients(index)
             moved = move_aside(index.data_dir)
