@@ -13,7 +13,8 @@ from ..errors import StoreDamagedError, VectorSettingsError
 
 
 def register(sub) -> None:
-    p = sub.add_parser("rebuild-index", help="Rebuild what is damaged: vectors or BM25 from the records store, the records store from what survives.")
+    p = sub.add_parser("rebuild-index", help="Rebuild what is damaged: vectors or BM25 from the records store, "
+                                             "the records store from what survives.")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--dense", action="store_true", help="Re-embed every record into a fresh vector store "
                    "(the old one is moved aside, never deleted); also after changing embedding or chunking settings.")
@@ -24,7 +25,8 @@ def register(sub) -> None:
     p.add_argument("--quiet", action="store_true", help="No progress bar.")
     p.set_defaults(handler=cmd_rebuild)
 
-    p = sub.add_parser("backup", help="Write a consistent copy of the store (records, vectors, manifest) to a new directory.")
+    p = sub.add_parser("backup",
+                       help="Write a consistent copy of the store (records, vectors, manifest) to a new directory.")
     p.add_argument("out", type=Path, help="A new (or empty) directory.")
     p.set_defaults(handler=cmd_backup)
 
@@ -137,7 +139,8 @@ def cmd_doctor(args, ctx) -> int:
             if all(f.ok for f in findings if f.check == "records"):
                 index.check_vector_settings()
         except VectorSettingsError as e:
-            findings.append(Finding("settings", False, e.message, "paperchat rebuild-index --dense (or keep the old settings)"))
+            findings.append(Finding("settings", False, e.message,
+                                    "paperchat rebuild-index --dense (or keep the old settings)"))
         except StoreDamagedError as e:  # the records file cannot even be opened: that is the finding
             findings = [Finding("records", False, e.message, e.hint)]
     bad = [f for f in findings if not f.ok]

@@ -199,7 +199,8 @@ class RecordStore(FileGuard, ChunkTable):
         while True:
             with self._reading():
                 q = "SELECT paper_id, data FROM records WHERE paper_id > ?" + (" AND state = ?" if state else "")
-                rows = self._db.execute(q + " ORDER BY paper_id LIMIT ?", (last, state, page) if state else (last, page)).fetchall()
+                rows = self._db.execute(q + " ORDER BY paper_id LIMIT ?",
+                                        (last, state, page) if state else (last, page)).fetchall()
             if not rows:
                 return
             for _, data in rows:

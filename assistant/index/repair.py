@@ -141,8 +141,8 @@ def purge_deleted(index, page: int = 2000) -> None:
     Chroma keeps every write in its log (`embeddings_queue`) and deleted rows in free pages, and its
     log cannot be trimmed safely from outside (the vector segment may still need it). So the live rows
     (ids, vectors, documents, metadata) are written out and a fresh process builds a new Chroma directory
-    from them, which replaces the old one; the old one is then removed. The records store is vacuumed; the lexical index was rebuilt by
-    the delete. Server mode: run `chroma utils vacuum` on the server."""
+    from them, which replaces the old one; the old one is then removed. The records store is vacuumed; the lexical
+    index was rebuilt by the delete. Server mode: run `chroma utils vacuum` on the server."""
     if index.records_db is not None and not index.records_db.readonly:
         index.records_db.vacuum()
     if index.settings.store.chroma_url:
@@ -217,7 +217,8 @@ def build_from_export(export: str, new_dir: str) -> None:
         if "metadata" in row:
             col.modify(metadata=row["metadata"])
         else:
-            col.upsert(ids=row["ids"], embeddings=row["embeddings"], documents=row["documents"], metadatas=row["metadatas"])
+            col.upsert(ids=row["ids"], embeddings=row["embeddings"], documents=row["documents"],
+                       metadatas=row["metadatas"])
 
 
 def records_file(data_dir: Path) -> Path:

@@ -131,11 +131,12 @@ def damaged(data_dir: Path, e: BaseException) -> StoreError:
         pid = serving_pid(data_dir)
         who = server_name(pid) if pid else "another process"
         return StoreLockedError(f"The vector store in {data_dir} is busy: {who} is using it.",
-                                hint=f"Stop {server_name(pid) if pid else 'the other process using it'} first, or wait for it and run "
-                                "the same command again.")
+                                hint=f"Stop {server_name(pid) if pid else 'the other process using it'} first, "
+                                "or wait for it and run the same command again.")
     if getattr(e, "errno", None) in (30, 13) or "readonly database" in low or "read-only" in low:  # EROFS, EACCES
         return StoreError(f"Cannot write the vector store in {data_dir} ({text}).",
-                          hint="The directory is read-only or not yours: fix its permissions, or use another --data-dir.")
+                          hint="The directory is read-only or not yours: fix its permissions, "
+                               "or use another --data-dir.")
     return StoreDamagedError(
         f"The vector store in {data_dir / 'chroma'} cannot be used ({type(e).__name__}: {text}).",
         hint="Run `paperchat doctor` to see what is damaged; `paperchat rebuild-index --dense` rebuilds the vectors "
@@ -306,7 +307,8 @@ class ChromaStore:
             return str((self.client.get_collection(self.papers.name, embedding_function=None).metadata or {})
                        .get("generation", "0"))
         except Exception as e:
-            raise StoreError(f"The vector store is unavailable: {e}", hint="Check the data directory or the server.") from e
+            raise StoreError(f"The vector store is unavailable: {e}",
+                             hint="Check the data directory or the server.") from e
 
     @translated
     def count(self) -> tuple[int, int]:
@@ -326,7 +328,8 @@ class ChromaStore:
                 for doc, meta in zip(got["documents"], got["metadatas"]):
                     out.append((record_from_row(doc, meta), str(meta.get("hash", ""))))
             return out
-        return list(self._paged(self.papers, lambda doc, meta, _id: (record_from_row(doc, meta), str(meta.get("hash", "")))))
+        return list(self._paged(self.papers,
+                                lambda doc, meta, _id: (record_from_row(doc, meta), str(meta.get("hash", "")))))
 
     @translated
     def paper_vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
