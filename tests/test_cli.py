@@ -101,12 +101,14 @@ def test_ask_json_record_shape(store, capsys, monkeypatch):
 def test_ask_explain_names_the_deciding_rule_for_an_answer_and_an_abstention(store, capsys):
     _, f = store
     run(capsys, "ingest", str(f), "--quiet")
-    code, out, _ = run(capsys, "ask", "How much does Prune&Comp reduce perplexity?", "--explain", "--model", "extractive")
+    code, out, _ = run(capsys, "ask", "How much does Prune&Comp reduce perplexity?", "--explain",
+                       "--model", "extractive")
     assert code == 0 and "why: answered by rule evidence.weak" in out
     assert "name.linked" in out and "Prune&Comp -> Prune&Comp" in out  # the linked name is in the trace
     code, out, _ = run(capsys, "ask", "What tokenizer does GPT-4 use?", "--explain", "--model", "extractive")
     assert code == 0 and "why: abstained by rule near_miss.missing" in out and "'GPT-4'" in out
-    code, out, _ = run(capsys, "ask", "What is the mass of the top quark in quantum chromodynamics?", "--json", "--model", "extractive")
+    code, out, _ = run(capsys, "ask", "What is the mass of the top quark in quantum chromodynamics?", "--json",
+                       "--model", "extractive")
     rec = json.loads(out)
     assert rec["abstained"] and rec["trace"][-1]["verdict"] == "abstain"
     assert rec["trace"][-1]["rule"] == "evidence.weak" and "< threshold" in rec["trace"][-1]["detail"]

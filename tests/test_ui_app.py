@@ -46,7 +46,8 @@ def test_build_app_without_launching(built):
     names = [d.api_name for d in app.fns.values()]
     assert all(isinstance(n, str) and n and n != "unnamed" for n in names)
     assert len(set(names)) == len(names)
-    chat = [d for d in app.fns.values() if d.api_name in ("chat_stream", "followup_1", "followup_2", "followup_3", "ask")]
+    chat = [d for d in app.fns.values()
+            if d.api_name in ("chat_stream", "followup_1", "followup_2", "followup_3", "ask")]
     assert len(chat) == 5 and {d.concurrency_id for d in chat} == {ui_app.CHAT_CONCURRENCY_ID}
     assert {d.concurrency_limit for d in chat} == {1}
     private = {d.api_name: d.api_visibility for d in app.fns.values()}
@@ -150,7 +151,8 @@ def test_assistant_errors_become_safe_messages(built, tmp_path):
     from assistant.answer.assistant import Assistant
 
     empty, _ = make_assistant(tmp_path, [])
-    h = ui_app.build_app(empty, s.with_overrides({"store.data_dir": str(tmp_path / "store")}), env={}).paperchat_handlers
+    h = ui_app.build_app(empty, s.with_overrides({"store.data_dir": str(tmp_path / "store")}),
+                         env={}).paperchat_handlers
     with pytest.raises(gr.Error) as e:
         run_chat(h, ui_app.UISession())
     assert "empty" in e.value.message.lower() and "ingest" in e.value.message.lower()
@@ -185,7 +187,8 @@ def test_stop_really_stops_generation(tmp_path):
     started = time.monotonic()
     t = threading.Thread(target=lambda: outs.extend(gen))
     t.start()
-    while "word" not in (session.messages[-1]["content"] if session.messages else "") and time.monotonic() - started < 20:
+    while ("word" not in (session.messages[-1]["content"] if session.messages else "")
+           and time.monotonic() - started < 20):
         time.sleep(0.01)
     h.stop(session)
     t.join(timeout=5)
@@ -247,7 +250,8 @@ def test_upload_reports_bad_files_and_records_and_keeps_the_index(tmp_path, monk
     up.mkdir(parents=True)
     good = up / "new.jsonl"
     good.write_text(
-        json.dumps({"id": "n-1", "title": "Tiny transformers", "abstract": "We train tiny transformers. They work.", "year": 2020}) + "\n"
+        json.dumps({"id": "n-1", "title": "Tiny transformers", "abstract": "We train tiny transformers. They work.",
+                    "year": 2020}) + "\n"
         + "{not json\n"
         + json.dumps({"id": "n-2", "title": "Empty", "abstract": ""}) + "\n",
         encoding="utf-8",
@@ -257,7 +261,8 @@ def test_upload_reports_bad_files_and_records_and_keeps_the_index(tmp_path, monk
     big = up / "big.jsonl"
     big.write_bytes(b"x" * (1024 * 1024 + 1))
     ticks: list = []
-    report, cleared, stats, *_ = h.add_files([str(good), str(html_file), str(big)], progress=lambda *a, **k: ticks.append(a))
+    report, cleared, stats, *_ = h.add_files([str(good), str(html_file), str(big)],
+                                             progress=lambda *a, **k: ticks.append(a))
     assert "**new.jsonl**" in report and "1 added" in report
     assert "line 2" in report and "line 3" in report  # each bad record, with its line
     assert "**evil.html**: ✗ not accepted" in report
