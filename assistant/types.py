@@ -67,7 +67,7 @@ class Record:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Record":
+    def from_dict(cls, d: dict[str, Any]) -> Record:
         known = {k: d[k] for k in cls.__dataclass_fields__ if k in d}
         known["authors"] = tuple(known.get("authors") or ())
         cats = known.get("categories") or ()

@@ -64,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     relief = a.settings.answer.confident_relief
     table = []
     for t in [x / 100 for x in range(10, 61, 2)]:
-        pred = [r["rule"] or r["ev"] is None or decide(r["ev"], t - (relief if r["confident"] else 0.0), names=False)[0] for r in rows]
+        pred = [r["rule"] or r["ev"] is None or decide(r["ev"], t - (relief if r["confident"] else 0.0), names=False)[0]
+                for r in rows]
         tp = sum(p and r["absent"] for p, r in zip(pred, rows))
         fp = sum(p and not r["absent"] for p, r in zip(pred, rows))
         fn = sum((not p) and r["absent"] for p, r in zip(pred, rows))
@@ -79,7 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'threshold':>9} {'precision':>9} {'recall':>7} {'F1':>6} {'declined answerable':>20}")
     for r in table:
         mark = "  <- best" if r is best else ""
-        print(f"{r['threshold']:9.2f} {r['precision']:9.3f} {r['recall']:7.3f} {r['f1']:6.3f} {r['declined_answerable']:20.3f}{mark}")
+        print(f"{r['threshold']:9.2f} {r['precision']:9.3f} {r['recall']:7.3f} {r['f1']:6.3f} "
+              f"{r['declined_answerable']:20.3f}{mark}")
     detail = [{"id": r["id"], "kind": r["kind"], "absent": r["absent"], "rule": r["rule"],
                "score": round(r["ev"].score, 3) if r["ev"] else None} for r in rows]
     args.out.parent.mkdir(parents=True, exist_ok=True)

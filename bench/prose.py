@@ -37,7 +37,8 @@ def first_sentence(text: str) -> str:
 
 
 def run_figures(run_dir: Path) -> dict:
-    recs = [json.loads(line) for line in (run_dir / "results.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    recs = [json.loads(line) for line in (run_dir / "results.jsonl").read_text(encoding="utf-8").splitlines()
+            if line.strip()]
     fact = [r for r in recs if r.get("kind") == "factoid" and r.get("must_mention")]
     hit = [r for r in fact if not r.get("abstained") and any(t.lower() in first_sentence(r.get("answer", "")).lower()
                                                              for t in r["must_mention"])]
@@ -83,7 +84,8 @@ def verify_rewrites(corpora: list[str], sample: int, seed: int = 0) -> dict:
         rw = Rewriter(verifier.verify_many)
         shown = [(rw(o, ""), o) for _, o in picked]
         changed = [(r, o) for r, o in shown if r and r.rstrip(".") != o.rstrip(".")]
-        shown_ok = sum(v.label == "supported" for v in verifier.verify_many([(r, [o]) for r, o in changed])) if changed else 0
+        shown_ok = (sum(v.label == "supported" for v in verifier.verify_many([(r, [o]) for r, o in changed]))
+                    if changed else 0)
         out[Path(path).parent.name + "/" + Path(path).name] = {
             "rewritten_sentences": len(pairs), "checked": len(picked),
             "supported": round(ok / len(picked), 3) if picked else None,
@@ -112,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{run}: first={f['first_sentence_must_mention']} (answered {f['first_sentence_must_mention_answered']}) "
               f"first_person={f['first_person']} tex={f['tex_debris']} p50={f['p50_total_s']}s n={f['questions']}")
     for c, v in result.get("verify", {}).items():
-        print(f"verify {c}: rules alone supported={v['supported']} of {v['checked']} (rewritten {v['rewritten_sentences']}); "
+        print(f"verify {c}: rules alone supported={v['supported']} of {v['checked']} "
+              f"(rewritten {v['rewritten_sentences']}); "
               f"as shown (verified rewriter): {v['shown_rewritten']} rewritten, supported={v['shown_supported']}, "
               f"first person left in {v['shown_first_person']}, TeX left in {v['shown_tex_debris']}")
     return 0

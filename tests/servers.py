@@ -73,16 +73,14 @@ def infinity_process(port: int | None = None, log: Path | None = None,
     if not INFINITY.exists():
         raise FileNotFoundError(f"{INFINITY} missing: run `make embed-server` (the Infinity server's own venv)")
     port = port or free_port()
-    out = open(log, "wb") if log else subprocess.DEVNULL
-    proc = subprocess.Popen(infinity_command(port, minilm_path(), batch_size), stdout=out, stderr=subprocess.STDOUT,
-                            env=server_env())
-    try:
-        wait_http(f"http://127.0.0.1:{port}/models", proc)
-        yield f"http://127.0.0.1:{port}", proc
-    finally:
-        _stop(proc)
-        if log:
-            out.close()
+    with open(log, "wb") if log else contextlib.nullcontext(subprocess.DEVNULL) as out:
+        proc = subprocess.Popen(infinity_command(port, minilm_path(), batch_size), stdout=out,
+                                stderr=subprocess.STDOUT, env=server_env())
+        try:
+            wait_http(f"http://127.0.0.1:{port}/models", proc)
+            yield f"http://127.0.0.1:{port}", proc
+        finally:
+            _stop(proc)
 
 
 @contextlib.contextmanager

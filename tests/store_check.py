@@ -62,4 +62,5 @@ def check(data_dir: Path, manifest: Path, k: int = 5, questions: int = 20) -> di
 
 
 if __name__ == "__main__":
-    print(json.dumps(check(Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 5)))
+    result = check(Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 5)
+    sys.stdout.write(json.dumps(result) + "\n")

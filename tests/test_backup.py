@@ -87,7 +87,8 @@ def test_no_sqlite3_handle_on_chromas_file_while_this_process_has_a_chroma_clien
 
     monkeypatch.setattr(sqlite3, "connect", connect)
     monkeypatch.setattr(chromadb, "PersistentClient", client)
-    for argv in (["doctor"], ["stats"], ["rebuild-index", "--records"], ["rebuild-index"], ["backup", str(tmp_path / "b")]):
+    for argv in (["doctor"], ["stats"], ["rebuild-index", "--records"], ["rebuild-index"],
+                 ["backup", str(tmp_path / "b")]):
         assert main(["--data-dir", str(data), *argv]) == 0, capsys.readouterr()
     assert clients, "the commands opened Chroma"
     assert bad == []

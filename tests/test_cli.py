@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import PAPERS
 
 from assistant.cli import main
-from conftest import PAPERS
 
 
 @pytest.fixture
@@ -27,7 +27,7 @@ def run(capsys, *argv):
 
 
 def test_ingest_search_stats_delete(store, capsys):
-    tmp, f = store
+    _, f = store
     code, out, _ = run(capsys, "ingest", str(f), "--quiet")
     assert code == 0 and out.startswith("4 added, 0 updated, 0 duplicate")
     code, out, _ = run(capsys, "ingest", str(f), "--quiet")
@@ -53,7 +53,7 @@ def test_search_batch_keeps_question_fields(store, capsys):
     q = tmp / "q.jsonl"
     q.write_text('{"id": "a", "question": "Prune&Comp perplexity", "kind": "factoid"}\n\n'
                  '{"id": "b", "question": "underwater detection"}\n', encoding="utf-8")
-    code, out, _ = run(capsys, "search", "--batch", str(q), "--out", str(tmp / "r.jsonl"), "--k", "3")
+    code, _, _ = run(capsys, "search", "--batch", str(q), "--out", str(tmp / "r.jsonl"), "--k", "3")
     rows = [json.loads(line) for line in (tmp / "r.jsonl").read_text().splitlines()]
     assert code == 0 and [r["id"] for r in rows] == ["a", "b"]
     assert rows[0]["kind"] == "factoid" and rows[0]["query"] == "Prune&Comp perplexity"
@@ -81,12 +81,12 @@ def test_strict_ingest_refuses_and_stores_nothing(store, capsys):
     (["search", "--batch", "/nonexistent.jsonl", "--out", "x.jsonl"], "No such questions file"),
 ])
 def test_errors_have_a_hint_and_no_traceback(store, capsys, argv, expect):
-    code, out, err = run(capsys, *argv)
+    code, _, err = run(capsys, *argv)
     assert code != 0 and expect in err and "hint:" in err and "Traceback" not in err
 
 
 def test_ask_json_record_shape(store, capsys, monkeypatch):
-    tmp, f = store
+    _, f = store
     run(capsys, "ingest", str(f), "--quiet")
     code, out, _ = run(capsys, "ask", "How much does Prune&Comp reduce perplexity?", "--json", "--model", "extractive")
     rec = json.loads(out)
@@ -99,14 +99,16 @@ def test_ask_json_record_shape(store, capsys, monkeypatch):
 
 
 def test_ask_explain_names_the_deciding_rule_for_an_answer_and_an_abstention(store, capsys):
-    tmp, f = store
+    _, f = store
     run(capsys, "ingest", str(f), "--quiet")
-    code, out, _ = run(capsys, "ask", "How much does Prune&Comp reduce perplexity?", "--explain", "--model", "extractive")
+    code, out, _ = run(capsys, "ask", "How much does Prune&Comp reduce perplexity?", "--explain",
+                       "--model", "extractive")
     assert code == 0 and "why: answered by rule evidence.weak" in out
     assert "name.linked" in out and "Prune&Comp -> Prune&Comp" in out  # the linked name is in the trace
     code, out, _ = run(capsys, "ask", "What tokenizer does GPT-4 use?", "--explain", "--model", "extractive")
     assert code == 0 and "why: abstained by rule near_miss.missing" in out and "'GPT-4'" in out
-    code, out, _ = run(capsys, "ask", "What is the mass of the top quark in quantum chromodynamics?", "--json", "--model", "extractive")
+    code, out, _ = run(capsys, "ask", "What is the mass of the top quark in quantum chromodynamics?", "--json",
+                       "--model", "extractive")
     rec = json.loads(out)
     assert rec["abstained"] and rec["trace"][-1]["verdict"] == "abstain"
     assert rec["trace"][-1]["rule"] == "evidence.weak" and "< threshold" in rec["trace"][-1]["detail"]

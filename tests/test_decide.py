@@ -42,18 +42,26 @@ def _rule(f: Findings) -> tuple[str, str]:
 
 
 def test_each_rule_fires_on_its_finding_and_not_without_it():
-    single = lambda **kw: Findings("answer", evidence=kw.pop("evidence", GOOD), **kw)
+    def single(**kw):
+        return Findings("answer", evidence=kw.pop("evidence", GOOD), **kw)
+
     assert _rule(single()) == ("answer", "evidence.weak")
     assert _rule(single(evidence=EvidenceFinding(0.1, 0.3))) == ("abstain", "evidence.weak")
-    assert _rule(single(evidence=EvidenceFinding(0.6, 0.3, dense_max=0.1, dense_floor=0.2))) == ("abstain", "evidence.off_topic")
-    assert _rule(single(evidence=EvidenceFinding(0.6, 0.3, dense_max=0.1, dense_floor=0.2, named_topic=True)))[0] == "answer"
-    assert _rule(single(evidence=EvidenceFinding(0.6, 0.3, main_has_sentence=False))) == ("abstain", "evidence.no_sentence")
-    assert _rule(single(names=NameFinding(unlinked=(("YOLOX", "missing"),), content_words=4))) == ("abstain", "near_miss.missing")
-    assert _rule(single(names=NameFinding(unlinked=(("R-CNN", "passing"),), content_words=4))) == ("abstain", "near_miss.passing")
+    assert _rule(single(evidence=EvidenceFinding(0.6, 0.3, dense_max=0.1, dense_floor=0.2))) == (
+        "abstain", "evidence.off_topic")
+    assert _rule(single(evidence=EvidenceFinding(0.6, 0.3, dense_max=0.1, dense_floor=0.2,
+                                                 named_topic=True)))[0] == "answer"
+    assert _rule(single(evidence=EvidenceFinding(0.6, 0.3, main_has_sentence=False))) == (
+        "abstain", "evidence.no_sentence")
+    assert _rule(single(names=NameFinding(unlinked=(("YOLOX", "missing"),), content_words=4))) == (
+        "abstain", "near_miss.missing")
+    assert _rule(single(names=NameFinding(unlinked=(("R-CNN", "passing"),), content_words=4))) == (
+        "abstain", "near_miss.passing")
     # a long question describing its paper, or a name in the subject position: not a near-miss
     assert _rule(single(names=NameFinding(unlinked=(("R-CNN", "passing"),), content_words=20)))[0] == "answer"
     assert _rule(single(names=NameFinding(unlinked=(("R-CNN", "passing"),), describes_paper=True)))[0] == "answer"
-    assert _rule(single(names=NameFinding(topic_names=("FNet",), own_paper_asked=True))) == ("abstain", "name.only_discussed")
+    assert _rule(single(names=NameFinding(topic_names=("FNet",), own_paper_asked=True))) == (
+        "abstain", "name.only_discussed")
     assert _rule(single(names=NameFinding(topic_names=("FNet",), own_paper_asked=True, strong=True)))[0] == "answer"
     assert _rule(single(topic_absent="protein")) == ("abstain", "topic.absent")
     miss = DetailFinding(0, "FID", "The X abstract reports no FID.", True, True, 0.6, 0.4)
@@ -73,20 +81,23 @@ def test_comparison_and_list_rules():
     d = decide(Findings("compare", compare=CompareFinding((a, b), rows=1)))
     assert (d.verdict, d.gaps) == ("partial", ("No indexed abstract describes B.",))
     assert _rule(Findings("compare", compare=CompareFinding((b, b), rows=0))) == ("abstain", "compare.no_side")
-    assert _rule(Findings("compare", compare=CompareFinding((a, b), unknown_why="No indexed abstract mentions B.", rows=1))) \
-        == ("abstain", "compare.side_unknown")
-    d = decide(Findings("compare", compare=CompareFinding((a, a), absent_setting="FEMNIST", rows_named="A and C", rows=2)))
+    assert _rule(Findings("compare", compare=CompareFinding((a, b), unknown_why="No indexed abstract mentions B.",
+                                                            rows=1))) == ("abstain", "compare.side_unknown")
+    d = decide(Findings("compare", compare=CompareFinding((a, a), absent_setting="FEMNIST", rows_named="A and C",
+                                                          rows=2)))
     assert (d.rule, d.why) == ("compare.setting_missing", "The A and C abstracts report no FEMNIST.")
     assert _rule(Findings("list", listing=ListFinding("x", matched=3))) == ("answer", "list.none_match")
     assert _rule(Findings("list", listing=ListFinding("x", matched=0))) == ("abstain", "list.none_match")
-    assert _rule(Findings("list", listing=ListFinding("x", ("FEMNIST",), ("FEMNIST",)))) == ("abstain", "list.part_unmatched")
+    assert _rule(Findings("list", listing=ListFinding("x", ("FEMNIST",), ("FEMNIST",)))) == (
+        "abstain", "list.part_unmatched")
 
 
 def test_filters_that_leave_no_paper_decide_before_anything_else():
     from assistant.answer.decide import FilterFinding
 
     strong = EvidenceFinding(score=0.9, threshold=0.3)
-    none = FilterFinding("year 2031", ("in 2031",), leaves_none="No paper in this corpus is from 2031; the newest is 2025.",
+    none = FilterFinding("year 2031", ("in 2031",),
+                         leaves_none="No paper in this corpus is from 2031; the newest is 2025.",
                          check="year.outside")
     d = decide(Findings(kind="answer", evidence=strong, filters=none))
     assert (d.verdict, d.rule, d.why) == ("abstain", "filter.none_pass", none.leaves_none)

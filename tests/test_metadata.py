@@ -31,7 +31,8 @@ def test_each_metadata_pattern_matches_its_example(field, pattern, example):
     assert field in asks_metadata(example)
 
 
-@pytest.mark.parametrize("q", ["What do the authors propose in Prune&Comp?", "How does FedMerge compare with the latest baselines?",
+@pytest.mark.parametrize("q", ["What do the authors propose in Prune&Comp?",
+                               "How does FedMerge compare with the latest baselines?",
                                "Which datasets does Prune&Comp use?"])
 def test_content_questions_are_not_metadata_questions(q):
     assert asks_metadata(q) == ()
@@ -48,7 +49,8 @@ def test_an_empty_field_is_not_recorded(make):
     a = make()
     ans = a.ask("Who wrote the paper on lightweight underwater object detection?")
     assert ans.citations and ans.citations[0].paper_id == "p-underwater"
-    assert "authors not recorded" in ans.answer and "**untitled** (*Lightweight underwater object detection*)" in ans.answer
+    assert "authors not recorded" in ans.answer
+    assert "**untitled** (*Lightweight underwater object detection*)" in ans.answer
 
 
 def test_most_recent_compares_the_years_of_the_retrieved_papers(make):
@@ -59,7 +61,8 @@ def test_most_recent_compares_the_years_of_the_retrieved_papers(make):
 
 def test_generic_first_words_are_never_names():
     words = {"federated", "bayesian"}
-    assert is_generic_name("Federated", words) and is_generic_name("Bayesian", words) and is_generic_name("Accuracy", set())
+    assert is_generic_name("Federated", words) and is_generic_name("Bayesian", words)
+    assert is_generic_name("Accuracy", set())
     assert not is_generic_name("FedMerge", words) and not is_generic_name("Prune&Comp", words)
     assert real_name(Record("x", "t", label="Federated learning", label_derived=True)) == ""
     assert real_name(Record("x", "t", label="FedMerge: model merging", label_derived=True)) == "FedMerge"
@@ -68,7 +71,8 @@ def test_generic_first_words_are_never_names():
 
 
 def test_derived_labels_are_marked_and_never_used_in_followups():
-    assert marked_label(Record("x", "t", label="Recent success of LLMs", label_derived=True)) == "**untitled** (*Recent success of LLMs*)"
+    assert (marked_label(Record("x", "t", label="Recent success of LLMs", label_derived=True))
+            == "**untitled** (*Recent success of LLMs*)")
     ans = Answer("q", "a", "q", False, citations=(
         Citation(1, "a", "Recent success of large language models", "t", label_derived=True),
         Citation(2, "b", "Federated learning", "t", label_derived=True)))

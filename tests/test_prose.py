@@ -29,10 +29,13 @@ def test_markup_debris_is_removed(raw, want):
 
 @pytest.mark.parametrize("raw,want", [
     ("We propose X-Net, a detector for small objects.", "The authors propose X-Net, a detector for small objects."),
-    ("In this paper, we study pruning and we find that it helps.", "The authors study pruning and the authors find that it helps."),
+    ("In this paper, we study pruning and we find that it helps.",
+     "The authors study pruning and the authors find that it helps."),
     ("Our results show that our method is 2x faster.", "The authors' results show that their method is 2x faster."),
-    ("This lets us scale to 1B tokens, as shown in the US data.", "This lets the authors scale to 1B tokens, as shown in the US data."),
-    ("To the best of our knowledge, this is the first study.", "To the best of the authors' knowledge, this is the first study."),
+    ("This lets us scale to 1B tokens, as shown in the US data.",
+     "This lets the authors scale to 1B tokens, as shown in the US data."),
+    ("To the best of our knowledge, this is the first study.",
+     "To the best of the authors' knowledge, this is the first study."),
 ])
 def test_first_person_becomes_third_person(raw, want):
     assert third_person(raw) == want
@@ -42,16 +45,19 @@ def test_first_person_becomes_third_person(raw, want):
 def test_a_named_method_becomes_the_subject():
     assert rewrite("We propose a novel ``FedMerge'' approach that merges global models per client.", "FedMerge") \
         == "FedMerge is an approach that merges global models per client."
-    assert rewrite("We introduce SHARD, a distillation method for safety.", "SHARD") == "SHARD is a distillation method for safety."
+    assert (rewrite("We introduce SHARD, a distillation method for safety.", "SHARD")
+            == "SHARD is a distillation method for safety.")
     # a name the sentence does not give is never put in ("their method", not the name: unverifiable otherwise)
     assert "FedMerge" not in rewrite("Our method beats all baselines.", "FedMerge")
 
 
 def test_pointer_sentences_are_dropped():
-    assert is_debris("Project Page: https://shiml20.github.io/DiffMoE/") and rewrite("Project Page: https://x.io/p/") == ""
+    assert is_debris("Project Page: https://shiml20.github.io/DiffMoE/")
+    assert rewrite("Project Page: https://x.io/p/") == ""
     assert is_debris("Our code is available at https://github.com/x/y.")
     assert not is_debris("We reach 91.2% accuracy on GLUE.")
-    assert not is_debris("The model (https://x.org) reaches 91.2% accuracy on GLUE after pre-training on web text for ten days.")
+    assert not is_debris("The model (https://x.org) reaches 91.2% accuracy on GLUE "
+                         "after pre-training on web text for ten days.")
 
 
 def test_untouched_sentences_stay_as_they_are():
@@ -89,7 +95,8 @@ def test_the_verified_rewriter_shows_supported_prose_without_markup():
     from assistant.verify import get_verifier
 
     verifier = get_verifier(Settings().verify)
-    originals = [o for _, o in _rewritten_pairs(160)] + [r"It is up to $\mathbf{61.4\times}$ faster than \emph{all} baselines."]
+    originals = [o for _, o in _rewritten_pairs(160)]
+    originals += [r"It is up to $\mathbf{61.4\times}$ faster than \emph{all} baselines."]
     rw = Rewriter(verifier.verify_many)
     rw.prepare([(o, "") for o in originals])
     shown = [(rw(o), o) for o in originals]
@@ -110,4 +117,5 @@ def test_a_pointer_sentence_stays_dropped_through_the_rewriter():
     s = "Our code implementation is available in https://github.com/someone/some-repo."
     rw.prepare([(s, "")])
     assert rw(s) == "" and is_debris("Code and data will be made publicly available.")
-    assert not is_debris("The data are available for 40 patients with long follow-up and were analysed with regression models.")
+    assert not is_debris("The data are available for 40 patients with long follow-up "
+                         "and were analysed with regression models.")

@@ -86,7 +86,7 @@ def test_near_miss_subject_is_unlinked(lex):
 def test_asked_detail_and_numbers(lex):
     q = analyze("What word error rate does Orca achieve?", None, lex)
     assert q.topic == ("p-orca",) and q.asked == "word error rate" and q.numeric
-    text = dict((p, t) for p, _, t, _ in CORPUS)
+    text = {p: t for p, _, t, _ in CORPUS}
     assert missing_detail(("Orca",), q.details, q.asked, q.numeric, text["p-orca"]) is None
     q = analyze("What BLEU score does Orca reach on CoVoST?", None, lex)
     got = missing_detail(("Orca",), q.details, q.asked, q.numeric, text["p-orca"])
@@ -148,9 +148,12 @@ def test_which_named_thing_needs_a_name_and_a_kind_question_a_description():
     assert missing_detail(("Kite",), (), "specific datasets", False, kite).firm
     assert missing_detail(("Kite",), (), "base LLM", False, "Kite fine-tunes the same base model for all runs.").firm
     assert missing_detail(("Kite",), (), "datasets", False, "Kite is evaluated on two real-world medical datasets.")
-    assert missing_detail(("Kite",), (), "kind of datasets", False, "Kite is evaluated on two real-world medical datasets.") is None
-    assert missing_detail(("Kite",), (), "type of model", False, "Kite is an ensemble of oblique decision trees.") is None
-    assert missing_detail(("Kite",), (), "datasets", False, "Experiments on FEMNIST and CIFAR-10 show Kite helps.") is None
+    assert missing_detail(("Kite",), (), "kind of datasets", False,
+                          "Kite is evaluated on two real-world medical datasets.") is None
+    assert missing_detail(("Kite",), (), "type of model", False,
+                          "Kite is an ensemble of oblique decision trees.") is None
+    assert missing_detail(("Kite",), (), "datasets", False,
+                          "Experiments on FEMNIST and CIFAR-10 show Kite helps.") is None
     # a metric asked by name must be there by name, however strong the rest of the evidence
     assert missing_detail(("Kite",), ("Recall@50",), "Recall@50", True, "Kite improves recall on Visual Genome.").firm
 
@@ -160,7 +163,8 @@ def test_asked_phrase_in_other_words_counts_only_with_a_close_span():
     sim = {("parameter-efficient fine-tuning", text): 0.74, ("batch size", text): 0.41}
     similar = lambda phrase, t: sim.get((phrase, t), 0.0)  # noqa: E731 -- a fake of SupportScorer.phrase_similarity
     assert missing_detail(("SELMA",), (), "parameter-efficient fine-tuning technique", False, text) is not None
-    assert missing_detail(("SELMA",), (), "parameter-efficient fine-tuning technique", False, text, similar=similar) is None
+    assert missing_detail(("SELMA",), (), "parameter-efficient fine-tuning technique", False, text,
+                          similar=similar) is None
     assert missing_detail(("SELMA",), (), "batch size", False, text, similar=similar) is not None
 
 
@@ -197,7 +201,8 @@ def test_a_second_clause_is_a_second_thing_asked(lex):
      [("Orca", "p-orca"), ("token-pruning vision model", None)]),
     ("Kite, Orca and the token-pruning vision model all cut compute. Which budget does each cut?",
      [("Kite", "p-kite"), ("Orca", "p-orca"), ("token-pruning vision model", None)]),
-    ("Two papers prune things: one for speech routing and one called Lumen for vision transformers. What does each prune?",
+    ("Two papers prune things: one for speech routing and one called Lumen for vision transformers. "
+     "What does each prune?",
      [("speech routing", None), ("Lumen for vision transformers", None)]),
 ])
 def test_a_side_may_be_a_description(lex, question, sides):
@@ -245,8 +250,8 @@ def test_names_joined_by_or_in_a_list_criterion_are_alternatives(lex):
 
 
 def test_a_named_instance_must_stand_near_its_kind_and_not_be_the_papers_own_name():
-    text = ("Modern LLMs are usually improved at test time by picking one sample out of many, known as Best-of-N (BoN). "
-            "We propose Fuse, which uses a general LLM judge to merge samples.")
+    text = ("Modern LLMs are usually improved at test time by picking one sample out of many, "
+            "known as Best-of-N (BoN). We propose Fuse, which uses a general LLM judge to merge samples.")
     assert missing_detail(("Fuse",), (), "LLM", False, text).why == "The Fuse abstract names no LLM."
     text = "Incomplete multi-view clustering (IMVC) is hard. We test Gavi on five benchmark IMVC datasets."
     assert missing_detail(("Gavi",), (), "datasets", False, text) is not None  # IMVC names the task, not a dataset
@@ -273,8 +278,9 @@ def test_an_acronym_a_named_paper_defines_for_another_work_is_not_its_name():
 
 def test_an_acronym_defined_for_cited_work_is_not_the_papers_name_but_one_it_introduces_is():
     lex = Lexicon.build([
-        ("p-vol", "Volatility forecasting with graphs", "Traditional models like Generalized Autoregressive Conditional "
-         "Heteroskedasticity (GARCH) capture volatility clustering. We model stocks as a graph of GARCH residuals.", True),
+        ("p-vol", "Volatility forecasting with graphs", "Traditional models like Generalized Autoregressive "
+         "Conditional Heteroskedasticity (GARCH) capture volatility clustering. "
+         "We model stocks as a graph of GARCH residuals.", True),
         ("p-enf", "When recommendations fail", "Users skip videos. We then introduce the Agentic Explainable Negative "
          "Feedback (ENF) framework. ENF explains dislikes.", False),
     ])
@@ -338,11 +344,13 @@ def test_how_long_needs_a_time_or_length_not_any_number(lex):
     assert q.measure == "duration"
     text = "Orca lowers the word error rate to 4.1% on LibriSpeech with 30% fewer FLOPs."
     assert missing_detail(("Orca",), (), q.asked, q.numeric, text, measure=q.measure).firm
-    assert missing_detail(("Orca",), (), q.asked, q.numeric, "Orca trains in 3 days on 8 GPUs.", measure=q.measure) is None
+    assert missing_detail(("Orca",), (), q.asked, q.numeric, "Orca trains in 3 days on 8 GPUs.",
+                          measure=q.measure) is None
 
 
 def test_how_long_inside_a_clause_is_not_what_is_asked(lex):
-    assert analyze("Is it sensible to prune data without considering how long Orca is trained?", None, lex).measure == ""
+    q = analyze("Is it sensible to prune data without considering how long Orca is trained?", None, lex)
+    assert q.measure == ""
 
 
 def test_a_figure_in_the_sentence_that_refers_back_to_the_named_setting_counts():
@@ -360,7 +368,8 @@ def test_an_acronym_the_abstract_spells_out_is_present():
     assert missing_detail(("Orca",), ("FID",), "", False, text) is None
     assert missing_detail(("Orca",), ("ASR",), "", False, "Orca improves end-to-end speech recognition.") is None
     assert missing_detail(("Orca",), ("BLEU",), "", False, text).firm  # no spelled-out BLEU
-    assert missing_detail(("Orca",), ("RL",), "", False, "We learn representations with rich labels.").firm  # two letters: no
+    # two letters: no
+    assert missing_detail(("Orca",), ("RL",), "", False, "We learn representations with rich labels.").firm
 
 
 def test_a_capitalised_word_joined_to_ordinary_words_is_a_description_not_a_name(lex):
@@ -396,17 +405,20 @@ def test_a_named_competitor_the_papers_abstract_never_names_is_missing(lex):
 def test_a_unit_in_the_question_asks_for_a_value_in_that_unit(lex):
     q = analyze("How many millijoules per image does Orca use?", None, lex)
     assert q.measure == "energy" and q.numeric
-    assert missing_detail(("Orca",), (), q.asked, q.numeric, "Orca is energy-efficient and 30% faster.", measure=q.measure).firm
+    assert missing_detail(("Orca",), (), q.asked, q.numeric, "Orca is energy-efficient and 30% faster.",
+                          measure=q.measure).firm
     assert missing_detail(("Orca",), (), q.asked, q.numeric, "Orca uses 2.1 mJ per image.", measure=q.measure) is None
     q = analyze("How much GPU memory does Orca need?", None, lex)
     assert q.measure == "memory"
     assert analyze("Does Orca reduce energy consumption?", None, lex).measure == ""
     q = analyze("What is Orca's latency in seconds?", None, lex)  # a unit asked: a number in that unit
     assert q.measure == "time"
-    assert missing_detail(("Orca",), (), q.asked, q.numeric, "Orca handles clips from seconds to hours.", measure=q.measure).firm
+    assert missing_detail(("Orca",), (), q.asked, q.numeric, "Orca handles clips from seconds to hours.",
+                          measure=q.measure).firm
     assert missing_detail(("Orca",), (), q.asked, q.numeric, "Orca answers in 120 ms.", measure=q.measure) is None
     q = analyze("How long are the clips Orca handles?", None, lex)  # "how long": a span of units answers
-    assert missing_detail(("Orca",), (), q.asked, q.numeric, "Orca handles clips from seconds to hours.", measure=q.measure) is None
+    assert missing_detail(("Orca",), (), q.asked, q.numeric, "Orca handles clips from seconds to hours.",
+                          measure=q.measure) is None
 
 
 def test_a_number_the_question_states_is_not_the_answer(lex):
@@ -436,8 +448,9 @@ def test_a_value_for_a_named_setting_needs_a_figure_in_the_sentences_on_it():
 
 
 def test_a_derived_label_naming_what_the_abstract_discusses_is_not_the_papers_name():
-    corpus = [("p-mm", "CLIP", "CLIP (Contrastive Language-Image Pre-training) has attracted attention. Its pre-training "
-               "is costly. This inspires us to propose MM-LG, a framework that extracts components from CLIP.", True),
+    corpus = [("p-mm", "CLIP", "CLIP (Contrastive Language-Image Pre-training) has attracted attention. Its "
+               "pre-training is costly. This inspires us to propose MM-LG, a framework that extracts components "
+               "from CLIP.", True),
               ("p-x", "Kite: distillation", "We introduce Kite, which distils CLIP into small models.", False)]
     lx = Lexicon.build(corpus)
     assert lx.display["p-mm"] == "MM-LG"
@@ -456,7 +469,8 @@ def test_it_after_a_list_is_its_first_paper_and_an_ordinal_inside_one_paper_keep
     c.add(Turn("What is Kite?", focus=("p-kite",)), {"p-kite": "Kite"})
     c.add(Turn("What are its three steps?", focus=("p-kite",), standalone_query="What are Kite's three steps?"))
     got = c.resolve("What does the second one do?")
-    assert got.referents == ("p-kite",) and got.standalone == "What does the second one do? (What are Kite's three steps?)"
+    assert got.referents == ("p-kite",)
+    assert got.standalone == "What does the second one do? (What are Kite's three steps?)"
 
 
 def test_how_much_better_than_is_answered_by_an_improvement_over_it():
@@ -499,7 +513,8 @@ WORDY = [
 
 @pytest.mark.parametrize("question", [
     "What is it about?", "Which datasets does it use?", "Are all of them evaluated on GLUE?",
-    "How do I sort the results by year?", "What does the it abstract report?", "IT departments and ALL hands: any papers?",
+    "How do I sort the results by year?", "What does the it abstract report?",
+    "IT departments and ALL hands: any papers?",
     "What is all the fuss about sorting?", "Is It fast?", "Sort the papers by year.",
 ])
 def test_english_words_never_link_as_names_whatever_their_case(question):
@@ -519,15 +534,18 @@ def test_a_lower_case_question_is_understood_like_its_capitalised_form(lex):
     for capitalised in ("What word error rate does Orca reach on LibriSpeech?", "How does Lumen speed up DeiT?",
                         "Does Kite beat FedAvg on CIFAR-100?", "How do Kite and Orca differ?"):
         a, b = analyze(capitalised, None, lex), analyze(capitalised.lower(), None, lex)
-        assert (b.kind, b.topic, b.details, b.asked, b.numeric, b.sides) == (a.kind, a.topic, a.details, a.asked, a.numeric, a.sides)
+        assert ((b.kind, b.topic, b.details, b.asked, b.numeric, b.sides)
+                == (a.kind, a.topic, a.details, a.asked, a.numeric, a.sides))
     assert lex.restore_case("what does orca reach on librispeech?") == "what does Orca reach on LibriSpeech?"
     # an English word stays a word unless it is a paper's own name; capitals inside a sentence: nothing restored
     react = Lexicon.build([*CORPUS, ("p-agent", "Tool agents", "Unlike ReAct, our agent plans ahead.", False)])
     assert react.restore_case("do brains react to jokes?") == "do brains react to jokes?"
     assert react.restore_case("does kite beat fedavg?") == "does Kite beat FedAvg?"
     assert react.restore_case("Does kite beat FedAvg?") == "Does kite beat FedAvg?"
-    pooling = Lexicon.build([("p-tp", "Token Pooling: fewer tokens", "Token Pooling clusters tokens. Token Pooling is fast.", False)])
-    assert pooling.restore_case("how much does token pooling save?") == "how much does token pooling save?"  # English words
+    pooling = Lexicon.build([("p-tp", "Token Pooling: fewer tokens",
+                              "Token Pooling clusters tokens. Token Pooling is fast.", False)])
+    # English words
+    assert pooling.restore_case("how much does token pooling save?") == "how much does token pooling save?"
 
 
 def test_a_multi_word_name_is_judged_whole_not_by_its_last_word(lex):
@@ -539,8 +557,10 @@ def test_a_multi_word_name_is_judged_whole_not_by_its_last_word(lex):
 
 
 @pytest.mark.parametrize("question, sides", [
-    ("How does the paper on token pruning compare with the one based on federated distillation?", ["token pruning", "federated distillation"]),
-    ("Compare the speech recognition paper and the federated distillation paper.", ["speech recognition", "federated distillation"]),
+    ("How does the paper on token pruning compare with the one based on federated distillation?",
+     ["token pruning", "federated distillation"]),
+    ("Compare the speech recognition paper and the federated distillation paper.",
+     ["speech recognition", "federated distillation"]),
 ])
 def test_comparison_sides_given_as_descriptions_are_searched_by_their_description(lex, question, sides):
     q = analyze(question, None, lex)
@@ -556,7 +576,8 @@ def test_own_work_cue_positive_and_negative_examples():
     for yes in ("We propose Kite, a method.", "In this work we then introduce a loss.", "This paper presents Orca.",
                 "This study develops a probe.", "which allows us to design a router"):
         assert rx.search(yes), yes
-    for no in ("Prior work proposed pruning.", "They introduce noise.", "We evaluate on GLUE.", "the presented results"):
+    for no in ("Prior work proposed pruning.", "They introduce noise.", "We evaluate on GLUE.",
+               "the presented results"):
         assert not rx.search(no), no
 
 
@@ -577,7 +598,8 @@ def test_two_papers_given_by_descriptions_are_a_comparison(lex, question, sides)
 
 
 @pytest.mark.parametrize("question", ["What do the two benchmarks measure?", "Is the cat and the dog study good?",
-                                      "Which of the two methods is faster?", "Does Kite use the server and the clients?"])
+                                      "Which of the two methods is faster?",
+                                      "Does Kite use the server and the clients?"])
 def test_descriptions_that_are_not_two_papers_are_not_a_comparison(lex, question):
     assert analyze(question, None, lex).kind is Kind.SINGLE
 

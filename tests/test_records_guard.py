@@ -20,7 +20,8 @@ from assistant.index.recordfile import file_problem, rescued_copies
 from assistant.index.records import FILE, RecordStore
 from assistant.types import Record
 
-EXTRA = [Record(f"p-extra-{i}", f"Extra abstract number {i} studies quorum sensing in biofilms. It measures signal decay.",
+EXTRA = [Record(f"p-extra-{i}",
+                f"Extra abstract number {i} studies quorum sensing in biofilms. It measures signal decay.",
                 label=f"Extra {i}", year=2020) for i in range(3)]
 
 

@@ -79,7 +79,8 @@ def test_records_store_lost_under_a_running_server(tmp_path, monkeypatch, damage
     monkeypatch.setenv("PAPERCHAT_PRESET", "debug")
     monkeypatch.setenv("PAPERCHAT_DATA_DIR", str(data))
     src = tmp_path / "papers.jsonl"
-    src.write_text("\n".join(json.dumps({"id": r.paper_id, "title": r.label, "abstract": r.text}) for r in PAPERS) + "\n")
+    src.write_text("\n".join(json.dumps({"id": r.paper_id, "title": r.label, "abstract": r.text}) for r in PAPERS)
+                   + "\n")
     assert main(["ingest", str(src), "--quiet"]) == 0
     gc.collect()
     new = tmp_path / "new.jsonl"

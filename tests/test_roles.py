@@ -49,13 +49,15 @@ def _hit(pid: str, text: str, label: str, derived: bool) -> Hit:
 def test_table_and_statement_do_not_repeat_each_other():
     a = _hit("a", " ".join(ABSTRACT), "AccentMix: accent mixing", True)
     b = _hit("b", "Parsing is slow on long documents. We propose FastParse, which prunes the chart with a learned "
-                  "gate. FastParse is 4x faster on the Penn Treebank with equal accuracy.", "FastParse: Chart pruning", False)
+                  "gate. FastParse is 4x faster on the Penn Treebank with equal accuracy.",
+             "FastParse: Chart pruning", False)
     rows = [(a, 1), (b, 2)]
     names = {"a": "AccentMix", "b": "FastParse"}
     said = {1: [1], 2: [1]}
     statement = difference(rows, said, names, "How does AccentMix differ from FastParse?")
     lead, a_line, b_line = statement.splitlines()
-    assert lead == "How they differ:" and a_line.startswith("- **AccentMix** (*untitled: accent mixing*) [1]: AccentMix is a data")
+    assert lead == "How they differ:"
+    assert a_line.startswith("- **AccentMix** (*untitled: accent mixing*) [1]: AccentMix is a data")
     assert b_line.startswith("- **FastParse** [2]: ") and "we " not in statement.lower()
     table, used = role_table(rows, names, skip=said)
     assert "mixes accent embeddings" not in table and "prunes the chart" not in table  # said above, not repeated

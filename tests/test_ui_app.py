@@ -6,19 +6,20 @@ import json
 import threading
 import time
 import types
+from pathlib import Path
 
 import gradio as gr
 import pytest
+from conftest import PAPERS
+from ui_helpers import echo_first_source, make_assistant
 
 from assistant.answer.models.fake import FakeChatModel
 from assistant.cli import build_parser
 from assistant.corpus import Facets
 from assistant.errors import AssistantError, ConfigError
-from conftest import PAPERS
 from ui import app as ui_app
 from ui import launch as ui_launch
 from ui import render
-from ui_helpers import echo_first_source, make_assistant
 
 QUESTION = "How does FedMerge personalise federated learning?"
 
@@ -31,7 +32,7 @@ def built(tmp_path_factory):
 
 
 def run_chat(h, session, message=QUESTION, **kw):
-    args = dict(model=h.choices[0], k=5, year_min=None, year_max=None, author="") | kw
+    args = {"model": h.choices[0], "k": 5, "year_min": None, "year_max": None, "author": ""} | kw
     return list(h.chat(message, session, args["model"], args["k"], args["year_min"], args["year_max"], args["author"]))
 
 
@@ -45,7 +46,8 @@ def test_build_app_without_launching(built):
     names = [d.api_name for d in app.fns.values()]
     assert all(isinstance(n, str) and n and n != "unnamed" for n in names)
     assert len(set(names)) == len(names)
-    chat = [d for d in app.fns.values() if d.api_name in ("chat_stream", "followup_1", "followup_2", "followup_3", "ask")]
+    chat = [d for d in app.fns.values()
+            if d.api_name in ("chat_stream", "followup_1", "followup_2", "followup_3", "ask")]
     assert len(chat) == 5 and {d.concurrency_id for d in chat} == {ui_app.CHAT_CONCURRENCY_ID}
     assert {d.concurrency_limit for d in chat} == {1}
     private = {d.api_name: d.api_visibility for d in app.fns.values()}
@@ -145,11 +147,12 @@ def test_a_search_filter_that_leaves_no_paper_says_why(built, monkeypatch):
 
 
 def test_assistant_errors_become_safe_messages(built, tmp_path):
-    a, s, _, _ = built
+    _, s, _, _ = built
     from assistant.answer.assistant import Assistant
 
     empty, _ = make_assistant(tmp_path, [])
-    h = ui_app.build_app(empty, s.with_overrides({"store.data_dir": str(tmp_path / "store")}), env={}).paperchat_handlers
+    h = ui_app.build_app(empty, s.with_overrides({"store.data_dir": str(tmp_path / "store")}),
+                         env={}).paperchat_handlers
     with pytest.raises(gr.Error) as e:
         run_chat(h, ui_app.UISession())
     assert "empty" in e.value.message.lower() and "ingest" in e.value.message.lower()
@@ -161,7 +164,7 @@ def test_unexpected_errors_get_a_trace_id_and_no_internals(built, caplog):
     _, s, _, _ = built
 
     class Boom:
-        corpus = types.SimpleNamespace(facets=lambda: Facets(), stats=lambda: {})
+        corpus = types.SimpleNamespace(facets=lambda: Facets(), stats=dict)
 
         def stream(self, *a, **k):
             raise RuntimeError("/secret/path/db.sqlite3 exploded")
@@ -184,7 +187,8 @@ def test_stop_really_stops_generation(tmp_path):
     started = time.monotonic()
     t = threading.Thread(target=lambda: outs.extend(gen))
     t.start()
-    while "word" not in (session.messages[-1]["content"] if session.messages else "") and time.monotonic() - started < 20:
+    while ("word" not in (session.messages[-1]["content"] if session.messages else "")
+           and time.monotonic() - started < 20):
         time.sleep(0.01)
     h.stop(session)
     t.join(timeout=5)
@@ -231,8 +235,8 @@ def test_export_writes_markdown_and_bibtex_under_gradio_temp_dir(built, tmp_path
     upd = h.export(session)
     files = upd["value"]
     assert len(files) == 2 and all(f.startswith(str(tmp_path / "gradio")) for f in files)
-    md = open(files[0], encoding="utf-8").read()
-    bib = open(files[1], encoding="utf-8").read()
+    md = Path(files[0]).read_text(encoding="utf-8")
+    bib = Path(files[1]).read_text(encoding="utf-8")
     assert md.startswith("# How does FedMerge") and "## Sources" in md
     assert "@misc{" in bib and "Ann Lee and Bo Chen" in bib
 
@@ -246,7 +250,8 @@ def test_upload_reports_bad_files_and_records_and_keeps_the_index(tmp_path, monk
     up.mkdir(parents=True)
     good = up / "new.jsonl"
     good.write_text(
-        json.dumps({"id": "n-1", "title": "Tiny transformers", "abstract": "We train tiny transformers. They work.", "year": 2020}) + "\n"
+        json.dumps({"id": "n-1", "title": "Tiny transformers", "abstract": "We train tiny transformers. They work.",
+                    "year": 2020}) + "\n"
         + "{not json\n"
         + json.dumps({"id": "n-2", "title": "Empty", "abstract": ""}) + "\n",
         encoding="utf-8",
@@ -256,7 +261,8 @@ def test_upload_reports_bad_files_and_records_and_keeps_the_index(tmp_path, monk
     big = up / "big.jsonl"
     big.write_bytes(b"x" * (1024 * 1024 + 1))
     ticks: list = []
-    report, cleared, stats, *_ = h.add_files([str(good), str(html_file), str(big)], progress=lambda *a, **k: ticks.append(a))
+    report, cleared, stats, *_ = h.add_files([str(good), str(html_file), str(big)],
+                                             progress=lambda *a, **k: ticks.append(a))
     assert "**new.jsonl**" in report and "1 added" in report
     assert "line 2" in report and "line 3" in report  # each bad record, with its line
     assert "**evil.html**: ✗ not accepted" in report

@@ -45,7 +45,7 @@ def chromium():
 @pytest.fixture(scope="module")
 def browser_page(chromium, tmp_path_factory):
     model = RecordingModel(default=echo_first_source)
-    a, s = make_assistant(tmp_path_factory.mktemp("ui-browser"), list(PAPERS) + [XSS], chat_model=model)
+    a, s = make_assistant(tmp_path_factory.mktemp("ui-browser"), [*PAPERS, XSS], chat_model=model)
     app = build_app(a, s, env={})
     with running(app, s) as url:
         context = chromium.new_context(viewport={"width": 1400, "height": 1000})
@@ -119,7 +119,8 @@ def test_followup_button_asks_it(browser_page):
 def test_markup_in_abstracts_is_shown_as_text_and_never_runs(browser_page):
     page = browser_page["page"]
     ask(page, "Which microbes do xylophagous beetles use to digest wood?")
-    page.locator("#pc-evidence .pc-active .pc-card", has_text="Xylophagous").first.wait_for(state="visible", timeout=60_000)
+    page.locator("#pc-evidence .pc-active .pc-card", has_text="Xylophagous").first.wait_for(state="visible",
+                                                                                          timeout=60_000)
     text = page.locator("#pc-evidence").inner_text()
     assert '<img src=x onerror="window.__xss=1">' in text  # shown literally, escaped
     assert page.locator("#pc-evidence img").count() == 0 and page.locator("#pc-chat img[src='x']").count() == 0
@@ -340,7 +341,8 @@ def test_bundled_corpus_conversation_layout(chromium, tmp_path):
             ask(page, "Compare the first two")
             page.locator("#pc-chat table").last.wait_for(state="visible", timeout=60_000)
             page.get_by_text("Searched for:").last.wait_for(state="visible", timeout=10_000)
-            page.wait_for_function("() => document.querySelectorAll('#pc-evidence .pc-active .pc-card').length === 2", timeout=30_000)
+            page.wait_for_function("() => document.querySelectorAll('#pc-evidence .pc-active .pc-card').length === 2",
+                                   timeout=30_000)
             assert "and " in page.locator("#pc-focus").inner_text()  # many papers in focus: "and N more"
             assert_on_screen(page, page.locator("#pc-evidence .pc-active .pc-card .pc-title").first, scroll=False)
             assert_on_screen(page, page.locator("#pc-evidence .pc-active .pc-card").nth(1).locator("mark").last)
@@ -382,7 +384,8 @@ def test_evaluation_tab_compares_two_runs(chromium, tmp_path):
             page.goto(url, wait_until="domcontentloaded")
             page.get_by_role("tab", name="Evaluation").click()
             page.wait_for_function(  # the run lists are filled on load: B = the newest run, A = the one before
-                "() => { const i = document.querySelector('#pc-cmp-b input'); return i && i.value === 'eval/runs/new'; }",
+                "() => { const i = document.querySelector('#pc-cmp-b input'); "
+                "return i && i.value === 'eval/runs/new'; }",
                 timeout=60_000)
             page.locator("#pc-cmp-run").click()
             view = page.locator("#pc-cmp-view")

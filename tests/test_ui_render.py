@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from ui_helpers import hand_answer
 
 from assistant.types import Citation, IngestIssue, Record
 from ui import export_text, render
-from ui_helpers import hand_answer
 
 
 # -- chat markdown ---------------------------------------------------------------------------------
@@ -71,7 +71,8 @@ def test_comparison_table_passes_through():
     md = render.answer_markdown(hand_answer(answer=table, kind="compare"))
     lines = md.splitlines()
     assert lines[0] == "| Paper | Method | Data |" and lines[1] == "|---|---|---|"
-    assert lines[2].startswith("| **Alpha** [\\[1\\]](#pc-ev-ans-1-1") and lines[2].endswith("| not reported in the abstract |")
+    assert lines[2].startswith("| **Alpha** [\\[1\\]](#pc-ev-ans-1-1")
+    assert lines[2].endswith("| not reported in the abstract |")
     assert lines[3].count("|") == 4  # no cell boundary added or lost
     plain = render.answer_markdown(hand_answer(answer=table, kind="compare"), links=False)
     assert plain.startswith(table)
@@ -190,7 +191,8 @@ def test_abstract_html_escapes():
 
 def test_ingest_report_lists_each_problem():
     md = render.ingest_markdown([
-        render.FileOutcome("good.jsonl", summary="2 added", issues=(IngestIssue("good.jsonl", 3, "no abstract text", "k<1>"),)),
+        render.FileOutcome("good.jsonl", summary="2 added",
+                           issues=(IngestIssue("good.jsonl", 3, "no abstract text", "k<1>"),)),
         render.FileOutcome("bad.pdf", error="not accepted"),
     ])
     assert "**good.jsonl**: 2 added" in md and "line 3 (key k&lt;1&gt;): no abstract text" in md
@@ -214,7 +216,8 @@ def test_bibtex_and_markdown_export():
 
 
 def test_error_text_has_no_paths():
-    text = render.safe_error_text("No such file: /tmp/gradio/abc123/secret/data.jsonl", "The index in /home/u/.local/share/paperchat is empty.")
+    text = render.safe_error_text("No such file: /tmp/gradio/abc123/secret/data.jsonl",
+                                  "The index in /home/u/.local/share/paperchat is empty.")
     assert "/tmp" not in text and "/home" not in text
     assert "data.jsonl" in text
     assert render.safe_error_text("<b>x</b>") == "&lt;b&gt;x&lt;/b&gt;"
@@ -286,7 +289,8 @@ def test_panel_keeps_every_answer_and_shows_the_last():
     a1, a2 = hand_answer(id="a1"), hand_answer(id="a2", question="Which <dataset>?")
     html = panel_html([a1, a2])
     assert html.count('<section class="pc-ans') == 2
-    assert '<section class="pc-ans" data-answer="a1">' in html and '<section class="pc-ans pc-active" data-answer="a2">' in html
+    assert '<section class="pc-ans" data-answer="a1">' in html
+    assert '<section class="pc-ans pc-active" data-answer="a2">' in html
     assert 'id="pc-ev-a1-1"' in html and 'id="pc-ev-a2-1"' in html  # old markers still have their card
     assert "Which &lt;dataset&gt;?" in html
     working = panel_html([a1], working=True)

@@ -9,7 +9,8 @@ Modules: `layout` (CSS and components), `handlers` + `corpus_handlers` + `server
 functions; the last for the OpenAI-compatible server settings), `session` (per-session state),
 `render` + `cards` + `corpus_render` + `panel` (pure Markdown/HTML; `panel` also holds the page script
 that follows citation links inside the evidence panel), `errors` (the error edge), `exports` (downloads
-and feedback rows); this module only builds the page and wires the events. The UI reaches the papers through `assistant.corpus`.
+and feedback rows); this module only builds the page and wires the events. The UI reaches the papers through
+`assistant.corpus`.
 
 State: one `UISession` per browser session (or gradio_client session) in a `gr.State`, holding the
 Conversation, the chat messages and the answers behind them. Nothing mutable lives at module level;
@@ -107,10 +108,10 @@ def build_app(assistant: Any, settings: Settings, *, env: Mapping[str, str] | No
         api_trigger.click(translate_errors(h.ask), [api_question, session], [api_answer, session],
                           api_name="ask", **chat_conc)
 
-        c.up.click(translate_errors(lambda text, s: h.feedback("up", text, s)), [c.comment, session], [c.feedback_msg, c.comment],
-                 api_name="feedback_up", concurrency_limit=None, **private)
-        c.down.click(translate_errors(lambda text, s: h.feedback("down", text, s)), [c.comment, session], [c.feedback_msg, c.comment],
-                   api_name="feedback_down", concurrency_limit=None, **private)
+        c.up.click(translate_errors(lambda text, s: h.feedback("up", text, s)), [c.comment, session],
+                   [c.feedback_msg, c.comment], api_name="feedback_up", concurrency_limit=None, **private)
+        c.down.click(translate_errors(lambda text, s: h.feedback("down", text, s)), [c.comment, session],
+                     [c.feedback_msg, c.comment], api_name="feedback_down", concurrency_limit=None, **private)
         c.chatbot.like(translate_errors(h.like), [c.comment, session], [c.feedback_msg], api_name="feedback_like",
                      concurrency_limit=None, **private)
         c.export_btn.click(translate_errors(h.export), [session], [c.export_files], api_name="export",
@@ -123,9 +124,11 @@ def build_app(assistant: Any, settings: Settings, *, env: Mapping[str, str] | No
                        concurrency_limit=4, **private)
         gr.on([p.open_id.submit, p.open_btn.click], translate_errors(h.open_abstract), [p.open_id], [p.abstract],
               api_name="open_abstract", concurrency_limit=4, **private)
-        p.add_btn.click(translate_errors(h.add_files), [p.files], [p.ingest_report, p.files, p.stats_md, c.year_min, c.year_max, c.author],
-                      api_name="add_files", concurrency_id="ingest", concurrency_limit=1, **private
-                      ).then(h.store_banner, None, [banner], api_name="store_banner_after_upload", queue=False, **private)
+        p.add_btn.click(translate_errors(h.add_files), [p.files],
+                        [p.ingest_report, p.files, p.stats_md, c.year_min, c.year_max, c.author],
+                        api_name="add_files", concurrency_id="ingest", concurrency_limit=1, **private
+                        ).then(h.store_banner, None, [banner], api_name="store_banner_after_upload", queue=False,
+                               **private)
         demo.load(h.store_banner, None, [banner], api_name="store_banner", concurrency_limit=None, **private)
         gr.Timer(STORE_CHECK_S).tick(h.store_banner, None, [banner], api_name="store_banner_tick", queue=False,
                                      **private)

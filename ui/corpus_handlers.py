@@ -36,7 +36,8 @@ class CorpusHandlers:
             return f"Store statistics are unavailable: {render.safe_error_text(e.message)}"
         cov = s.get("dense_coverage") or {}
         papers = cov.get("papers", s.get("papers", 0))
-        text = f"**{papers:,}** abstracts indexed ({s.get('chunks', 0):,} chunks, embeddings: {render.md_escape(s.get('embedding_model', ''))})."
+        text = (f"**{papers:,}** abstracts indexed ({s.get('chunks', 0):,} chunks, "
+                f"embeddings: {render.md_escape(s.get('embedding_model', ''))}).")
         if cov and not cov.get("complete", True):
             text += (f" Dense retrieval covers **{cov['embedded']:,} of {cov['papers']:,}** papers so far "
                      f"({cov['percent']}%); the rest are searchable by keywords while their embeddings are made.")
@@ -67,11 +68,13 @@ class CorpusHandlers:
     def open_abstract(self, paper_id) -> tuple[str]:
         pid = (paper_id if isinstance(paper_id, str) else "").strip()[:300]
         if not pid:
-            raise gr.Error("Give a paper id (it is shown in search results and in the evidence panel).", print_exception=False)
+            raise gr.Error("Give a paper id (it is shown in search results and in the evidence panel).",
+                           print_exception=False)
         rec = self.assistant.corpus.paper(pid)
         return (render.abstract_html(rec, pid),)
 
-    def add_files(self, files, progress=gr.Progress()) -> tuple[str, Any, str, Any, Any, Any]:
+    def add_files(self, files,
+                  progress=gr.Progress()) -> tuple[str, Any, str, Any, Any, Any]:  # noqa: B008 - Gradio reads it
         """Ingest uploaded files one by one: a bad file is reported and skipped, never fatal, and
         nothing already indexed is touched (ingest only adds). The uploads are deleted afterwards."""
         paths = [Path(f) for f in (files or []) if f]
@@ -83,14 +86,16 @@ class CorpusHandlers:
             for i, path in enumerate(paths):
                 name = path.name
                 if not path.name.lower().endswith(UPLOAD_TYPES):
-                    outcomes.append(render.FileOutcome(name, error="not accepted: upload .jsonl, .csv, .bib or .txt files."))
+                    outcomes.append(render.FileOutcome(name,
+                                                       error="not accepted: upload .jsonl, .csv, .bib or .txt files."))
                     continue
                 size = path.stat().st_size if path.is_file() else -1
                 if size < 0:
                     outcomes.append(render.FileOutcome(name, error="the upload did not arrive; try again."))
                     continue
                 if size > limit:
-                    outcomes.append(render.FileOutcome(name, error=f"larger than the {self.settings.ui.max_upload_mb} MB limit."))
+                    outcomes.append(render.FileOutcome(
+                        name, error=f"larger than the {self.settings.ui.max_upload_mb} MB limit."))
                     continue
                 total = _estimate_records(path)
                 done = [0]

@@ -15,7 +15,8 @@ from .markup import esc, md_escape
 def abstract_html(record: Record | None, paper_id: str = "") -> str:
     """One abstract for the corpus tab: label, metadata, escaped text."""
     if record is None:
-        return f'<div class="pc-evidence"><p class="pc-empty">No abstract with id <code>{esc(paper_id)}</code>.</p></div>'
+        return (f'<div class="pc-evidence"><p class="pc-empty">No abstract with id <code>{esc(paper_id)}</code>.</p>'
+                "</div>")
     title = f'<p class="pc-subtitle">{esc(record.title)}</p>' if record.title and record.title != record.display else ""
     return (
         '<div class="pc-evidence"><article class="pc-card">'

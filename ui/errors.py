@@ -49,4 +49,5 @@ def store_banner(problem: str, fix: str) -> str:
     """The banner a damaged records store shows above every tab: what is wrong and the repair (no paths)."""
     if not problem:
         return ""
-    return f"### ⚠ The paper store is damaged\n{render.safe_error_text(problem)}\n\n**Fix:** {render.safe_error_text(fix)}"
+    return (f"### ⚠ The paper store is damaged\n{render.safe_error_text(problem)}\n\n"
+            f"**Fix:** {render.safe_error_text(fix)}")

@@ -224,7 +224,7 @@ class Handlers(CorpusHandlers, ServerHandlers):
             return []
         try:
             qs = self.assistant.suggest_followups(answer, conversation) or []
-        except Exception:  # noqa: BLE001 - suggestions are optional; never fail the answer for them
+        except Exception:  # suggestions are optional; never fail the answer for them
             log.warning("suggest_followups failed", exc_info=True)
             return []
         limit = self.settings.ui.max_question_chars

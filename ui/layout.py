@@ -98,7 +98,7 @@ def header() -> None:
 
 def chat_tab(settings: Settings, choices: list[str], facets: dict) -> SimpleNamespace:
     limit = settings.ui.max_question_chars
-    with gr.Tab("Chat", id="chat"):
+    with gr.Tab("Chat", id="chat"):  # noqa: SIM117 - the nesting mirrors the page layout
         with gr.Row(equal_height=False):
             with gr.Column(scale=3, min_width=420):
                 chatbot = gr.Chatbot(
@@ -139,7 +139,8 @@ def chat_tab(settings: Settings, choices: list[str], facets: dict) -> SimpleName
                                                     max_length=300, scale=3, elem_id="pc-server-url",
                                                     info="e.g. http://127.0.0.1:8000/v1")
                             server_model = gr.Textbox(label="Model name", value=settings.answer.openai_model,
-                                                      max_length=MAX_MODEL_NAME_CHARS, scale=3, elem_id="pc-server-model")
+                                                      max_length=MAX_MODEL_NAME_CHARS, scale=3,
+                                                      elem_id="pc-server-model")
                             check = gr.Button("Check server", scale=0, min_width=130, elem_id="pc-server-check")
                         key_var = settings.answer.openai_api_key_env or "(none)"
                         gr.Markdown(f"API key: read from the environment variable `{key_var}` of the paperchat "

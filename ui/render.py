@@ -141,7 +141,7 @@ def _collapse_list(body: str) -> str:
         return body
     first, last = idx[0], idx[-1]
     folded = collapse_markdown(lines[first:last + 1], f"Show all {len(idx)}")
-    return "\n".join(lines[:first] + [folded] + lines[last + 1:])
+    return "\n".join([*lines[:first], folded, *lines[last + 1:]])
 
 
 def sources_markdown(answer: Answer, links: bool = True) -> str:
@@ -260,7 +260,8 @@ def citation_card(answer: Answer, c: Citation, hit: Hit | None) -> str:
         f'<header><span class="pc-marker">[{int(c.marker)}]</span> '
         f'<span class="pc-title">{_card_label_html(c, hit)}</span></header>'
         f"{meta_html(record, c.paper_id, hit)}"
-        f'<p class="pc-abstract">{highlight_abstract(c.text or (record.text if record else ""), c.sentence_ids, c.sentences)}</p>'
+        '<p class="pc-abstract">'
+        f'{highlight_abstract(c.text or (record.text if record else ""), c.sentence_ids, c.sentences)}</p>'
         "</article>"
     )
 
@@ -280,12 +281,14 @@ def evidence_html(answer: Answer | None) -> str:
     abstract with the supporting sentences marked), the answer sentences that failed verification,
     the verification notes, and the papers retrieved but not cited."""
     if answer is None:
-        return '<div class="pc-evidence"><p class="pc-empty">Ask a question: the abstracts behind the answer appear here.</p></div>'
+        return ('<div class="pc-evidence"><p class="pc-empty">'
+                "Ask a question: the abstracts behind the answer appear here.</p></div>")
     hits = _hits_by_id(answer)
     out = ['<div class="pc-evidence">']
     if answer.citations:
         n = len(answer.citations)
-        out.append(f'<p class="pc-h">{n} cited abstract{"s" if n != 1 else ""}; supporting sentences are highlighted.</p>')
+        out.append(f'<p class="pc-h">{n} cited abstract{"s" if n != 1 else ""}; '
+                   "supporting sentences are highlighted.</p>")
         cards = [citation_card(answer, c, hits.get(c.paper_id)) for c in answer.citations]
         out.append(collapse_html(cards, f"Show all {n} cited abstracts", shown=SHOWN_CARDS))
     elif answer.abstained or answer.kind == "abstain":
@@ -312,7 +315,8 @@ def evidence_html(answer: Answer | None) -> str:
     if others:
         rows = "".join(f"<li>{paper_html(h.title, h.record, h.paper_id, h, label_html=_hit_label_html(h))}</li>"
                        for h in others)
-        out.append(f'<details class="pc-others"><summary>Also retrieved, not cited ({len(others)})</summary><ul>{rows}</ul></details>')
+        out.append(f'<details class="pc-others"><summary>Also retrieved, not cited ({len(others)})</summary>'
+                   f"<ul>{rows}</ul></details>")
     out.append("</div>")
     return "".join(out)
 
@@ -323,7 +327,8 @@ def focus_html(paper_ids: Sequence[str], labels: dict[str, str] | None = None, l
     opens its abstract when `records` has it."""
     labels, records = labels or {}, records or {}
     if not paper_ids:
-        return '<div class="pc-focus"><p class="pc-empty">No papers in focus yet. Papers cited in this chat appear here, so follow-ups like "compare the first two" resolve.</p></div>'
+        return ('<div class="pc-focus"><p class="pc-empty">No papers in focus yet. Papers cited in this chat appear '
+                'here, so follow-ups like "compare the first two" resolve.</p></div>')
     items = "".join(f"<li>{paper_html(labels.get(p) or p, records.get(p), p)}</li>" for p in paper_ids[:limit])
     more = f'<p class="pc-more">and {len(paper_ids) - limit} more</p>' if len(paper_ids) > limit else ""
     return f'<div class="pc-focus"><ol>{items}</ol>{more}</div>'

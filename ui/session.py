@@ -47,7 +47,7 @@ class UISession:
         self.answers = {}
         self.last = None
 
-    def __deepcopy__(self, memo: dict) -> "UISession":  # gr.State deep-copies its initial value
+    def __deepcopy__(self, memo: dict) -> UISession:  # gr.State deep-copies its initial value
         new = UISession()
         new.conversation = copy.deepcopy(self.conversation, memo)
         new.messages = copy.deepcopy(self.messages, memo)

@@ -38,8 +38,10 @@ class Context:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="paperchat", description="Chat with a corpus of paper abstracts, with checked citations.")
-    p.add_argument("--data-dir", type=Path, help="Store directory (default: $PAPERCHAT_DATA_DIR or ~/.local/share/paperchat).")
+    p = argparse.ArgumentParser(prog="paperchat",
+                                description="Chat with a corpus of paper abstracts, with checked citations.")
+    p.add_argument("--data-dir", type=Path,
+                   help="Store directory (default: $PAPERCHAT_DATA_DIR or ~/.local/share/paperchat).")
     p.add_argument("--chroma-url", help="Use a Chroma server (http://HOST:PORT) instead of the embedded store.")
     p.add_argument("--preset", help="Named settings preset (default, fast, extractive, debug).")
     p.add_argument("--set", dest="assign", action="append", default=[], metavar="GROUP.NAME=VALUE",

@@ -14,7 +14,8 @@ from .checks import check_out, k_arg, report
 def register(sub) -> None:
     p = sub.add_parser("ingest", help="Add abstracts from files (default: the bundled corpus).")
     p.add_argument("paths", nargs="*", type=Path, help=".jsonl/.jsonl.gz/.csv/.bib/.txt files (none = bundled corpus)")
-    p.add_argument("--strict", action="store_true", help="Exit non-zero (and ingest nothing) if any record would be skipped.")
+    p.add_argument("--strict", action="store_true",
+                   help="Exit non-zero (and ingest nothing) if any record would be skipped.")
     p.add_argument("--quiet", action="store_true", help="No progress bar.")
     p.add_argument("--shard", metavar="I/N", help="Ingest only shard I of N (a stable split by paper id): N workers "
                    "with --shard 1/N .. N/N over the same input, each with its own --data-dir, share a Chroma server.")
@@ -23,7 +24,8 @@ def register(sub) -> None:
     p.add_argument("--no-embed", action="store_true", help="Only the lexical phase; run `paperchat embed` later.")
     p.set_defaults(handler=cmd_ingest)
 
-    p = sub.add_parser("embed", help="Make the vectors of records that have none yet (resumable; progress and coverage).")
+    p = sub.add_parser("embed",
+                       help="Make the vectors of records that have none yet (resumable; progress and coverage).")
     p.add_argument("--quiet", action="store_true", help="No progress bar.")
     p.set_defaults(handler=cmd_embed)
 
@@ -242,7 +244,8 @@ def cmd_search(args, ctx) -> int:
     if args.batch:
         return _search_batch(args, ctx)
     if not args.query or not args.query.strip():
-        raise ConfigError("Nothing to search for.", hint='Give a query: paperchat search "graph neural networks" (or --batch FILE).')
+        raise ConfigError("Nothing to search for.",
+                          hint='Give a query: paperchat search "graph neural networks" (or --batch FILE).')
     args.query = clean_user_text(args.query, what="query", max_chars=ctx.settings.ui.max_question_chars)
     retriever = _retriever(ctx)
     filters = filters_from(args)
@@ -250,7 +253,8 @@ def cmd_search(args, ctx) -> int:
     finding = retriever.check_filters(filters) if not hits else None  # why the filters leave no paper
     if args.json:
         out = {"query": args.query, "hits": [_hit_json(h) for h in hits]}
-        print(json.dumps({**out, "filter_finding": finding.to_json()} if finding else out, ensure_ascii=False, indent=2))
+        print(json.dumps({**out, "filter_finding": finding.to_json()} if finding else out,
+                         ensure_ascii=False, indent=2))
         return 0
     if not hits:
         print(f"No results: {finding.message}" if finding else "No results: no matching abstracts.")
@@ -312,11 +316,11 @@ def cmd_delete(args, ctx) -> int:
     return 0
 
 
-def cmd_settings(args, ctx) -> int:  # noqa: ARG001
+def cmd_settings(args, ctx) -> int:
     from ..settings import describe
 
     current = ctx.settings.model_dump()
-    for name, default, desc in describe():
+    for name, _default, desc in describe():
         group, key = name.split(".")
         print(f"{name:32} = {current[group][key]!s:28} {desc}")
     return 0

@@ -4,6 +4,7 @@ then checks the records file read-only."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -12,7 +13,8 @@ from ..errors import StoreDamagedError, VectorSettingsError
 
 
 def register(sub) -> None:
-    p = sub.add_parser("rebuild-index", help="Rebuild what is damaged: vectors or BM25 from the records store, the records store from what survives.")
+    p = sub.add_parser("rebuild-index", help="Rebuild what is damaged: vectors or BM25 from the records store, "
+                                             "the records store from what survives.")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--dense", action="store_true", help="Re-embed every record into a fresh vector store "
                    "(the old one is moved aside, never deleted); also after changing embedding or chunking settings.")
@@ -23,7 +25,8 @@ def register(sub) -> None:
     p.add_argument("--quiet", action="store_true", help="No progress bar.")
     p.set_defaults(handler=cmd_rebuild)
 
-    p = sub.add_parser("backup", help="Write a consistent copy of the store (records, vectors, manifest) to a new directory.")
+    p = sub.add_parser("backup",
+                       help="Write a consistent copy of the store (records, vectors, manifest) to a new directory.")
     p.add_argument("out", type=Path, help="A new (or empty) directory.")
     p.set_defaults(handler=cmd_backup)
 
@@ -49,10 +52,9 @@ def cmd_rebuild(args, ctx) -> int:
     _refuse_while_served(ctx, "rebuild-index")
     index = Index(ctx.settings, new_vectors=True)
     if not args.dense:
-        try:
+        # StoreDamagedError: the records store cannot be read: `--records` (below) rebuilds it
+        with contextlib.suppress(StoreDamagedError):
             index.check_vector_settings()  # (only --dense may adopt new vector settings)
-        except StoreDamagedError:
-            pass  # the records store cannot be read: `--records` (below) rebuilds it
     if args.records or (not (args.dense or args.lexical) and index.records_lost()):
         rep = rebuild_records(index)
         print(rep.summary())
@@ -137,7 +139,8 @@ def cmd_doctor(args, ctx) -> int:
             if all(f.ok for f in findings if f.check == "records"):
                 index.check_vector_settings()
         except VectorSettingsError as e:
-            findings.append(Finding("settings", False, e.message, "paperchat rebuild-index --dense (or keep the old settings)"))
+            findings.append(Finding("settings", False, e.message,
+                                    "paperchat rebuild-index --dense (or keep the old settings)"))
         except StoreDamagedError as e:  # the records file cannot even be opened: that is the finding
             findings = [Finding("records", False, e.message, e.hint)]
     bad = [f for f in findings if not f.ok]

@@ -37,7 +37,8 @@ def cmd_ui(args, ctx) -> int:
     if args.port is not None and not 1 <= args.port <= 65535:
         raise ConfigError(f"Invalid port {args.port}.", hint="Use --port 1..65535.")
     # absolute data dir first: the server then runs from its own empty working directory
-    settings = ctx.settings.with_overrides({"store.data_dir": str(Path(ctx.settings.store.data_dir).expanduser().resolve())})
+    data_dir = Path(ctx.settings.store.data_dir).expanduser().resolve()
+    settings = ctx.settings.with_overrides({"store.data_dir": str(data_dir)})
 
     from ui.app import build_app
     from ui.launch import TEMP_ENV, check_store, launch, prepare_environment

@@ -35,7 +35,8 @@ class ChunkTable:
     """Chunks of the stored records and the pending/indexed bookkeeping of the embed job. Needs `_db`,
     `_reading`, `_writing` and `_transaction` from `RecordStore`."""
 
-    def put_lexical(self, records: Sequence[Record], chunks: Sequence[Sequence[tuple[str, int, str, str, dict]]]) -> str:
+    def put_lexical(self, records: Sequence[Record],
+                    chunks: Sequence[Sequence[tuple[str, int, str, str, dict]]]) -> str:
         """Records as pending and their chunks (id, index, text, text to embed, metadata), one transaction;
         an updated record's old chunks go. Returns the new lexical generation."""
         gen = f"{time.time_ns()}"
@@ -62,7 +63,8 @@ class ChunkTable:
                                  [(INDEXED, _dump(r), r.paper_id, r.hash) for r in records])
             if regroup:
                 for r in records:
-                    rows = self._db.execute("SELECT chunk_id, meta FROM chunks WHERE paper_id=?", (r.paper_id,)).fetchall()
+                    rows = self._db.execute("SELECT chunk_id, meta FROM chunks WHERE paper_id=?",
+                                            (r.paper_id,)).fetchall()
                     for cid, meta in rows:
                         m = json.loads(meta)
                         m["group"] = r.duplicate_of or r.paper_id
@@ -106,8 +108,8 @@ class ChunkTable:
         last = ""
         while True:
             with self._reading():
-                rows = self._db.execute("SELECT chunk_id, text, meta FROM chunks WHERE chunk_id > ? ORDER BY chunk_id LIMIT ?",
-                                        (last, page)).fetchall()
+                rows = self._db.execute("SELECT chunk_id, text, meta FROM chunks WHERE chunk_id > ? "
+                                        "ORDER BY chunk_id LIMIT ?", (last, page)).fetchall()
             if not rows:
                 return
             for cid, text, meta in rows:

@@ -3,7 +3,8 @@
 Checks, cheapest first: the records store (SQLite quick_check), Chroma's SQLite file (present, not
 empty while vector segments exist, quick_check), both collections loadable and answering a query,
 counts agreeing across records / papers / chunks / BM25, no chunk without its record, the dense
-coverage (records still pending are normal after a lexical-first ingest: reported, not an error), and a self-retrieval probe: a sample of stored records is chunked and embedded again and each
+coverage (records still pending are normal after a lexical-first ingest: reported, not an error), and a
+self-retrieval probe: a sample of stored records is chunked and embedded again and each
 chunk must come back first from the vector index (zeroed or stale HNSW files fail it). Nothing is
 written; Chroma failures (exceptions or Rust panics) become findings.
 """
@@ -144,7 +145,8 @@ def _probe(index, n: int = PROBE) -> Finding:
         c = index.chunk(r)[0]
         vec = index.embedder.embed_documents([index._embed_text(r, c)])[0]
         top = index.store.query_chunks(vec, 3, metadata=False)
-        if top and (top[0][0] == c.chunk_id or (top[0][1] - next((s for i, s, _ in top if i == c.chunk_id), -9) < 1e-4)):
+        if top and (top[0][0] == c.chunk_id
+                    or (top[0][1] - next((s for i, s, _ in top if i == c.chunk_id), -9) < 1e-4)):
             found += 1
     ok = found == len(sample)
     return Finding("self-retrieval", ok, f"{found}/{len(sample)} sampled chunks found themselves first",
@@ -177,7 +179,8 @@ def diagnose(index, probe: bool = True) -> list[Finding]:
         if not index.store.exists:
             db = index.records_db
             if db is not None and db.count() - db.count(PENDING):
-                out.append(Finding("collections", False, f"the vector collections of {index.name} are missing", DENSE_FIX))
+                out.append(Finding("collections", False, f"the vector collections of {index.name} are missing",
+                                   DENSE_FIX))
             elif db is not None and db.count():  # lexical-first: nothing embedded yet, BM25 serves every record
                 out.append(_bm25(index, 0))
             return out
@@ -207,7 +210,8 @@ def diagnose(index, probe: bool = True) -> list[Finding]:
         try:
             out.append(_probe(index))
         except Exception as e:  # noqa: BLE001
-            out.append(Finding("self-retrieval", False, f"the probe failed ({str(e).splitlines()[0][:200]})", DENSE_FIX))
+            out.append(Finding("self-retrieval", False, f"the probe failed ({str(e).splitlines()[0][:200]})",
+                               DENSE_FIX))
     return out
 
 

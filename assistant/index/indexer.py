@@ -88,7 +88,8 @@ class Index:
         """The vector store, opened on first use without creating anything (writes call `ensure()`)."""
         if self._store is None:
             s = self.settings.store
-            self._store = ChromaStore(s.data_dir, s.chroma_url, self.name, self.embedder.name, self.embedder.dim, create=False)
+            self._store = ChromaStore(s.data_dir, s.chroma_url, self.name, self.embedder.name, self.embedder.dim,
+                                      create=False)
             if not self._store.exists:
                 self._check_other_collections(self._store)
             self._dense_gen = self._store.generation()
@@ -109,7 +110,8 @@ class Index:
     def _check_other_collections(self, store: ChromaStore) -> None:
         """A store made before the records store kept its settings: another index's collections mean a mismatch."""
         prefix = self.settings.store.collection_prefix + "-"
-        others = [c[: -len("-papers")] for c in store.collection_names() if c.startswith(prefix) and c.endswith("-papers")
+        others = [c[: -len("-papers")] for c in store.collection_names()
+                  if c.startswith(prefix) and c.endswith("-papers")
                   and c != f"{self.name}-papers"]  # ours, created by another worker since we looked: no mismatch
         if others and not (self.records_db and self.records_db.vectors()):
             raise settings_mismatch(self.data_dir, {"index": others[0]}, vector_settings(self.settings))
@@ -178,7 +180,8 @@ class Index:
                     progress(len(batch))
                 # a long lexical phase makes what is stored so far searchable every LEXICAL_REFRESH_S, but
                 # spends at most a quarter of its time on these rebuilds (each is O(all chunks))
-                if changed and time.monotonic() - built > max(LEXICAL_REFRESH_S, 3 * cost) and self._lexical_from_records():
+                if (changed and time.monotonic() - built > max(LEXICAL_REFRESH_S, 3 * cost)
+                        and self._lexical_from_records()):
                     t = time.monotonic()
                     self.refresh_lexical(force=True)
                     built, changed, cost = time.monotonic(), 0, time.monotonic() - t
@@ -243,7 +246,8 @@ class Index:
 
     def chunk_rows(self, r: Record, stats: ChunkStats | None = None) -> list[tuple[str, int, str, str, dict]]:
         """(chunk_id, index, text, text to embed, metadata) of each chunk of `r`, as the records store keeps them."""
-        return [(c.chunk_id, c.index, c.text, self._embed_text(r, c), self._chunk_meta(r, c)) for c in self.chunk(r, stats)]
+        return [(c.chunk_id, c.index, c.text, self._embed_text(r, c), self._chunk_meta(r, c))
+                for c in self.chunk(r, stats)]
 
     def open_vectors(self) -> None:
         """The vector collections, created if missing (the embed job's first step)."""
@@ -278,7 +282,8 @@ class Index:
     @staticmethod
     def _chunk_meta(r: Record, c: Chunk) -> dict:
         return normalise_metadata({
-            "paper_id": r.paper_id, "group": r.paper_id, "chunk": c.index,  # a near-duplicate's group: set by the embed job
+            # "group": a near-duplicate's group, set by the embed job
+            "paper_id": r.paper_id, "group": r.paper_id, "chunk": c.index,
             "sent_start": c.sent_start, "sent_end": c.sent_end, "char_start": c.char_start, "char_end": c.char_end,
             "year": r.year, "source": r.source,
         })
@@ -330,7 +335,8 @@ class Index:
             return False
         from .embedjob import EMBED_LOCK
 
-        return any(WriteLock(self.data_dir, name).holder() not in (None, os.getpid()) for name in ("write.lock", EMBED_LOCK))
+        return any(WriteLock(self.data_dir, name).holder() not in (None, os.getpid())
+                   for name in ("write.lock", EMBED_LOCK))
 
     def _lexical_from_records(self) -> bool:
         """Embedded mode with a complete chunks table: BM25 comes from the records store (lexical-first),
@@ -392,6 +398,7 @@ class Index:
             "papers": papers, "chunks": chunks,
             "records": db.count() if db and not self.settings.store.chroma_url else papers,  # server: all workers
             "pending": db.count("pending") if db else 0, "index": self.name, "embedding_model": self.embedder.name,
-            "embedding_dim": self.embedder.dim, "store": self.settings.store.chroma_url or str(self.settings.store.data_dir),
+            "embedding_dim": self.embedder.dim,
+            "store": self.settings.store.chroma_url or str(self.settings.store.data_dir),
             "generation": self.store.generation(), "dense_coverage": self.coverage(),
         }

@@ -8,6 +8,7 @@ never blocks anyone. Readers take no lock; they notice new data through the stor
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import sys
@@ -22,7 +23,7 @@ class WriteLock:
         self.server = server  # the Chroma server URL when the directory is one worker's local part
         self._fd: int | None = None
 
-    def acquire(self) -> "WriteLock":
+    def acquire(self) -> WriteLock:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -75,7 +76,7 @@ class WriteLock:
             os.close(self._fd)
             self._fd = None
 
-    def __enter__(self) -> "WriteLock":
+    def __enter__(self) -> WriteLock:
         return self.acquire()
 
     def __exit__(self, *exc: object) -> None:
@@ -93,17 +94,15 @@ class ServeLock:
         self.path = Path(data_dir) / SERVE_LOCK
         self._fd: int | None = None
 
-    def acquire(self) -> "ServeLock":
+    def acquire(self) -> ServeLock:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except OSError:  # a read-only directory, or an exclusive holder (a repair running): serve without it
             return self
-        try:
+        with contextlib.suppress(OSError):
             os.pwrite(fd, f"PID {os.getpid():<10} ({' '.join(sys.argv)[:200]})\n".encode(), 0)
-        except OSError:
-            pass
         self._fd = fd
         return self
 

@@ -165,8 +165,8 @@ class FileGuard:
             pid = serving_pid(self.path.parent)
             who = server_name(pid) if pid else "another process"
             return StoreLockedError(f"The records store {self.path} is busy: {who} is writing to it.",
-                                    hint=f"Stop {server_name(pid) if pid else 'the other process using it'} first, or wait for it and "
-                                    "try again.")
+                                    hint=f"Stop {server_name(pid) if pid else 'the other process using it'} first, "
+                                    "or wait for it and try again.")
         if hasattr(self, "watch") and self.check():
             return RecordsLostError(self.message(), hint=repair_hint(serving=True))
         problem = file_problem(self.path)

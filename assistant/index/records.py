@@ -24,7 +24,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from ..errors import RecordsLostError
@@ -95,7 +95,7 @@ class RecordStore(FileGuard, ChunkTable):
         return db
 
     @classmethod
-    def open(cls, data_dir: Path) -> "RecordStore | None":
+    def open(cls, data_dir: Path) -> RecordStore | None:
         """Writable when the directory allows it, else read-only; None when there is none and it can't be made."""
         path = Path(data_dir) / FILE
         if path.exists() and not os.access(path.parent, os.W_OK):
@@ -161,10 +161,8 @@ class RecordStore(FileGuard, ChunkTable):
                 raise
 
     def _rollback(self) -> None:
-        try:
+        with suppress(sqlite3.Error):
             self._db.execute("ROLLBACK")
-        except sqlite3.Error:
-            pass
 
     def mark_all_pending(self) -> int:
         """Every record needs its vectors again (a dense rebuild); returns how many."""
@@ -201,7 +199,8 @@ class RecordStore(FileGuard, ChunkTable):
         while True:
             with self._reading():
                 q = "SELECT paper_id, data FROM records WHERE paper_id > ?" + (" AND state = ?" if state else "")
-                rows = self._db.execute(q + " ORDER BY paper_id LIMIT ?", (last, state, page) if state else (last, page)).fetchall()
+                rows = self._db.execute(q + " ORDER BY paper_id LIMIT ?",
+                                        (last, state, page) if state else (last, page)).fetchall()
             if not rows:
                 return
             for _, data in rows:

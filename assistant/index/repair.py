@@ -9,6 +9,7 @@ rebuilds BM25 from the chunks in Chroma, or -- when Chroma fails -- by chunking 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -63,10 +64,8 @@ def rebuild_dense(index, progress: Callable[[int], None] | None = None) -> dict:
         moved = None
         if index.settings.store.chroma_url:
             for name in (f"{index.name}-chunks", f"{index.name}-papers"):
-                try:
+                with contextlib.suppress(Exception):  # not there
                     index.store.client.delete_collection(name)
-                except Exception:  # noqa: BLE001 - not there
-                    pass
         else:
             forget_clients(index)
             moved = move_aside(index.data_dir)
@@ -142,8 +141,8 @@ def purge_deleted(index, page: int = 2000) -> None:
     Chroma keeps every write in its log (`embeddings_queue`) and deleted rows in free pages, and its
     log cannot be trimmed safely from outside (the vector segment may still need it). So the live rows
     (ids, vectors, documents, metadata) are written out and a fresh process builds a new Chroma directory
-    from them, which replaces the old one; the old one is then removed. The records store is vacuumed; the lexical index was rebuilt by
-    the delete. Server mode: run `chroma utils vacuum` on the server."""
+    from them, which replaces the old one; the old one is then removed. The records store is vacuumed; the lexical
+    index was rebuilt by the delete. Server mode: run `chroma utils vacuum` on the server."""
     if index.records_db is not None and not index.records_db.readonly:
         index.records_db.vacuum()
     if index.settings.store.chroma_url:
@@ -218,7 +217,8 @@ def build_from_export(export: str, new_dir: str) -> None:
         if "metadata" in row:
             col.modify(metadata=row["metadata"])
         else:
-            col.upsert(ids=row["ids"], embeddings=row["embeddings"], documents=row["documents"], metadatas=row["metadatas"])
+            col.upsert(ids=row["ids"], embeddings=row["embeddings"], documents=row["documents"],
+                       metadatas=row["metadatas"])
 
 
 def records_file(data_dir: Path) -> Path:

@@ -11,10 +11,11 @@ model, dimension and distance when created; opening with another model or dimens
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +53,7 @@ def _client(data_dir: Path, chroma_url: str):
             return chromadb.HttpClient(
                 host=host, port=port or (443 if u.scheme == "https" else 8000), ssl=u.scheme == "https", settings=cs,
             )
-        except BaseException as e:  # noqa: BLE001 - connection failures come in many types (and Rust panics)
+        except BaseException as e:  # connection failures come in many types (and Rust panics)
             _reraise_control(e)
             raise StoreError(f"Cannot reach the Chroma server at {chroma_url}: {e}",
                              hint="Start it with `chroma run --path DIR --host 127.0.0.1 --port 8000`.") from e
@@ -62,7 +63,7 @@ def _client(data_dir: Path, chroma_url: str):
         if path.is_dir() and not os.access(path, os.W_OK):
             path = _readonly_snapshot(path)
         return chromadb.PersistentClient(path=str(path), settings=cs)
-    except BaseException as e:  # noqa: BLE001 - chromadb raises Rust panics (BaseException) on damaged files
+    except BaseException as e:  # chromadb raises Rust panics (BaseException) on damaged files
         _reraise_control(e)
         raise damaged(data_dir, e) from e
 
@@ -85,12 +86,10 @@ def _readonly_snapshot(path: Path) -> Path:
 
 def clear_client_cache() -> None:
     """Forget chromadb's per-path client systems (after the files under a path were moved or replaced)."""
-    try:
+    with contextlib.suppress(Exception):  # an older chromadb without the cache
         from chromadb.api.client import SharedSystemClient
 
         SharedSystemClient.clear_system_cache()
-    except Exception:  # noqa: BLE001 - an older chromadb without the cache
-        pass
 
 
 def client_open(data_dir: Path) -> bool:
@@ -117,9 +116,7 @@ def _reraise_control(e: BaseException) -> None:
 
 def damaged(data_dir: Path, e: BaseException) -> StoreError:
     """The error for a vector store that fails to open or answer: what failed and the command that fixes it."""
-    from ..errors import StoreDamagedError
-
-    from ..errors import DiskFullError
+    from ..errors import DiskFullError, StoreDamagedError
 
     text = str(e).strip().splitlines()[0][:300] if str(e).strip() else type(e).__name__
     low = text.lower()
@@ -134,11 +131,12 @@ def damaged(data_dir: Path, e: BaseException) -> StoreError:
         pid = serving_pid(data_dir)
         who = server_name(pid) if pid else "another process"
         return StoreLockedError(f"The vector store in {data_dir} is busy: {who} is using it.",
-                                hint=f"Stop {server_name(pid) if pid else 'the other process using it'} first, or wait for it and run "
-                                "the same command again.")
+                                hint=f"Stop {server_name(pid) if pid else 'the other process using it'} first, "
+                                "or wait for it and run the same command again.")
     if getattr(e, "errno", None) in (30, 13) or "readonly database" in low or "read-only" in low:  # EROFS, EACCES
         return StoreError(f"Cannot write the vector store in {data_dir} ({text}).",
-                          hint="The directory is read-only or not yours: fix its permissions, or use another --data-dir.")
+                          hint="The directory is read-only or not yours: fix its permissions, "
+                               "or use another --data-dir.")
     return StoreDamagedError(
         f"The vector store in {data_dir / 'chroma'} cannot be used ({type(e).__name__}: {text}).",
         hint="Run `paperchat doctor` to see what is damaged; `paperchat rebuild-index --dense` rebuilds the vectors "
@@ -150,12 +148,12 @@ def translated(method: Callable) -> Callable:
     """Chroma failures (exceptions and Rust panics) leave a store method as a StoreError naming the fix."""
 
     @functools.wraps(method)
-    def wrapper(self: "ChromaStore", *args: Any, **kwargs: Any) -> Any:
+    def wrapper(self: ChromaStore, *args: Any, **kwargs: Any) -> Any:
         try:
             return method(self, *args, **kwargs)
         except StoreError:
             raise
-        except BaseException as e:  # noqa: BLE001
+        except BaseException as e:
             _reraise_control(e)
             raise damaged(self.data_dir, e) from e
 
@@ -228,7 +226,7 @@ class ChromaStore:
     def _existing(self, cname: str):
         try:
             col = self.client.get_collection(cname, embedding_function=None)
-        except Exception as e:  # noqa: BLE001 - NotFoundError (1.x) or ValueError (0.x): no such collection
+        except Exception as e:  # NotFoundError (1.x) or ValueError (0.x): no such collection
             if "does not exist" in str(e) or type(e).__name__ == "NotFoundError":
                 return None
             raise
@@ -308,8 +306,9 @@ class ChromaStore:
         try:
             return str((self.client.get_collection(self.papers.name, embedding_function=None).metadata or {})
                        .get("generation", "0"))
-        except Exception as e:  # noqa: BLE001
-            raise StoreError(f"The vector store is unavailable: {e}", hint="Check the data directory or the server.") from e
+        except Exception as e:
+            raise StoreError(f"The vector store is unavailable: {e}",
+                             hint="Check the data directory or the server.") from e
 
     @translated
     def count(self) -> tuple[int, int]:
@@ -329,7 +328,8 @@ class ChromaStore:
                 for doc, meta in zip(got["documents"], got["metadatas"]):
                     out.append((record_from_row(doc, meta), str(meta.get("hash", ""))))
             return out
-        return list(self._paged(self.papers, lambda doc, meta, _id: (record_from_row(doc, meta), str(meta.get("hash", "")))))
+        return list(self._paged(self.papers,
+                                lambda doc, meta, _id: (record_from_row(doc, meta), str(meta.get("hash", "")))))
 
     @translated
     def paper_vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
