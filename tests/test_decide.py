@@ -113,7 +113,8 @@ def test_a_metadata_question_is_answered_from_the_records_where_the_abstract_can
     d = decide(Findings(kind="answer", names=named, evidence=weak, metadata=("authors",)))
     assert (d.verdict, d.rule) == ("answer", "metadata.from_record")
     assert [s.rule for s in d.trace][-2:] == ["evidence.weak", "metadata.from_record"]  # what it overrode is kept
-    unnamed = decide(Findings(kind="answer", evidence=weak, metadata=("authors",)))  # no paper named: weak evidence wins
+    # no paper named: weak evidence wins
+    unnamed = decide(Findings(kind="answer", evidence=weak, metadata=("authors",)))
     assert (unnamed.verdict, unnamed.rule) == ("abstain", "evidence.weak")
     # "most recent" is never in an abstract: answered when a retrieved paper uses every word of the topic asked
     recent = decide(Findings(kind="answer", evidence=weak, metadata=("recent",), on_topic=2))

@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import subprocess
+import time
 import sys
 from pathlib import Path
 
@@ -68,6 +69,7 @@ if threshold:  # widen the window: HNSW is synced to disk every `threshold` writ
 report = ingest_paths(index, [Path(src)])
 print("written", report.summary(), flush=True)
 if wait:
+    print("waiting", flush=True)
     time.sleep(300)  # until Ctrl+C (SIGINT)
 """
 

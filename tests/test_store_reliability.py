@@ -105,8 +105,10 @@ def test_input_duplicate_of_cannot_hide_a_real_paper(settings, papers):
 
 @pytest.mark.parametrize("k", ["-5", "0", "1000"])
 def test_k_is_validated(cli_store, capsys, k):
-    code, out, err = run(capsys, "search", "graphs", "--k", k)
-    assert code == 2 and "--k must be between 1 and 100" in err and not out
+    with pytest.raises(SystemExit) as exc:  # refused while parsing, before any store is opened
+        run(capsys, "search", "graphs", "--k", k)
+    out, err = capsys.readouterr()
+    assert exc.value.code == 2 and "--k: must be from 1 to 100" in err and not out
 
 
 @pytest.mark.parametrize("url", ["http://[bad", "http://host:notaport", "ftp://x:1", "http://h:99999",
