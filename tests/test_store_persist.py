@@ -9,8 +9,8 @@ import json
 import os
 import signal
 import subprocess
-import time
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -84,7 +84,9 @@ def test_clean_shutdown_below_the_sync_threshold_keeps_every_write(tmp_path, thr
                             stderr=subprocess.PIPE, text=True, cwd=ROOT)
     line = proc.stdout.readline()
     assert line.startswith("written 25 added"), (line, proc.stderr.read() if proc.poll() is not None else "")
-    if stop == "ctrl-c":
+    if stop == "ctrl-c":  # pressed once the writer idles, as a user would (not while it prints)
+        assert proc.stdout.readline().startswith("waiting")
+        time.sleep(0.5)
         proc.send_signal(signal.SIGINT)
     proc.communicate(timeout=120)
     res = fresh_check(data, man)
