@@ -196,7 +196,11 @@ def test_hints_never_send_the_user_to_the_command_that_failed():
     hint = "Run `paperchat doctor` to see what is damaged; `paperchat rebuild-index --dense` rebuilds the vectors."
     assert hint_for(hint, "doctor") == "`paperchat rebuild-index --dense` rebuilds the vectors."
     assert hint_for(hint, "search") == hint
-    assert "rebuild-index" not in hint_for("Run `paperchat rebuild-index --records` (same options).", "rebuild-index")
+    assert "rebuild-index" not in hint_for("Run `paperchat rebuild-index --records` (same options).", "rebuild-index",
+                                           ["--records"])
+    # another mode of the same command is another repair: `rebuild-index --dense` failed on a lost records store
+    hint = "Run `paperchat rebuild-index --records` (same options)."
+    assert "--records" in hint_for(hint, "rebuild-index", ["--dense"])
 
 
 def test_index_health_is_what_the_ui_banner_shows(store):

@@ -61,12 +61,28 @@ def make_context(args: argparse.Namespace) -> Context:
     return Context(load_settings(args.preset, overrides))
 
 
-def hint_for(hint: str, command: str) -> str:
-    """The hint without its sentences that send the user to the command that just failed."""
+def hint_for(hint: str, command: str, given: tuple[str, ...] | list[str] = ()) -> str:
+    """The hint without its sentences that send the user to the command that just failed: `paperchat COMMAND`
+    with no option the user did not give (`rebuild-index --records` is another repair than the
+    `rebuild-index --dense` that failed, and stays).
+
+    >>> hint_for("Run `paperchat rebuild-index --records`.", "rebuild-index", ["--dense"])
+    'Run `paperchat rebuild-index --records`.'
+    >>> hint_for("Run `paperchat rebuild-index --records`. Then `paperchat doctor`.", "rebuild-index", ["--records"])
+    'Then `paperchat doctor`.'
+    """
     if not hint or f"`paperchat {command}" not in hint:
         return hint
+
+    def sends_back(sentence: str) -> bool:
+        for span in re.findall(r"`paperchat ([^`]*)`", sentence):
+            words = span.split()
+            if words and words[0] == command and {w for w in words[1:] if w.startswith("--")} <= set(given):
+                return True
+        return False
+
     parts = re.split(r"(?<=[.;])\s+", hint)
-    return " ".join(p for p in parts if f"`paperchat {command}" not in p).strip()
+    return " ".join(p for p in parts if not sends_back(p)).strip()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -81,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.handler(args, ctx) or 0)
     except AssistantError as e:
         print(f"error: {e.message}", file=sys.stderr)
-        hint = hint_for(e.hint, args.command)
+        given = [a.split("=", 1)[0] for a in (argv if argv is not None else sys.argv[1:])]
+        hint = hint_for(e.hint, args.command, given)
         if hint:
             print(f"hint: {hint}", file=sys.stderr)
         return e.exit_code
