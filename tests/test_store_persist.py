@@ -54,7 +54,9 @@ def assert_whole(res: dict, n: int) -> None:
 
 
 WRITER = """
-import sys, time
+import signal, sys, time
+# Ctrl+C as in a terminal: a shell starts background jobs with SIGINT ignored, and that is inherited
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from pathlib import Path
 from assistant.index.indexer import Index
 from assistant.pipeline import ingest_paths
