@@ -141,7 +141,8 @@ class Preparer:
         f.filters = _filter_finding(p)
         if q.kind is Kind.SINGLE and p.hits:
             f.metadata = asks_metadata(q.text)
-            f.on_topic = len(on_topic(q.text, p.hits)) if "recent" in f.metadata else 0
+            p.on_topic = on_topic(q.text, p.hits) if "recent" in f.metadata else []
+            f.on_topic = len(p.on_topic)
         p.findings = f
         p.decision = decide(f)
         return p

@@ -56,6 +56,7 @@ class Prepared:
     side_evidence: list[Evidence] = field(default_factory=list)
     side_found: list[bool] = field(default_factory=list)  # comparisons: which sides an abstract describes
     rows: list[tuple[Hit, int, str]] = field(default_factory=list)  # lists: matching (paper, sentence index, sentence)
+    on_topic: list[Hit] = field(default_factory=list)  # "most recent paper on X": papers using every word of X
     findings: Findings | None = None
     decision: Decision = field(default_factory=lambda: Decision("answer"))
     timings: dict[str, float] = field(default_factory=dict)

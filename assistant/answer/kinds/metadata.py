@@ -16,7 +16,7 @@ from collections.abc import Generator
 
 from ...types import Hit
 from ..events import Event
-from ..metadata_asked import ASKS, asks_metadata, on_topic  # noqa: F401 -- ASKS, asks_metadata re-exported
+from ..metadata_asked import ASKS, asks_metadata  # noqa: F401 -- re-exported
 from ..naming import marked_label
 from ..state import Draft, Prepared, cite
 from .base import Context
@@ -72,7 +72,7 @@ class MetadataWriter:
         oldest = bool(re.search(r"\b(?:oldest|earliest)\b", prep.question.text, re.IGNORECASE))
         pool = prep.hits[:10]
         if any(step.verdict == "abstain" for step in prep.decision.trace):  # weak evidence: only the papers on topic
-            pool = on_topic(prep.question.text, prep.hits) or pool  # (decide() made sure there is one)
+            pool = prep.on_topic or pool  # (weighed in prepare; decide() made sure there is one)
         dated = [h for h in pool if h.record.year]
         if not dated:
             draft.text = (f"Publication years are {NOT_RECORDED} for the {len(pool)} papers retrieved for this "
