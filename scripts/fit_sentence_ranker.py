@@ -1,18 +1,22 @@
-"""Fit the answer-sentence ranker (assistant/answer/sentrank.py) on the project's own question files.
+"""Fit the answer-sentence ranker (assistant/answer/sentrank.py) on the project's own question files and
+the tuning development corpora.
 
-    .venv/bin/python scripts/fit_sentence_ranker.py --data-dir /tmp/fit-data [--write]
+    .venv/bin/python scripts/fit_sentence_ranker.py --data-dir /tmp/fit-data --store-root /tmp/stores [--write]
 
 For every answerable single-paper question (factoid, paraphrase, follow-up) and every side of a
-comparison or list in eval/questions.jsonl and eval/questions-blind{,2,3}.jsonl
-(written from the corpus by the project; the outside reader's questions-dev.jsonl is never read here),
-the abstract holding each gold passage is one group: its sentences are the candidates, the ones
-containing a gold passage are the answers. The question is analysed by the assistant (follow-ups after
-their history), so the features are the ones the answer path sees.
+comparison or list in eval/questions.jsonl and eval/questions-blind{,2,3}.jsonl (over the bundled
+corpus; the outside reader's questions-dev.jsonl is never read here) and in the question files of the
+development corpora whose role is "tune" (eval/corpora.py: arxiv-cl, pubmedqa; the held-out corpora are
+never read), the abstract holding each gold passage is one group: its sentences are the candidates, the
+ones containing a gold passage are the answers. The question is analysed by the assistant over its own
+corpus (follow-ups after their history), so the features are the ones the answer path sees.
 
 Reported: leave-one-file-out top-1 / top-3 accuracy of the fitted ranker against the evidence-score
-order (what the answer used before), then the weights fitted on all files. `--write` stores them with
-those figures in assistant/answer/sentrank.json. Needs an index of the bundled corpus in --data-dir
-(built with `paperchat --data-dir DIR ingest` if empty). Deterministic.
+order (what the answer used before; a tuning corpus's file left out measures another corpus), then the
+weights fitted on all files. `--write` stores them with those figures in assistant/answer/sentrank.json.
+Needs an index of the bundled corpus in --data-dir (built with `paperchat --data-dir DIR ingest` if
+empty); each tuning corpus is built and ingested under --store-root/<name> (unchanged: nothing to do).
+Deterministic.
 """
 
 from __future__ import annotations
@@ -33,6 +37,24 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 FILES = ("eval/questions.jsonl", "eval/questions-blind.jsonl", "eval/questions-blind2.jsonl",
          "eval/questions-blind3.jsonl")
 KINDS = ("factoid", "paraphrase", "followup", "compare", "multi")
+
+
+def tune_corpora() -> list[str]:
+    from eval.corpora import SPECS
+
+    return [n for n, spec in SPECS.items() if spec.role == "tune" and not spec.distractors]
+
+
+def corpus_assistant(name: str, store_root: Path):
+    """An assistant over tuning corpus `name` (built and ingested when its store is missing), and its texts."""
+    from assistant.answer.assistant import Assistant
+    from assistant.settings import load_settings
+    from eval.corpora import DEFAULT_OUT, _ingest
+
+    settings = load_settings(None, {"store.data_dir": str(store_root / name), "answer.model": "extractive"})
+    _ingest(name, settings, DEFAULT_OUT, progress=False)
+    assistant = Assistant(settings)
+    return assistant, {r.paper_id: r.text for r in assistant.index.all_records()}
 
 
 def groups_of(path: Path, assistant, records) -> list[tuple[np.ndarray, np.ndarray, str]]:
@@ -85,6 +107,7 @@ def accuracy(groups, w=None) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data-dir", type=Path, required=True, help="store with the bundled corpus indexed")
+    ap.add_argument("--store-root", type=Path, required=True, help="a store per tuning corpus (built if missing)")
     ap.add_argument("--write", action="store_true", help="write assistant/answer/sentrank.json")
     ap.add_argument("--l2", type=float, default=0.01)
     args = ap.parse_args()
@@ -98,9 +121,14 @@ def main() -> int:
     lines = (ROOT / "data" / "corpus.jsonl").read_text(encoding="utf-8").splitlines()
     records = {d["paper_id"]: d["text"] for d in map(json.loads, lines)}
     per_file = {f: groups_of(ROOT / f, assistant, records) for f in FILES}
-    report: dict = {"fitted": datetime.now(UTC).isoformat(timespec="seconds"), "files": list(FILES),
+    from eval.corpora import questions_path
+
+    for name in tune_corpora():
+        other, texts = corpus_assistant(name, args.store_root)
+        per_file[str(questions_path(name).relative_to(ROOT))] = groups_of(questions_path(name), other, texts)
+    report: dict = {"fitted": datetime.now(UTC).isoformat(timespec="seconds"), "files": list(per_file),
                     "l2": args.l2, "held_out": {}}
-    for f in FILES:  # leave one file out
+    for f in per_file:  # leave one file out
         train = [(x, y) for g, gs in per_file.items() if g != f for x, y, _ in gs]
         w = fit(train, l2=args.l2)
         report["held_out"][f] = {"evidence_order": accuracy(per_file[f]), "ranker": accuracy(per_file[f], w)}

@@ -31,7 +31,7 @@ import numpy as np
 
 from .answerable import states_asked
 from .question import Question
-from .support import _NAMED
+from .support import _NAMED, content_words
 
 WEIGHTS = Path(__file__).with_name("sentrank.json")
 
@@ -58,7 +58,7 @@ _WHICH_WORK = re.compile(r"\b(?:which|what)\s+(?:work|paper|study|method|approac
 FEATURES = (
     "evidence", "cosine", "first", "last", "position", "figure", "figure_asked",
     "propose", "propose_how", "propose_which", "problem", "result", "asked", "named_new", "short",
-    "has_name", "enumeration",
+    "has_name", "enumeration", "figure_words",
 )
 
 
@@ -71,6 +71,7 @@ def features(question: Question, sentences: Sequence[str], evidence: Sequence[fl
     asks = [a.asked for a in (question, *question.more) if a.asked]
     how, which = bool(_HOW.search(q)), bool(_WHICH_WORK.search(q))
     q_low = q.lower()
+    q_words = content_words(q) - {w for t in topic for w in content_words(t)} - content_words(name)
     n = len(sentences)
     ev, cos = np.asarray(evidence, np.float32), np.asarray(cosines, np.float32)
     rows = []
@@ -84,6 +85,8 @@ def features(question: Question, sentences: Sequence[str], evidence: Sequence[fl
             fig and numeric, prop, prop and how, prop and which, bool(_PROBLEM.search(s)),
             bool(_RESULT.search(s)), any(states_asked(a, s, topic) for a in asks), min(len(set(new)), 3) / 3,
             words < 12, bool(name) and name.lower() in s.lower(), bool(_ENUM.search(s)),
+            # a value asked: the figure stands with the asked words (not the topic's name), the share of them present
+            (fig and numeric) * (len(q_words & content_words(s)) / len(q_words) if q_words else 0.0),
         ])
     return np.asarray(rows, dtype=np.float32).reshape(n, len(FEATURES))
 
