@@ -203,7 +203,16 @@ def test_a_second_clause_is_a_second_thing_asked(lex):
      [("Kite", "p-kite"), ("Orca", "p-orca"), ("token-pruning vision model", None)]),
     ("Two papers prune things: one for speech routing and one called Lumen for vision transformers. "
      "What does each prune?",
-     [("speech routing", None), ("Lumen for vision transformers", None)]),
+     [("speech routing", None), ("Lumen", "p-lumen")]),  # a paper's own name inside a description names it
+    # a choice whose options stand mid-sentence; terms after the coordinated phrases are not sides
+    ("Which of the two, the federated distillation one or the token pruning one, needs no public data?",
+     [("federated distillation", None), ("token pruning", None)]),
+    ("Which looked more useful: sparse speech routing, or pruning tokens in every layer?",
+     [("sparse speech routing", None), ("pruning tokens in every layer", None)]),
+    ("Kite vs the token-pruning vision model: which saves more on ImageNet-1K with DeiT?",
+     [("Kite", "p-kite"), ("token-pruning vision model", None)]),
+    ("Compare the Orca routing paper and the study of FedAvg under churn on their data.",
+     [("Orca", "p-orca"), ("study of FedAvg under churn on their data", None)]),
 ])
 def test_a_side_may_be_a_description(lex, question, sides):
     q = analyze(question, None, lex)
@@ -618,3 +627,14 @@ def test_only_a_short_criterion_naming_a_topic_has_distinctive_words():
     assert t.distinctive("learning models") == []  # English words and list words only
     assert t.distinctive("pruning or learning") == []  # an alternative any paper may meet
     assert t.distinctive("predict where speech is routed") == []  # a clause: a description, not a topic
+
+
+def test_a_term_some_abstract_repeats_does_not_name_the_side_it_stands_in():
+    from assistant.answer.linker import Link
+    from assistant.answer.sides import Side, side_in
+
+    weak, strong = Link("SNP", 0, ("p-snp-mention",), strong=False), Link("Kite", 0, ("p-kite",))
+    assert side_in("oestrogen receptor SNP study", [weak]) == Side("oestrogen receptor SNP study")
+    assert side_in("Kite distillation paper", [strong, weak]) == Side("Kite", ("p-kite",))  # the name heads it
+    assert side_in("federated Kite variant", [strong]) == Side("federated Kite variant")  # inside: searched
+    assert side_in("SNP", [weak]) == Side("SNP", ("p-snp-mention",))  # the whole side is the name: linked as written

@@ -26,10 +26,11 @@ COMPARE_RX = [
                r"(?:\s+(?:in|on|when|for|regarding|with respect to)\b.*)?\??$", re.I),
     re.compile(r"^(?:do|does|did|are|is|were) (?P<a>.+?) and (?P<b>.+?) (?:\w+\s+){1,2}?(?:(?:in )?the same way|alike|"
                r"similarly|the same)\b.*$", re.I),
-    # "Which reports the higher accuracy, GC ViT or the super token attention transformer?": a choice between two
-    # (not "Which encoder does LGCL use, CLIP's or BERT?": a question about one paper, its options asked of it)
-    re.compile(r"^(?:which|who)\b(?![^,;:]*\b(?:does|do|did|has|have)\b)[^,;:]{3,120},\s*(?P<a>[^,;:]+?)\s+or\s+(?:the\s+)?"
-               r"(?P<b>[^,;:]+?)\s*\??$", re.I),
+    # "Which reports the higher accuracy, GC ViT or the super token attention transformer?", "Which X looked more
+    # useful: A, or B?", "Which of the two studies, the A one or the B one, found ...?": a choice between two (not
+    # "Which encoder does LGCL use, CLIP's or BERT?": a question about one paper, its options asked of it)
+    re.compile(r"^(?:in [^,;:?]{3,80},\s*)?(?:which|who)\b(?![^,;:]*\b(?:does|do|did|has|have)\b)[^,;:]{3,120}[,:]\s*"
+               r"(?P<a>[^,;:?]+?),?\s+or\s+(?:the\s+)?(?P<b>[^,;:?]+?)\s*(?:,[^?]*)?\??$", re.I),
     # "Two papers cluster tokens: one for ColBERT indexes and one called Token Pooling for ViTs. What does each save?"
     re.compile(r"^(?:there are )?(?:two|2) (?:papers|works|studies|methods|approaches|abstracts)\b[^:;.?]*[:;,]\s*"
                r"one (?P<a>[^.;?]+?),?\s+and (?:one|the other) (?P<b>[^.;?]+?)\s*[.?;].*$", re.I),

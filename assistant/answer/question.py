@@ -23,7 +23,6 @@
 
 from __future__ import annotations
 
-import itertools
 import re
 from dataclasses import dataclass, field
 from enum import Enum
@@ -35,7 +34,6 @@ from .phrasing import (
     ASKED,
     ASKED_TAIL,
     CLAUSE,
-    COMPARE_RX,
     CUE,
     DESCRIBED_PAIR,
     LEAD,
@@ -44,11 +42,11 @@ from .phrasing import (
     MEASURED,
     NOT_NOUN,
     NUMERIC,
-    OPENER,
     TOPIC_AT,
     TWO_PAPERS,
     WEAK_CUE,
 )
+from .sides import Side, clean, coordinated, framed_sides, listed, side_in, with_described
 from .words import FUNCTION_WORDS
 
 
@@ -56,12 +54,6 @@ class Kind(str, Enum):  # noqa: UP042 - StrEnum would turn str() and f"{kind}" f
     SINGLE = "answer"
     COMPARE = "compare"
     LIST = "list"
-
-
-@dataclass(frozen=True)
-class Side:
-    text: str  # the name or description as written
-    paper_ids: tuple[str, ...] = ()  # linked papers (empty: retrieve by the text)
 
 
 @dataclass(frozen=True)
@@ -239,12 +231,14 @@ def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation,
     for link in links:
         if link.paper_ids[0] not in {d.paper_ids[0] for d in distinct}:
             distinct.append(link)
-    choice = (re.match(r"^(?:which|who)\b", q, re.I) and _coordinated(q, distinct, ("or",))
+    choice = (re.match(r"^(?:which|who)\b", q, re.I) and coordinated(q, distinct, ("or",))
               if len(distinct) >= 2 else False)
-    listed = 2 <= len(distinct) <= 4 and _listed(q, distinct)  # "How do A, B and C avoid ...?": each side asked
-    if 2 <= len(distinct) <= 4 and (CUE.search(q) or choice or listed
-                                    or (WEAK_CUE.search(q) and _coordinated(q, distinct))):
-        return Kind.COMPARE, _with_described(q, distinct), ""
+    in_list = 2 <= len(distinct) <= 4 and listed(q, distinct)  # "How do A, B and C avoid ...?": each side asked
+    if 2 <= len(distinct) <= 4 and (CUE.search(q) or choice or in_list
+                                    or (WEAK_CUE.search(q) and coordinated(q, distinct))):
+        # the coordinated phrases of a comparison frame are its sides; else the linked names (and described ones
+        # in their list)
+        return Kind.COMPARE, framed_sides(q, links) or with_described(q, distinct), ""
     if len(referents) >= 2 and (CUE.search(q) or WEAK_CUE.search(original)):
         labels = conversation.labels if conversation is not None else {}
         return Kind.COMPARE, tuple(Side(labels.get(p, p), (p,)) for p in referents[:4]), ""
@@ -252,88 +246,13 @@ def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation,
     described = " ".join(g for g in (two.group("pre"), two.group("post")) if g) if two else ""
     if described:  # "the two papers on X ...": the two papers that fit the description best
         return Kind.COMPARE, (Side(described), Side(described)), ""
-    for rx in COMPARE_RX:
-        m = rx.match(q)
-        if m:
-            a, b = _clean(m.group("a")), _clean(m.group("b"))
-            if a and b:
-                return Kind.COMPARE, (_side(a, links), _side(b, links)), ""
+    framed = framed_sides(q, links)
+    if framed:
+        return Kind.COMPARE, framed, ""
     m = DESCRIBED_PAIR.search(q) if len(distinct) < 2 else None
     if m and (CUE.search(q) or WEAK_CUE.search(q)
               or (m.start() == 0 and re.match(r"\s*(?:[:;]|\s[-\u2013\u2014]\s)", m.group("end")))):
-        a, b = _clean(m.group("a")), _clean(m.group("b"))  # two descriptions side by side, each asked about
+        a, b = clean(m.group("a")), clean(m.group("b"))  # two descriptions side by side, each asked about
         if a and b:
-            return Kind.COMPARE, (_side(a, links), _side(b, links)), ""
+            return Kind.COMPARE, (side_in(a, links), side_in(b, links)), ""
     return Kind.SINGLE, (), ""
-
-
-def _coordinated(q: str, links: list[Link], words: tuple[str, ...] = ("and", "or", "&")) -> bool:
-    """'A and B', 'A, B and C', 'A or B': the names stand side by side."""
-    a, b = links[-2], links[-1]
-    between = q[a.start + len(a.name): b.start]
-    return bool(re.fullmatch(rf"\s*,?\s*(?:{'|'.join(map(re.escape, words))})\s*", between, re.I))
-
-
-def _with_described(q: str, links: list[Link]) -> tuple[Side, ...]:
-    """The linked sides, plus the described ones standing in the same list ("Contrast A, B and the
-    dynamic-pooling language model: ..."), in the order written (at most 4)."""
-    sides = [Side(link.name, link.paper_ids[:1]) for link in links]
-    run = re.split(r"[:?;]|\.\s", q[links[0].start:], maxsplit=1)[0]
-    items = [i.strip() for i in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|vs\.?|versus)\s+", run) if i.strip()]
-    if items:  # "... and the global-batch paper all deal with MoE": the last item ends where its verb begins
-        items[-1] = re.split(r"\s+(?:all|both|each|are|is|was|were|do|does|did|have|has|deal|deals|use|uses|target|"
-                             r"targets|address|addresses|tackle|tackles|propose|proposes|study|studies|share|"
-                             r"differ)\b", items[-1])[0]
-    linked = {norm(link.name) for link in links}
-    if not items or norm(items[0]) not in linked or not any(norm(i) in linked for i in items[1:]):
-        return tuple(sides)  # the names are not one list
-    described = [_clean(i) for i in items if not any(k in norm(i) for k in linked) and 1 <= len(i.split()) <= 8
-                 and not _WH.match(i)]
-    return tuple(sides + [Side(d) for d in described if d])[:4]
-
-
-_WH = re.compile(rf"^{OPENER}\b", re.I)
-
-
-def _listed(q: str, links: list[Link]) -> bool:
-    """Every linked name stands in one list: 'A and B', 'A, B and C', 'A, B, or C', 'A, B and the X paper'."""
-    end = links[-1].start + len(links[-1].name)
-    described_after = bool(re.match(r"\s*,?\s*(?:and|or)\s+(?:the|a|an)\s+\S", q[end:], re.I))  # "..., and the X paper"
-    for a, b in itertools.pairwise(links):
-        between = q[a.start + len(a.name): b.start]
-        last = b is links[-1] and not described_after
-        if not re.fullmatch(r"\s*,?\s*(?:and|or|&)\s*" if last
-                            else r"\s*,\s*|\s*(?:and|&)\s*" if len(links) == 2 else r"\s*,\s*", between, re.I):
-            return False
-    return True
-
-
-def _side(text: str, links: list[Link]) -> Side:
-    inside = [link for link in links if norm(link.name) == norm(text)]
-    return Side(text, inside[0].paper_ids[:1] if inside else ())
-
-
-_PAPER_NOUN = r"(?:paper|work|study|one|method|approach|model|framework|abstract|article|technique|system)s?"
-# "the paper on X", "the one based on Y", "the work that proposes Z": the description is what follows
-_VERB_OF = (r"(?:on|about|for|with|into|based on|built on|using|uses|use|proposing|proposes|introducing|introduces|"
-            r"presenting|presents|studying|studies|applying|applies)")
-_DESCRIBED_HEAD = re.compile(rf"^{_PAPER_NOUN}\s+(?:(?:that|which|who)\s+(?:(?:is|are|was)\s+)?(?:{_VERB_OF}\s+)?|"
-                             rf"{_VERB_OF}\s+)(?=\S)", re.I)
-_DESCRIBED_TAIL = re.compile(r"(?<=\S)\s+(?:paper|work|study|abstract|article|one)s?$", re.I)  # "the X paper"
-
-
-def _clean(s: str) -> str:
-    """A comparison side as retrieval should search it: a name, or a paper's description without the words that
-    say it is a paper.
-
-    >>> [_clean(s) for s in ("the paper on speculative decoding", "the one based on Gaussian splatting",
-    ...                      "the token-pruning paper", "a method that uses a server-side generator", "Orca",
-    ...                      "the one that distils a server ensemble")]  # doctest: +NORMALIZE_WHITESPACE
-    ['speculative decoding', 'Gaussian splatting', 'token-pruning', 'a server-side generator', 'Orca',
-     'distils a server ensemble']
-    """
-    s = re.sub(r"^(?:(?:is |that is |which is )?(?:called|named|termed|dubbed) |(?:is |that is )?(?:for|on|about) )",
-               "", s.strip(" ?.,"), flags=re.I)
-    s = re.sub(r"^(?:the |a |an )", "", s.strip(" ?.,"), flags=re.I).strip()
-    core = _DESCRIBED_TAIL.sub("", _DESCRIBED_HEAD.sub("", s)).strip()
-    return core if core and core.lower() not in _PAPER_NOUN else s

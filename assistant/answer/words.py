@@ -4,8 +4,8 @@ words (common_words.txt, cut from the bundled tokenizer's frequency-ordered voca
 scripts/common_words.py). A corpus whose papers are called "IT", "It", "ALL" or "Sort" must not turn
 "what is it about?" or "sort them by year" into a question about those papers.
 
->>> is_word("it"), is_word("IT"), is_word("All"), is_word("sort"), is_word("which")
-(True, True, True, True, True)
+>>> is_word("it"), is_word("IT"), is_word("All"), is_word("sort"), is_word("which"), is_word("VS")
+(True, True, True, True, True, True)
 >>> is_word("DiffMoE"), is_word("Whisper"), is_word("FID"), is_word("GC ViT")
 (False, False, False, False)
 >>> is_word("SORT", acronym_ok=True), is_word("ALL", acronym_ok=True)  # a defined acronym, but never a function word
@@ -24,8 +24,8 @@ FUNCTION_WORDS = frozenset(
     "no none one ones other another such own same few many much more most several enough "
     # prepositions and conjunctions
     "of in on at to for from by with without within about above below under over into onto upon through across "
-    "between among against along around after before during since until via per than as like unlike and or nor but "
-    "so yet if then else whether because although though while where when why how "
+    "between among against along around after before during since until via per vs versus than as like unlike and or "
+    "nor but so yet if then else whether because although though while where when why how "
     # auxiliaries and modal verbs
     "is are was were be been being am do does did done doing have has had having can could may might must shall "
     "should will would not".split()

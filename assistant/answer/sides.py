@@ -1,0 +1,159 @@
+"""The sides of a comparison: which phrases of the question are its sides, and which paper each names.
+
+A side is a phrase the question coordinates ("A vs B", "A, B and C", "the A one or the B one"). A name the
+corpus links strongly to a paper (its label head or a name its abstract defines) gives that paper; any other
+phrase is a description that retrieval searches for ("the oestrogen receptor SNP study"), even when it holds a
+term some abstract repeats. Terms outside the coordinated phrases ("...: which is cheaper per QALY?") are never
+sides (`framed_sides`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+
+from .linker import Link, norm
+from .phrasing import COMPARE_RX, OPENER
+
+
+@dataclass(frozen=True)
+class Side:
+    text: str  # the name or description as written
+    paper_ids: tuple[str, ...] = ()  # linked papers (empty: retrieve by the text)
+
+
+MAX_SIDES = 4
+_ITEMS = re.compile(r"(\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|vs\.?|versus)\s+)", re.I)
+_CLAUSE_END = re.compile(r"\s*(?:[:;?]|\s[-\u2013\u2014]\s).*$", re.S)
+# an item that starts a new side: a determiner, a capitalised word or a name ("the B cohort", "Orca", "GPT-4o")
+_SIDE_START = re.compile(r"^(?:[Tt]he|[Aa]n?|[Oo]ne|[Bb]oth)\b|^[A-Z0-9]|^\S*[A-Z]")
+# "the follow-up of the A study": an attribute asked of the side, not part of it
+_ATTRIBUTE_OF = re.compile(r"^(?!(?:the|a|an)\s)[\w\-]+(?:\s+[\w\-]+){0,2}\s+(?:of|in|for)\s+(?=the\s)", re.I)
+
+
+def split_items(text: str) -> list[str]:
+    """A coordinated list's items ("A, B and C", "A vs B", "A, or B"). A piece that does not start like a side
+    (a determiner, a capital, a name) continues the item before it: "the farmers' distress and disability study"
+    is one item, and so is "MemX on how they organise and retrieve memory".
+
+    >>> split_items("the A study, the B cohort and the C trial")
+    ['the A study', 'the B cohort', 'the C trial']
+    >>> split_items("the SNP study on sample size and main finding")
+    ['the SNP study on sample size and main finding']
+    """
+    parts = _ITEMS.split(text.strip())
+    items = [parts[0]] if parts[0].strip() else []
+    for sep, piece in zip(parts[1::2], parts[2::2]):
+        piece = piece.strip()
+        if not piece:
+            continue
+        if items and not _SIDE_START.match(piece):
+            items[-1] += sep + piece
+        else:
+            items.append(piece)
+    return [i.strip() for i in items if i.strip()]
+
+
+def framed_sides(q: str, links: list[Link]) -> tuple[Side, ...]:
+    """The sides of a comparison whose frame names them ("How does A differ from B", "A vs B: ...", "Which of
+    ..., A or B, ...?"): each coordinated phrase is a side, named when a strong link is in it, else described.
+    A side never runs past its clause (":", ";", "?", " - "). () when no frame matches or a phrase is empty.
+
+    >>> framed_sides("IADPSG screening vs the CIPT incentives: which is cheaper per QALY?", [])
+    (Side(text='IADPSG screening', paper_ids=()), Side(text='CIPT incentives', paper_ids=()))
+    >>> [s.text for s in framed_sides("Compare size and follow-up of the A study, the B cohort and the C trial.", [])]
+    ['A study', 'B cohort', 'C trial']
+    """
+    for rx in COMPARE_RX:
+        m = rx.match(q)
+        if not m:
+            continue
+        a, b = (_CLAUSE_END.sub("", m.group(g)) for g in ("a", "b"))
+        items = [_ATTRIBUTE_OF.sub("", i) for i in (*split_items(a), *split_items(b))]
+        shaped = [i for i in items if _SIDE_START.match(i)]
+        if len(items) > 2 and len(shaped) >= 2:  # "Compare cohort size and follow-up of the A, the B and the C"
+            items = shaped
+        texts = [clean(i) for i in items]
+        if len(texts) < 2 or not all(texts):
+            return ()
+        return tuple(side_in(t, links) for t in texts[:MAX_SIDES])
+    return ()
+
+
+def side_in(text: str, links: list[Link]) -> Side:
+    """A side named by a link: the whole phrase, or a strong link heading it ("Orca on FEMNIST", "Lumen for vision
+    transformers"); otherwise a description retrieval searches for, names inside it included ("Spanish CYP2D6
+    breast cancer study": an acronym many abstracts define does not pick the paper)."""
+    exact = [link for link in links if norm(link.name) == norm(text)]
+    if exact:
+        return Side(exact[0].name, exact[0].paper_ids[:1])
+    head = [link for link in links if link.strong and re.match(rf"{re.escape(link.name)}(?!\w)", text)]
+    return Side(head[0].name, head[0].paper_ids[:1]) if head else Side(text)
+
+
+def coordinated(q: str, links: list[Link], words: tuple[str, ...] = ("and", "or", "&")) -> bool:
+    """'A and B', 'A, B and C', 'A or B': the names stand side by side."""
+    a, b = links[-2], links[-1]
+    between = q[a.start + len(a.name): b.start]
+    return bool(re.fullmatch(rf"\s*,?\s*(?:{'|'.join(map(re.escape, words))})\s*", between, re.I))
+
+
+def with_described(q: str, links: list[Link]) -> tuple[Side, ...]:
+    """The linked sides, plus the described ones standing in the same list ("Contrast A, B and the
+    dynamic-pooling language model: ..."), in the order written (at most 4)."""
+    sides = [Side(link.name, link.paper_ids[:1]) for link in links]
+    run = re.split(r"[:?;]|\.\s", q[links[0].start:], maxsplit=1)[0]
+    items = [i.strip() for i in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|vs\.?|versus)\s+", run) if i.strip()]
+    if items:  # "... and the global-batch paper all deal with MoE": the last item ends where its verb begins
+        items[-1] = re.split(r"\s+(?:all|both|each|are|is|was|were|do|does|did|have|has|deal|deals|use|uses|target|"
+                             r"targets|address|addresses|tackle|tackles|propose|proposes|study|studies|share|"
+                             r"differ)\b", items[-1])[0]
+    linked = {norm(link.name) for link in links}
+    if not items or norm(items[0]) not in linked or not any(norm(i) in linked for i in items[1:]):
+        return tuple(sides)  # the names are not one list
+    described = [clean(i) for i in items if not any(k in norm(i) for k in linked) and 1 <= len(i.split()) <= 8
+                 and not _WH.match(i)]
+    return tuple(sides + [Side(d) for d in described if d])[:4]
+
+
+_WH = re.compile(rf"^{OPENER}\b", re.I)
+
+
+def listed(q: str, links: list[Link]) -> bool:
+    """Every linked name stands in one list: 'A and B', 'A, B and C', 'A, B, or C', 'A, B and the X paper'."""
+    end = links[-1].start + len(links[-1].name)
+    described_after = bool(re.match(r"\s*,?\s*(?:and|or)\s+(?:the|a|an)\s+\S", q[end:], re.I))  # "..., and the X paper"
+    for a, b in itertools.pairwise(links):
+        between = q[a.start + len(a.name): b.start]
+        last = b is links[-1] and not described_after
+        if not re.fullmatch(r"\s*,?\s*(?:and|or|&)\s*" if last
+                            else r"\s*,\s*|\s*(?:and|&)\s*" if len(links) == 2 else r"\s*,\s*", between, re.I):
+            return False
+    return True
+
+
+_PAPER_NOUN = r"(?:paper|work|study|one|method|approach|model|framework|abstract|article|technique|system)s?"
+# "the paper on X", "the one based on Y", "the work that proposes Z": the description is what follows
+_VERB_OF = (r"(?:on|about|for|with|into|based on|built on|using|uses|use|proposing|proposes|introducing|introduces|"
+            r"presenting|presents|studying|studies|applying|applies)")
+_DESCRIBED_HEAD = re.compile(rf"^{_PAPER_NOUN}\s+(?:(?:that|which|who)\s+(?:(?:is|are|was)\s+)?(?:{_VERB_OF}\s+)?|"
+                             rf"{_VERB_OF}\s+)(?=\S)", re.I)
+_DESCRIBED_TAIL = re.compile(r"(?<=\S)\s+(?:paper|work|study|abstract|article|one)s?$", re.I)  # "the X paper"
+
+
+def clean(s: str) -> str:
+    """A comparison side as retrieval should search it: a name, or a paper's description without the words that
+    say it is a paper.
+
+    >>> [clean(s) for s in ("the paper on speculative decoding", "the one based on Gaussian splatting",
+    ...                      "the token-pruning paper", "a method that uses a server-side generator", "Orca",
+    ...                      "the one that distils a server ensemble")]  # doctest: +NORMALIZE_WHITESPACE
+    ['speculative decoding', 'Gaussian splatting', 'token-pruning', 'a server-side generator', 'Orca',
+     'distils a server ensemble']
+    """
+    s = re.sub(r"^(?:(?:is |that is |which is )?(?:called|named|termed|dubbed) |(?:is |that is )?(?:for|on|about) )",
+               "", s.strip(" ?.,"), flags=re.I)
+    s = re.sub(r"^(?:the |a |an )", "", s.strip(" ?.,"), flags=re.I).strip()
+    core = _DESCRIBED_TAIL.sub("", _DESCRIBED_HEAD.sub("", s)).strip()
+    return core if core and core.lower() not in _PAPER_NOUN else s
