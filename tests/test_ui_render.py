@@ -273,6 +273,19 @@ def test_ids_sources_and_scores_sit_behind_details():
     assert "p-one" in details and "dense 0.81 (#1)" in details and "source a.jsonl:4" in details
 
 
+def test_focus_marks_a_derived_label_untitled_and_never_shows_its_first_words_as_a_name():
+    generic = Record("p-g", "Federated learning is widely used. We study drift.",
+                     label="Federated learning is widely used", label_derived=True)
+    coined = Record("p-c", "We propose FedMerge.", label="FedMerge: Approach that merges models", label_derived=True)
+    acronym = Record("p-a", "Diversifying sample condensation (DISCO) ...", label="Diversifying sample condensation",
+                     label_derived=True)
+    html = render.focus_html(["p-g", "p-c", "p-a"], {"p-g": "Federated learning", "p-c": "FedMerge", "p-a": "DISCO"},
+                             records={"p-g": generic, "p-c": coined, "p-a": acronym})
+    assert '<span class="pc-title"><i>untitled: Federated learning is widely used</i></span>' in html
+    assert '<span class="pc-title">FedMerge <i>untitled: Approach that merges models</i></span>' in html
+    assert '<span class="pc-title">DISCO <i>untitled: Diversifying sample condensation</i></span>' in html
+
+
 def test_focus_and_related_papers_open_their_abstract():
     r = Record("p-a", "Alpha <b>is</b> fast.", label="Alpha", year=2022)
     html = render.focus_html(["p-a", "p-b"], {"p-a": "Alpha", "p-b": "Beta"}, records={"p-a": r})

@@ -321,6 +321,22 @@ def evidence_html(answer: Answer | None) -> str:
     return "".join(out)
 
 
+def _focus_label_html(label: str | None, record: Record | None) -> str:
+    """A focus label for a paper whose label paperchat derived: its name where it has one, then the derived
+    label in italics marked "untitled"; never the derived label's first words alone shown as a name ("Federated
+    learning"). '' for a titled paper (its label is shown as it is)."""
+    if record is None or not record.label_derived:
+        return ""
+    label, d = (label or "").strip(), record.display
+    if label and d.startswith(f"{label}:"):  # "FedMerge: approach that ...": the name the labeller found
+        name, rest = label, d[len(label) + 1:].strip()
+    elif not label or d.lower().startswith(label.lower()):  # the derived label's first words: no name
+        name, rest = "", d
+    else:  # a name the abstract gives (an acronym it defines)
+        name, rest = label, d
+    return (f"{esc(name)} " if name else "") + f"<i>untitled: {esc(rest)}</i>"
+
+
 def focus_html(paper_ids: Sequence[str], labels: dict[str, str] | None = None, limit: int = 8,
                records: dict[str, Record] | None = None) -> str:
     """The conversation's papers in focus (newest turn first), as the follow-ups will resolve them; each
@@ -329,6 +345,8 @@ def focus_html(paper_ids: Sequence[str], labels: dict[str, str] | None = None, l
     if not paper_ids:
         return ('<div class="pc-focus"><p class="pc-empty">No papers in focus yet. Papers cited in this chat appear '
                 'here, so follow-ups like "compare the first two" resolve.</p></div>')
-    items = "".join(f"<li>{paper_html(labels.get(p) or p, records.get(p), p)}</li>" for p in paper_ids[:limit])
+    items = "".join(f"<li>{paper_html(labels.get(p) or p, records.get(p), p,
+                                      label_html=_focus_label_html(labels.get(p), records.get(p)))}</li>"
+                    for p in paper_ids[:limit])
     more = f'<p class="pc-more">and {len(paper_ids) - limit} more</p>' if len(paper_ids) > limit else ""
     return f'<div class="pc-focus"><ol>{items}</ol>{more}</div>'
