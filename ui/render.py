@@ -345,8 +345,8 @@ def focus_html(paper_ids: Sequence[str], labels: dict[str, str] | None = None, l
     if not paper_ids:
         return ('<div class="pc-focus"><p class="pc-empty">No papers in focus yet. Papers cited in this chat appear '
                 'here, so follow-ups like "compare the first two" resolve.</p></div>')
-    shown = [paper_html(labels.get(p) or p, records.get(p), p, label_html=_focus_label_html(labels.get(p), records.get(p)))
-             for p in paper_ids[:limit]]
+    shown = [paper_html(labels.get(p) or p, records.get(p), p,
+                        label_html=_focus_label_html(labels.get(p), records.get(p))) for p in paper_ids[:limit]]
     items = "".join(f"<li>{s}</li>" for s in shown)
     more = f'<p class="pc-more">and {len(paper_ids) - limit} more</p>' if len(paper_ids) > limit else ""
     return f'<div class="pc-focus"><ol>{items}</ol>{more}</div>'
