@@ -16,8 +16,13 @@ full of matches, and says how many are shown; every match is cited, so a front e
 
 from __future__ import annotations
 
+from ..index.sentences import split_sentences
 from ..types import Hit
-from .support import content_words
+from .decide import ListFinding
+from .linker import norm
+from .state import Prepared
+from .support import SupportScorer, content_words
+from .topics import TopicWords
 
 LIST_SHOW = 30  # papers written out in a list answer
 LIST_POOL = 120  # papers retrieved for a list (the criterion is checked on each)
@@ -34,3 +39,27 @@ def list_header(found: int, show: int, criterion: str, complete: bool) -> str:
     count = f"**{found} paper{many}**" if complete else f"**At least {found} paper{many}**"
     tail = f" (showing the first {show}; all {found} are cited below)" if found > show else ""
     return f"{count} in the indexed abstracts match “{criterion}”{tail}:"
+
+
+def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: float, calibrated: bool) -> ListFinding:
+    """The papers that meet a list's criterion (into `p.rows`, listed papers first in `p.hits`): every named part
+    in the abstract, one of the criterion's distinctive words, and a sentence matching the criterion at `bar` or
+    above. A word of the criterion no abstract uses (off the corpus's topics) is a part."""
+    q = p.question
+    parts = q.parts + topics.absent_words(q.criterion, p.hits, calibrated)  # "anything on protein structure ...?"
+    unmatched = tuple(x for x in parts if not any(norm(x) in norm(h.text + " " + h.title) for h in p.hits))
+    rare = topics.distinctive(q.criterion)  # one list per alternative ("X or Y"): [] where one needs no word
+    if not unmatched:
+        for h in candidates(p.hits, q.criterion):  # the first LIST_SHOW, then those using every criterion word
+            if parts and not all(norm(x) in norm(h.text + " " + h.title) for x in parts):
+                continue
+            if rare and not any(any(r in norm(h.title + " " + h.text) for r in alt) for alt in rare):
+                continue  # "protein language models": a paper on language models only does not qualify
+            sents = [s.text for s in split_sentences(h.text)]
+            row = scorer.matrix([q.criterion], sents)[0]
+            j = int(row.argmax())
+            if row[j] >= bar:
+                p.rows.append((h, j, sents[j]))
+    listed = [h for h, _, _ in p.rows]
+    p.hits = listed + [h for h in p.hits if h not in listed]  # the listed papers lead what the answer retrieved
+    return ListFinding(q.criterion, parts, unmatched, len(p.rows), bar, tuple(w for alt in rare for w in alt))

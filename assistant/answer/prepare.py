@@ -20,7 +20,6 @@ import threading
 import time
 from dataclasses import replace
 
-from ..index.sentences import split_sentences
 from ..retrieve import query_filters
 from ..retrieve.hybrid import Filters, HybridRetriever
 from ..retrieve.langchain import PaperRetriever
@@ -33,14 +32,13 @@ from .decide import (
     EvidenceFinding,
     FilterFinding,
     Findings,
-    ListFinding,
     NameFinding,
     SideFinding,
     decide,
 )
 from .evidence import ABSTAIN_SENTENCE, PASSING_MARGIN, effective_threshold, gather_evidence, weak_evidence
 from .linker import Lexicon, named_terms, norm
-from .listsize import LIST_POOL, LIST_SHOW, candidates
+from .listsize import LIST_POOL, LIST_SHOW, weigh_list
 from .metadata_asked import asks_metadata, on_topic
 from .naming import names_for
 from .phrasing import DESCRIBED_PAPER, OWN_PAPER, PAPER_ON
@@ -52,6 +50,7 @@ from .topics import TopicWords
 LIST_MAX = LIST_SHOW  # papers a list answer writes out (listsize.py); LIST_POOL are retrieved and checked
 CALIBRATED_EMBEDDER = "all-MiniLM-L6-v2"  # the embeddings the dense-score settings were calibrated on
 LIST_MARGIN = 0.05  # a listed paper's best sentence must beat the abstention threshold by this much
+DESCRIBED_POOL = 8  # papers retrieved for a described comparison side before its distinctive words reorder them
 _CHOICE = re.compile(r"^(?:which|who)\b", re.I)
 __all__ = ["ABSTAIN_SENTENCE", "LIST_MAX", "LexiconCache", "Preparer"]
 
@@ -106,8 +105,8 @@ class Preparer:
         q = p.question
         p.topic, p.topic_names = q.topic, q.topic_names
         if q.kind is Kind.COMPARE:
-            p.sides = [self._search(side.text, 1 if side.paper_ids else 3, p.filters, side.paper_ids)
-                       for side in q.sides]
+            p.sides = [self._search(side.text, 1, p.filters, side.paper_ids) if side.paper_ids
+                       else self._described(side.text, p.filters) for side in q.sides]
             p.side_specs = list(q.sides)
             p.hits = _unique([h for side in p.sides for h in side[:1]])
         elif q.kind is Kind.LIST:
@@ -127,6 +126,16 @@ class Preparer:
         p.timings["retrieval_s"] = time.perf_counter() - t
         return p
 
+    def _described(self, text: str, filters: Filters | None, keep: int = 3) -> list[Hit]:
+        """Papers for a side given by description: of the best DESCRIBED_POOL, those using the description's
+        distinctive words (topics.py: "on-policy" in "the two papers on on-policy distillation") first."""
+        hits = self._search(text, DESCRIBED_POOL, filters)
+        keys = self.topics.distinctive(text)
+        if keys:
+            uses = [any(all(k in norm(f"{h.title} {h.text}") for k in alt) for alt in keys) for h in hits]
+            hits = [h for h, u in zip(hits, uses) if u] + [h for h, u in zip(hits, uses) if not u]
+        return hits[:keep]
+
     # -- weigh: findings, then the one decision ------------------------------------------------
     def weigh(self, p: Prepared) -> Prepared:
         q = p.question
@@ -135,7 +144,8 @@ class Preparer:
         if q.kind is Kind.COMPARE:
             f = Findings("compare", compare=self._weigh_compare(p, lexicon, self.settings.abstain_threshold))
         elif q.kind is Kind.LIST:
-            f = Findings("list", listing=self._weigh_list(p))
+            bar = self.settings.abstain_threshold + LIST_MARGIN
+            f = Findings("list", listing=weigh_list(p, self.topics, self.scorer, bar, self._dense_calibrated()))
         else:
             f = self._weigh_single(p, lexicon)
         f.filters = _filter_finding(p)
@@ -269,30 +279,6 @@ class Preparer:
             rows = list({h.paper_id: h for h in found}.values())
             p.hits = rows + [h for h in p.hits if h not in rows]  # the rows lead what the answer retrieved
         return CompareFinding(sides, why, absent, who, len(found))
-
-    def _weigh_list(self, p: Prepared) -> ListFinding:
-        """The papers that meet a list's criterion: every named part in the abstract, and a sentence that matches
-        the criterion above the bar. A word of the criterion no abstract uses (off the corpus's topics) is a part."""
-        q = p.question
-        # "anything on protein structure prediction?"
-        parts = q.parts + self.topics.absent_words(q.criterion, p.hits, self._dense_calibrated())
-        bar = self.settings.abstain_threshold + LIST_MARGIN
-        unmatched = tuple(x for x in parts if not any(norm(x) in norm(h.text + " " + h.title) for h in p.hits))
-        rare = self.topics.distinctive(q.criterion)  # one list per alternative ("X or Y"): [] where one needs no word
-        if not unmatched:
-            for h in candidates(p.hits, q.criterion):  # the first LIST_SHOW, then those using every criterion word
-                if parts and not all(norm(x) in norm(h.text + " " + h.title) for x in parts):
-                    continue
-                if rare and not any(any(r in norm(h.title + " " + h.text) for r in alt) for alt in rare):
-                    continue  # "protein language models": a paper on language models only does not qualify
-                sents = [s.text for s in split_sentences(h.text)]
-                row = self.scorer.matrix([q.criterion], sents)[0]
-                j = int(row.argmax())
-                if row[j] >= bar:
-                    p.rows.append((h, j, sents[j]))
-        listed = [h for h, _, _ in p.rows]
-        p.hits = listed + [h for h in p.hits if h not in listed]  # the listed papers lead what the answer retrieved
-        return ListFinding(q.criterion, parts, unmatched, len(p.rows), bar, tuple(w for alt in rare for w in alt))
 
     def _dense_calibrated(self) -> bool:
         """The dense-score rules (dense floor, side agreement, close-match relief) were calibrated on the
