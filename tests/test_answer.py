@@ -529,3 +529,23 @@ def test_a_list_checks_its_criterion_on_every_paper_it_names(make):
     assert ans.kind == "list" and [c.paper_id for c in ans.citations] == ["p-prune"]  # "compress": the distinctive word
     ans = a.ask("Which papers generate music or song lyrics?")  # every alternative has a word no abstract uses
     assert ans.abstained and ans.deciding_step.rule == "list.part_unmatched"
+
+
+def test_two_papers_given_by_one_description_are_the_two_that_use_its_distinctive_words(make):
+    """"The two papers on X": of the papers retrieved for the description, those using its rare words are the rows,
+    not a paper that only shares its common ones (the words and papers are written for this test)."""
+    extra = [
+        Record("p-chirp-a", "Chirplet transforms localise chirps in bird song recordings. We fit chirplet atoms to "
+               "song syllables and cut the error by 12%.", label="Chirplet atoms for bird song", source="c.jsonl"),
+        Record("p-song-c", "Bird song analysis is noisy. Our bird song analysis denoises bird song with a filter "
+               "for bird song analysis and segments bird song of many bird species.", label="Bird song analysis",
+               source="c.jsonl"),
+        Record("p-chirp-b", "Learned chirplet dictionaries separate overlapping bird calls in song analysis.",
+               label="Learned chirplet dictionaries", source="c.jsonl"),
+    ]
+    a, _ = make(extra=extra, **{"answer.model": "extractive"})
+    a._model = None
+    ans = a.ask("The two papers on chirplet bird song analysis: what does each fit?")
+    assert ans.kind == "compare"
+    assert {c.paper_id for c in ans.citations} >= {"p-chirp-a", "p-chirp-b"}, ans.answer
+    assert "p-song-c" not in {c.paper_id for c in ans.citations}
