@@ -44,16 +44,21 @@ class FilterFinding:
         return {"rule": self.rule, "kinds": list(self.kinds), "message": self.message}
 
 
-def years_text(lo: int | None, hi: int | None) -> str:
-    """
+def years_text(lo: int | None, hi: int | None, compact: bool = False) -> str:
+    """A year range in words for a message, or `compact` as an applied filter is shown (query_filters).
+
     >>> years_text(2031, 2031), years_text(2031, None), years_text(None, 2019), years_text(2019, 2020)
     ('from 2031', 'from 2031 or later', 'from 2019 or earlier', 'from 2019 to 2020')
+    >>> [years_text(*r, compact=True) for r in ((2031, 2031), (2031, None), (None, 2019), (2019, 2020))]
+    ['year 2031', 'year >= 2031', 'year <= 2019', 'year 2019-2020']
     """
     if lo is not None and lo == hi:
-        return f"from {lo}"
+        return f"year {lo}" if compact else f"from {lo}"
     if lo is not None and hi is not None:
-        return f"from {lo} to {hi}"
-    return f"from {lo} or later" if lo is not None else f"from {hi} or earlier"
+        return f"year {lo}-{hi}" if compact else f"from {lo} to {hi}"
+    if lo is not None:
+        return f"year >= {lo}" if compact else f"from {lo} or later"
+    return f"year <= {hi}" if compact else f"from {hi} or earlier"
 
 
 def _part(kind: str, f: Filters) -> str:

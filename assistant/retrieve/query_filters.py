@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from ..types import Record
+from .filter_check import years_text
 from .filter_merge import applied_from_question, describe, merge, summary  # noqa: F401 -- re-exported
 from .hybrid import Filters
 
@@ -192,7 +193,7 @@ def parse_filters(question: str, vocab: Vocabulary) -> QueryFilters:
                 continue
             y_min = lo if y_min is None or (lo is not None and lo > y_min) else y_min
             y_max = hi if y_max is None or (hi is not None and hi < y_max) else y_max
-            take("year", m.start(), m.end(), _year_text(lo, hi))
+            take("year", m.start(), m.end(), years_text(lo, hi, compact=True))
     if (y_min, y_max) != (f.year_min, f.year_max):
         f = replace(f, year_min=y_min, year_max=y_max)
     cats = set()
@@ -258,14 +259,6 @@ def _years(how: str, m: re.Match, newest: int | None) -> tuple[int | None, int |
         return newest - 1, newest - 1
     n = _NUM.get(m.group(1).lower()) or int(m.group(1))
     return newest - n + 1, None
-
-
-def _year_text(lo: int | None, hi: int | None) -> str:
-    if lo is not None and lo == hi:
-        return f"year {lo}"
-    if lo is not None and hi is not None:
-        return f"year {lo}-{hi}"
-    return f"year >= {lo}" if lo is not None else f"year <= {hi}"
 
 
 def _author(candidate: str, vocab: Vocabulary) -> str:
