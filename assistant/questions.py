@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import ConfigError
-from .user_text import MAX_QUESTION_CHARS, UserTextError, clean_user_text, decode_utf8
+from .user_text import MAX_QUESTION_CHARS, LineProblem, UserTextError, clean_user_text, decode_utf8, read_lines
 
 _HINT = 'Each line must be one JSON object such as {"id": "q1", "question": "..."}.'
 Check = Callable[[dict], dict]
@@ -31,12 +31,6 @@ class QuestionFile:
     duplicates: list[tuple[int, object, int]] = field(default_factory=list)  # (line, id, first line): kept
 
 
-class _Problem(Exception):
-    def __init__(self, message: str, hint: str = "") -> None:
-        super().__init__(message)
-        self.message, self.hint = message, hint
-
-
 def _lower(message: str) -> str:
     return message[:1].lower() + message[1:].removesuffix(".")
 
@@ -45,7 +39,7 @@ def _text(value: object, what: str, max_chars: int) -> str:
     try:
         return clean_user_text(value, what=what, max_chars=max_chars)
     except UserTextError as e:
-        raise _Problem(_lower(e.message), e.hint) from None
+        raise LineProblem(_lower(e.message), e.hint) from None
 
 
 def _question(raw: bytes, n: int, max_chars: int, check: Check | None) -> dict:
@@ -53,24 +47,25 @@ def _question(raw: bytes, n: int, max_chars: int, check: Check | None) -> dict:
     try:
         q = json.loads(decode_utf8(raw))
     except UserTextError as e:
-        raise _Problem(_lower(e.message), e.hint) from None
+        raise LineProblem(_lower(e.message), e.hint) from None
     except json.JSONDecodeError as e:
-        raise _Problem(f"not valid JSON ({e.msg} at column {e.colno})", "Each line must be one JSON object.") from None
+        raise LineProblem(f"not valid JSON ({e.msg} at column {e.colno})",
+                          "Each line must be one JSON object.") from None
     if not isinstance(q, dict) or not str(q.get("question", "")).strip():
-        raise _Problem('needs a non-empty "question"', 'e.g. {"id": "q1", "question": "..."}')
+        raise LineProblem('needs a non-empty "question"', 'e.g. {"id": "q1", "question": "..."}')
     q.setdefault("id", f"q{n}")
     if isinstance(q["id"], bool) or not isinstance(q["id"], (str, int)):
-        raise _Problem(f'"id" must be a string or an integer, not {type(q["id"]).__name__}', 'e.g. "id": "q1"')
+        raise LineProblem(f'"id" must be a string or an integer, not {type(q["id"]).__name__}', 'e.g. "id": "q1"')
     if check is not None:
         try:
             q = check(q)
         except ConfigError as e:
-            raise _Problem(e.message.removesuffix("."), e.hint) from None
+            raise LineProblem(e.message.removesuffix("."), e.hint) from None
     q["question"] = _text(q["question"], "question", max_chars)
     history = q.get("history")
     if history is not None:
         if not isinstance(history, list):
-            raise _Problem('"history" must be a list of earlier questions')
+            raise LineProblem('"history" must be a list of earlier questions')
         q["history"] = [_text(h, "history turn", max_chars) for h in history]
     return q
 
@@ -79,27 +74,9 @@ def read_question_file(path: Path, *, max_chars: int = MAX_QUESTION_CHARS, check
     """Every good question of `path`; each bad line is a problem (skipped), a repeated id is noted (kept)."""
     if not path.is_file():
         raise ConfigError(f"No such questions file: {path}", hint=_HINT)
-    out = QuestionFile()
-    first_line: dict[str, int] = {}
-    try:
-        with open(path, "rb") as f:
-            for n, raw in enumerate(f, 1):
-                if not raw.strip():
-                    continue
-                try:
-                    q = _question(raw.rstrip(b"\r\n"), n, max_chars, check)
-                except _Problem as e:
-                    out.problems.append((n, e.message, e.hint))
-                    continue
-                key = str(q["id"])
-                if key in first_line:
-                    out.duplicates.append((n, q["id"], first_line[key]))
-                else:
-                    first_line[key] = n
-                out.questions.append(q)
-    except OSError as e:
-        raise ConfigError(f"Cannot read {path}: {e}", hint="Check the path and its permissions.") from e
-    return out
+    lines = read_lines(path, lambda raw, n: _question(raw, n, max_chars, check), lambda q: q["id"],
+                       "Check the path and its permissions.")
+    return QuestionFile(lines.good, lines.problems, lines.duplicates)
 
 
 def batch_messages(path: Path, qf: QuestionFile, kept: str = "both are kept") -> tuple[list[str], list[str]]:

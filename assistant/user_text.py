@@ -31,6 +31,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Generic, TypeVar
 
 from .errors import ConfigError
 
@@ -98,3 +102,48 @@ def clean_user_text(value: object, *, what: str = "question", where: str = "",
 def _too_long(text: str, what: str, where: str, limit: int) -> UserTextError:
     return _refuse(f"the {what} is {len(text):,} characters long; the limit is {limit:,}.", where,
                    hint=f"Shorten the {what} (the limit is the setting ui.max_question_chars for questions).")
+
+
+T = TypeVar("T")
+
+
+class LineProblem(Exception):
+    """What is wrong with one line of a batch file (the line is skipped and named)."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.message, self.hint = message, hint
+
+
+@dataclass
+class Lines(Generic[T]):
+    good: list[T] = field(default_factory=list)
+    problems: list[tuple[int, str, str]] = field(default_factory=list)  # (line, why, hint): the line is skipped
+    duplicates: list[tuple[int, object, int]] = field(default_factory=list)  # (line, id, first line): kept
+
+
+def read_lines(path: Path, parse: Callable[[bytes, int], T], key: Callable[[T], object], hint: str) -> Lines[T]:
+    """Every line of a batch file through `parse(raw bytes, line number)` (LineProblem for a bad line: named,
+    skipped), blank lines ignored, a repeated `key` noted with the line it first appeared on. ConfigError with
+    `hint` when the file cannot be read."""
+    out: Lines[T] = Lines()
+    first: dict[str, int] = {}
+    try:
+        with open(path, "rb") as f:
+            for n, raw in enumerate(f, 1):
+                if not raw.strip():
+                    continue
+                try:
+                    item = parse(raw.rstrip(b"\r\n"), n)
+                except LineProblem as e:
+                    out.problems.append((n, e.message, e.hint))
+                    continue
+                k = key(item)
+                if str(k) in first:
+                    out.duplicates.append((n, k, first[str(k)]))
+                else:
+                    first[str(k)] = n
+                out.good.append(item)
+    except OSError as e:
+        raise ConfigError(f"Cannot read {path}: {e}", hint=hint) from e
+    return out

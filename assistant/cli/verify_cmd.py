@@ -20,7 +20,15 @@ import sys
 from pathlib import Path
 
 from ..errors import ConfigError
-from ..user_text import MAX_QUESTION_CHARS, MAX_SOURCE_CHARS, UserTextError, clean_user_text, decode_utf8
+from ..user_text import (
+    MAX_QUESTION_CHARS,
+    MAX_SOURCE_CHARS,
+    LineProblem,
+    UserTextError,
+    clean_user_text,
+    decode_utf8,
+    read_lines,
+)
 from .checks import check_out, report
 
 CHUNK = 64  # pairs per verify_many call (the progress bar moves per chunk)
@@ -104,27 +112,17 @@ def cmd_verify(args, ctx) -> int:
 
 def _read_pairs(path: Path) -> tuple[list[tuple[object, str, object]], list[str], list[str]]:
     """(good pairs, problems, warnings) of a PAIRS.jsonl, one line at a time (a bad line is named, skipped)."""
-    good, problems, warnings, first = [], [], [], {}
-    try:
-        with open(path, "rb") as f:
-            for n, raw in enumerate(f, 1):
-                if not raw.strip():
-                    continue
-                try:
-                    pair = parse_line(raw.rstrip(b"\r\n"))
-                except ValueError as e:
-                    problems.append(f"{path} line {n}: {e}; skipped.")
-                    continue
-                key = str(pair[0])
-                if key in first:
-                    warnings.append(f"{path} line {n}: duplicate id {pair[0]!r} (first on line {first[key]}); both "
-                                    "are verified and written, give every pair its own id.")
-                else:
-                    first[key] = n
-                good.append(pair)
-    except OSError as e:
-        raise ConfigError(f"Cannot read {path}: {e}", hint="Pass a UTF-8 JSONL file of {id, claim, source}.") from e
-    return good, problems, warnings
+    def parse(raw: bytes, n: int) -> tuple[object, str, object]:
+        try:
+            return parse_line(raw)
+        except ValueError as e:
+            raise LineProblem(str(e)) from None
+
+    lines = read_lines(path, parse, lambda pair: pair[0], "Pass a UTF-8 JSONL file of {id, claim, source}.")
+    problems = [f"{path} line {n}: {why}; skipped." for n, why, _ in lines.problems]
+    warnings = [f"{path} line {n}: duplicate id {k!r} (first on line {first}); both are verified and written, give "
+                "every pair its own id." for n, k, first in lines.duplicates]
+    return lines.good, problems, warnings
 
 
 def _batch(verifier, args, good: list, problems: list[str], warnings: list[str]) -> int:
