@@ -36,9 +36,9 @@ from .events import Done, Event, Status
 from .evidence import ABSTAIN_SENTENCE
 from .kinds import WRITERS, Context
 from .kinds.metadata import MetadataWriter
-from .linker import norm, short_name
+from .linker import norm
 from .models import ChatModel, get_chat_model
-from .naming import followup_questions, real_name
+from .naming import followup_questions, real_name, short_name
 from .prepare import LexiconCache, Preparer
 from .prompts import load_prompt
 from .prose import Rewriter

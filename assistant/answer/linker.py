@@ -167,15 +167,6 @@ def _unknown_name(token: str) -> str:
     return (head.upper() if len(head) <= 4 else head.capitalize()) + m.group(2)
 
 
-def short_name(label: str) -> str:
-    """How a paper is called when nothing better names it: its label's short head, else the label.
-
-    >>> short_name("Prune&Comp: Free Lunch for Layer-Pruned LLMs"), short_name("Sparsified 2-FWL GNNs for molecules")
-    ('Prune&Comp', 'Sparsified 2-FWL GNNs for molecules')
-    """
-    return label_head(label) or label
-
-
 @dataclass(frozen=True)
 class Link:
     name: str  # as written in the question

@@ -42,6 +42,23 @@ def is_generic_name(name: str, words: set[str] | frozenset[str]) -> bool:
                             or name.lower() in words)
 
 
+def short_name(label: str) -> str:
+    """How a paper is called when nothing better names it: its label's short head, else the label.
+
+    >>> short_name("Prune&Comp: Free Lunch for Layer-Pruned LLMs"), short_name("Sparsified 2-FWL GNNs for molecules")
+    ('Prune&Comp', 'Sparsified 2-FWL GNNs for molecules')
+    """
+    return label_head(label) or label
+
+
+def shown_name(names: dict[str, str], hit: Hit, full: bool = False) -> str:
+    """How an answer names a paper: its short name from the lexicon ("DISCO"), else the head of a real
+    label ("Prune&Comp"); `full` prefers a real title. '' when the paper has no name (a derived label)."""
+    real = not hit.record.label_derived
+    if full and real:
+        return hit.title
+    return names.get(hit.paper_id) or (short_name(hit.title) if real else "")
+
 def real_name(record: Record, lexicon: Lexicon | None = None) -> str:
     """The paper's short name, or '' when it has none: the lexicon's name unless it is a generic word, else
     the head of a real title ("Prune&Comp: ..."), or of a derived label when that head is a name the

@@ -16,7 +16,6 @@ from ..retrieve.query_filters import Span, describe
 from ..types import Answer, Citation, Hit
 from .decide import Decision, Findings
 from .evidence import Evidence
-from .linker import short_name
 from .question import Question, Side
 
 
@@ -26,15 +25,6 @@ def cite(marker: int, hit: Hit, sentence_ids) -> Citation:
     ids = tuple(sorted({i for i in sentence_ids if 0 <= i < len(sents)}))
     return Citation(marker, hit.paper_id, hit.title, hit.text, tuple(sents[i].text for i in ids), ids,
                     hit.record.label_derived)
-
-
-def shown_name(names: dict[str, str], hit: Hit, full: bool = False) -> str:
-    """How an answer names a paper: its short name from the lexicon ("DISCO"), else the head of a real
-    label ("Prune&Comp"); `full` prefers a real title. '' when the paper has no name (a derived label)."""
-    real = not hit.record.label_derived
-    if full and real:
-        return hit.title
-    return names.get(hit.paper_id) or (short_name(hit.title) if real else "")
 
 
 @dataclass

@@ -14,10 +14,11 @@ from ...types import Hit
 from ..answerable import states_asked
 from ..contrast import difference, role_table
 from ..events import Event, Status
+from ..naming import shown_name
 from ..prompts import load_prompt
 from ..prose import is_debris
 from ..sentrank import default_ranker
-from ..state import Draft, Prepared, cite, shown_name
+from ..state import Draft, Prepared, cite
 from ..support import injected_sentences
 from .base import Context, check, generate
 from .single import ASKED_BONUS, source_block

@@ -14,9 +14,10 @@ from ..compose import extractive_answer, trim
 from ..events import Event, Status
 from ..evidence import ABSTAIN_SENTENCE, effective_threshold
 from ..figures import has_figure
+from ..naming import shown_name
 from ..prompts import load_prompt
 from ..sentrank import default_ranker
-from ..state import Draft, Prepared, cite, shown_name
+from ..state import Draft, Prepared, cite
 from ..support import injected_sentences
 from .base import Context, check, generate
 
