@@ -206,13 +206,21 @@ def embed_all(texts: list[str], cache: Path) -> dict[str, np.ndarray]:
     return known
 
 
-def matrix(abstracts: list[dict], vecs: dict[str, np.ndarray]) -> tuple[np.ndarray, list[str | None], list[int]]:
-    xs, ys, group = [], [], []
-    for g, a in enumerate(abstracts):
-        xs.append(features(a["sentences"], np.stack([vecs[s] for s in a["sentences"]])))
+def matrix(abstracts: list[dict], vecs: dict[str, np.ndarray], lone: float) -> tuple[np.ndarray, list, list[str]]:
+    """Features, labels and sources: every sentence in its abstract, and a `lone` share of them (by a hash)
+    once more on its own (no position, no neighbours), as a caller with one sentence asks."""
+    xs, ys, src = [], [], []
+    for a in abstracts:
+        v = np.stack([vecs[s] for s in a["sentences"]])
+        xs.append(features(a["sentences"], v))
         ys += a["labels"]
-        group += [g] * len(a["sentences"])
-    return np.vstack(xs), ys, group
+        src += [a["source"]] * len(a["sentences"])
+        for i, (s, lab) in enumerate(zip(a["sentences"], a["labels"])):
+            if lab is not None and _h("lone" + s) % 1000 < lone * 1000:
+                xs.append(features([s], v[i: i + 1]))
+                ys.append(lab)
+                src.append(a["source"])
+    return np.vstack(xs), ys, src
 
 
 def transitions(abstracts: list[dict], weight: float) -> np.ndarray:
@@ -255,9 +263,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cache", type=Path, default=Path("/tmp/roles2-cache"))
     ap.add_argument("--arxiv", type=int, default=3000, help="unstructured CS abstracts for silver labels")
-    ap.add_argument("--C", type=float, default=0.5, help="inverse L2 strength of the logistic regression")
+    ap.add_argument("--C", type=float, default=2.0, help="inverse L2 strength of the logistic regression")
     ap.add_argument("--trans", type=float, default=0.5, help="weight of the transition log-probabilities")
     ap.add_argument("--cs-weight", type=float, default=1.0, help="sample weight of CS sentences vs PubMedQA")
+    ap.add_argument("--lone", type=float, default=1.0, help="share of sentences also trained on alone")
     ap.add_argument("--rules", type=Path, help="the cue-rule roles.py to measure as 'before'")
     ap.add_argument("--write", action="store_true", help="write roles.json and roles.md beside roles.py")
     args = ap.parse_args()
@@ -294,8 +303,7 @@ def main() -> None:
 
     texts = [s for a in train + heldback + dev for s in a["sentences"]]
     vecs = embed_all(texts, args.cache)
-    x, y, _ = matrix(train, vecs)
-    src = [a["source"] for a in train for _ in a["sentences"]]
+    x, y, src = matrix(train, vecs, args.lone)
     keep = [i for i, lab in enumerate(y) if lab is not None]
     counts = Counter((src[i], y[i]) for i in keep)
     print("training sentences:", dict(sorted(counts.items())))
@@ -332,8 +340,16 @@ def main() -> None:
         gold = [lab for a in sets for lab in a["labels"]]
         after = [lab for a in sets for lab in roles.classify(a["sentences"], embed)]
         figures[name] = {"after": report(f"AFTER  {name}", gold, after)}
+        alone = [roles.classify([s], embed)[0] for a in sets for s in a["sentences"]]
+        figures[name]["after_alone"] = report(f"ALONE  {name} (each sentence on its own)", gold, alone)
+        if os.environ.get("ROLES_SHOW_ERRORS") and sets is dev:
+            ss = [s for a in sets for s in a["sentences"]]
+            for s, g, p in zip(ss, gold, after):
+                if g != p:
+                    print(f"   {g} -> {p}: {s[:150]}")
         if before:
-            figures[name]["before"] = report(f"BEFORE {name}", gold, [lab for a in sets for lab in before(a["sentences"])])
+            old = [lab for a in sets for lab in before(a["sentences"])]
+            figures[name]["before"] = report(f"BEFORE {name}", gold, old)
     if args.write:
         model["trained"] = {"date": datetime.now(UTC).strftime("%Y-%m-%d"), "machine": platform.machine(),
                             "python": platform.python_version(), "sentences": dict(Counter(y[i] for i in keep)),
@@ -341,7 +357,51 @@ def main() -> None:
                             "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
                             "figures": figures}
         WEIGHTS.write_text(json.dumps(model, separators=(",", ":")) + "\n", encoding="utf-8")
-        print(f"wrote {WEIGHTS} ({WEIGHTS.stat().st_size // 1024} KiB)")
+        WEIGHTS.with_suffix(".md").write_text(card(model["trained"]), encoding="utf-8")
+        print(f"wrote {WEIGHTS} ({WEIGHTS.stat().st_size // 1024} KiB) and its card")
+
+
+def card(t: dict) -> str:
+    """The model card: data, recipe, figures, date, machine, how to rebuild."""
+    lines = [
+        "# Sentence-role model (roles.json)", "",
+        "What `assistant/answer/roles.py` reads to name each abstract sentence's role (problem, method, data,",
+        "result, other) for the comparison table. Written by `scripts/train_roles.py --write`; do not edit.", "",
+        "## Data", "",
+        "All from ../shared/data (see the script's docstring for the label mapping): PubMedQA PQA-L section",
+        "labels (80% of PMIDs; the LONG_ANSWER sentences as results); arXiv abstracts of primary cs.CL, cs.LG,",
+        "cs.AI, cs.CV only: structured ones by their headers, the others by silver labels from anchors (the",
+        "contribution sentence and the first findings sentence). Never: SciFact, the held-out arXiv categories",
+        "(cs.GR, eess.IV, cs.IT, cs.CE, cs.SD), the coordinator's held-out sentences, the own dev abstracts.", "",
+        "Training sentences by source: " + ", ".join(f"{k} {v:,}" for k, v in t["by_source"].items()) + ".",
+        "By role: " + ", ".join(f"{k} {v:,}" for k, v in sorted(t["sentences"].items())) + ".", "",
+        "## Recipe", "",
+        "Features per sentence: its all-MiniLM-L6-v2 vector (int8 ONNX, the index's default embedder), that",
+        "vector minus the abstract's mean, the previous and next sentences' vectors, nine surface cues, log",
+        "length, relative position, first, last (a lone sentence: position 0.5, neither first nor last).",
+        f"Multinomial logistic regression (scikit-learn lbfgs, C={t['args']['C']}, CS sample weight "
+        f"{t['args']['cs_weight']}); decoding: Viterbi with {t['args']['trans']} x log P(next role | role) from",
+        "the gold-labelled training abstracts. At run time numpy only.", "",
+        "## Figures (accuracy; before = the cue rules this model replaced)", "",
+        "| set | n | before | after | after recall per role |", "|---|---|---|---|---|",
+    ]
+    for name, f in t["figures"].items():
+        b = f.get("before", {}).get("accuracy", "")
+        rec = ", ".join(f"{r} {a:.2f}" for r, a in f["after"]["recall"].items())
+        lines.append(f"| {name} | {f['after']['n']} | {b} | {f['after']['accuracy']} | {rec} |")
+    lines += ["", "Confusion (gold -> predicted), after:", ""]
+    for name, f in t["figures"].items():
+        lines.append(f"- {name}: " + "; ".join(f"{g}: {c}" for g, c in f["after"]["confusion"].items()))
+    lines += ["", "## Provenance", "",
+              f"Trained {t['date']} on a {t['machine']} box (2 cores), Python {t['python']}, scikit-learn 1.9.1.",
+              "Rebuild (deterministic; ~6 min of embedding on 2 cores, cached in --cache):", "",
+              "    PAPERCHAT_SHARED_DATA=../shared/data nice -n 10 .venv/bin/python scripts/train_roles.py \\",
+              "        --rules OLD_ROLES_PY --write " + " ".join(
+                  f"--{k.replace('_', '-')} {v}" for k, v in t["args"].items() if k in ("arxiv", "C", "trans",
+                                                                                      "cs_weight")),
+              "", "(--rules: the cue-rule roles.py of commit 210a9c1, `git show 210a9c1:assistant/answer/roles.py`,",
+              "for the 'before' column.)", ""]
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
