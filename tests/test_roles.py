@@ -69,8 +69,7 @@ def test_every_surface_cue_matches_its_example(name, pattern, example):
 
 
 def test_clear_abstracts_are_read_sentence_by_sentence():
-    assert classify(ABSTRACT) == ["problem", "method", "method", "data", "result"] or \
-        classify(ABSTRACT)[:2] + classify(ABSTRACT)[4:] == ["problem", "method", "result"]
+    assert classify(ABSTRACT) == ["problem", "method", "method", "data", "result"]
     assert classify(CLINICAL) == ["problem", "method", "result", "result"]
 
 
@@ -107,8 +106,7 @@ def test_roles_are_valid_deterministic_and_the_same_from_cached_vectors():
 
 def test_each_sentence_goes_to_its_column():
     cols = assign(ABSTRACT)
-    assert cols["Problem"] == 0 and cols["Method"] in (1, 2) and cols["Result"] == 4
-    assert cols["Data"] in (3, None) or cols["Data"] != cols["Method"]
+    assert cols["Problem"] == 0 and cols["Method"] in (1, 2) and cols["Data"] == 3 and cols["Result"] == 4
 
 
 def test_a_column_no_sentence_plays_is_empty_and_skipped_sentences_are_not_used():
@@ -159,4 +157,4 @@ def test_the_table_reads_the_callers_cached_vectors():
 
     row = _hit("a", " ".join(CLINICAL), "Home balance training", False)
     table, _ = role_table([(row, 1)], {"a": ""}, embed=embed)
-    assert seen == CLINICAL and "31% fewer falls" in table
+    assert seen == CLINICAL and "Falls are a leading cause" in table and "twelve-week balance training" in table

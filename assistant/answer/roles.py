@@ -162,9 +162,8 @@ def assign(sentences: Sequence[str], skip: frozenset[int] = frozenset(), embed: 
 
     >>> assign(["Federated learning suffers from client drift on non-IID data.",
     ...         "We propose FedX, a method that corrects drift with control variates.",
-    ...         "We evaluate on CIFAR-10 and FEMNIST with 100 clients.",
     ...         "FedX improves accuracy by 4.2% over FedAvg."])
-    {'Problem': 0, 'Method': 1, 'Data': 2, 'Result': 3}
+    {'Problem': 0, 'Method': 1, 'Data': None, 'Result': 2}
     """
     p = probabilities(sentences, embed) if p is None else p
     scores, labels = role_scores(p), decode(p)
