@@ -35,3 +35,4 @@ def test_wheel_carries_prompts_and_presets(tmp_path):
     for p in sorted(PRESETS_DIR.glob("*.json")):
         assert f"assistant/presets/{p.name}" in names
     assert "assistant/answer/sentrank.json" in names  # the answer-sentence ranker's weights
+    assert "assistant/answer/roles.json" in names  # the sentence-role model

@@ -56,7 +56,7 @@ class Assistant:
         self.settings = settings
         self.index = index or Index(settings)
         self.retriever = HybridRetriever(self.index, settings.retrieval)
-        self.scorer = SupportScorer(self.index.embedder.embed_documents)
+        self.scorer = SupportScorer(self.index.embedder.embed_documents, name=self.index.embedder.name)
         self._model = chat_model
         self._model_ready = chat_model is not None
         self._model_lock = threading.Lock()

@@ -21,7 +21,7 @@ from ..types import Hit
 from .compose import trim
 from .naming import marked_label
 from .prose import Rewriter, is_debris
-from .roles import FLOOR, ROLES, assign, data_mentions, role_scores
+from .roles import FLOOR, ROLES, Embed, assign, data_mentions, probabilities, role_scores
 
 NOT_STATED = "not stated"
 ASKS_DIFFERENCE = re.compile(r"\b(?:differ\w*|difference|contrast|versus|vs\.?|compare[sd]?|comparison|"
@@ -50,8 +50,10 @@ def difference(rows: list[tuple[Hit, int]], picks: dict[int, list[int]], names: 
 
 
 def role_table(rows: list[tuple[Hit, int]], names: dict[str, str], skip: dict[int, list[int]] | None = None,
-               words: int = 28, rw: Rewriter | None = None) -> tuple[str, dict[int, list[int]]]:
-    """Markdown table (one row per (hit, marker)) and the sentence ids each row's cells use."""
+               words: int = 28, rw: Rewriter | None = None,
+               embed: Embed | None = None) -> tuple[str, dict[int, list[int]]]:
+    """Markdown table (one row per (hit, marker)) and the sentence ids each row's cells use (`embed`: the
+    sentence vectors the role model reads, when the caller has them cached; see roles.py)."""
     skip = skip or {}
     rw = rw or Rewriter()
     rw.prepare([(s.text, names.get(h.paper_id, "")) for h, _ in rows for s in split_sentences(h.text)])
@@ -61,7 +63,8 @@ def role_table(rows: list[tuple[Hit, int]], names: dict[str, str], skip: dict[in
         sents = [s.text for s in split_sentences(hit.text)]
         name = names.get(hit.paper_id, "")
         banned = frozenset(skip.get(marker, [])) | frozenset(i for i, s in enumerate(sents) if is_debris(s))
-        cols = assign(sents, skip=banned, name=name)
+        scores = role_scores(p := probabilities(sents, embed))
+        cols = assign(sents, skip=banned, p=p)
         cells = []
         for role in ROLES:
             i = cols[role]
@@ -69,18 +72,17 @@ def role_table(rows: list[tuple[Hit, int]], names: dict[str, str], skip: dict[in
                 used_ids.setdefault(marker, []).append(i)
                 cells.append(f"{trim(rw(sents[i], name) or sents[i], words)} [{marker}]")
             elif role == "Data":
-                cells.append(_data_cell(sents, banned, marker, used_ids))
+                cells.append(_data_cell(sents, scores, marker, used_ids))
             else:
-                cells.append(_stated_above(sents, role, skip.get(marker, []), marker))
+                cells.append(_stated_above(scores, role, skip.get(marker, []), marker))
         cells = [c.replace("|", "\\|") for c in cells]
         label = marked_label(hit.record, name=name)
         lines.append(f"| {label} [{marker}] | " + " | ".join(cells) + " |")
     return "\n".join(lines), used_ids
 
 
-def _data_cell(sents: list[str], banned: frozenset[int], marker: int, used: dict[int, list[int]]) -> str:
+def _data_cell(sents: list[str], scores: list[dict[str, float]], marker: int, used: dict[int, list[int]]) -> str:
     """The data named inside another sentence (the one that names most), or "not stated"."""
-    scores = role_scores(sents)
     named = [i for i in range(len(sents)) if not is_debris(sents[i])]  # (a statement's sentence too: names, no repeats)
     best = max(named, key=lambda i: (len(data_mentions(sents[i])), scores[i]["Data"]), default=None)
     if best is None or not data_mentions(sents[best]):
@@ -89,9 +91,8 @@ def _data_cell(sents: list[str], banned: frozenset[int], marker: int, used: dict
     return ", ".join(data_mentions(sents[best])) + f" [{marker}]"
 
 
-def _stated_above(sents: list[str], role: str, said: list[int], marker: int) -> str:
+def _stated_above(scores: list[dict[str, float]], role: str, said: list[int], marker: int) -> str:
     """A role only the statement's sentence plays: say so instead of repeating it."""
-    scores = role_scores(sents)
-    if any(0 <= i < len(sents) and scores[i][role] >= FLOOR for i in said):
+    if any(0 <= i < len(scores) and scores[i][role] >= FLOOR for i in said):
         return f"(stated above) [{marker}]"
     return NOT_STATED

@@ -1,138 +1,131 @@
-"""The role each abstract sentence plays: problem, method, data or result (the comparison table's columns).
+"""The role each abstract sentence plays: problem, method, data, result or other (the comparison table's
+columns are the first four).
 
-Scope: pure functions over one abstract. Each role has cue patterns of general scientific English (no
-paper, dataset or question named), each with an example it must match (`CUES`, tested in
-tests/test_roles.py), and a position prior (abstracts open with the problem and close with results).
-`role_scores` scores every sentence for every role; `assign` fills the columns with distinct sentences
-maximising the total score, leaving a column empty ("not stated") only when no sentence plays it.
+Scope: one abstract at a time. A multinomial logistic regression (weights in `roles.json`, fitted by
+scripts/train_roles.py; data, recipe and figures in `roles.md`) reads each sentence's MiniLM vector (the
+bundled all-MiniLM-L6-v2, int8 ONNX, the index's default embedder), that vector minus its abstract's mean
+(what the sentence says beyond the topic), a few surface cues (a figure, "we", "However", a link) and its
+position (abstracts open with the problem and close with results; a lone sentence has no position).
+`classify` names each sentence's role; `assign` fills the table's columns with distinct sentences,
+maximising the total probability, a column empty ("not stated") only when no sentence plays its role.
 
->>> s = ["Federated learning suffers from client drift on non-IID data.",
-...      "We propose FedX, a method that corrects drift with control variates.",
-...      "Experiments on CIFAR-10 and FEMNIST with 100 clients are reported.",
-...      "FedX improves accuracy by 4.2% over FedAvg."]
->>> assign(s)
-{'Problem': 0, 'Method': 1, 'Data': 2, 'Result': 3}
+    roles = classify(sentences)              # ['problem', 'method', ..., 'result']
+    cols = assign(sentences, skip={2})       # {'Problem': 0, 'Method': 1, 'Data': None, 'Result': 4}
+
+Sentence vectors come from `embed` (texts -> L2-normalised rows) when the caller has them (the answer's
+scorer caches the same vectors), else from the bundled embedder, loaded once per process.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import re
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from pathlib import Path
 
-ROLES = ("Problem", "Method", "Data", "Result")
+import numpy as np
 
-# (pattern, weight, example it must match)
-CUES: dict[str, list[tuple[str, float, str]]] = {
-    "Problem": [
-        (r"\b(?:challeng\w*|problems?|bottlenecks?|limitations?|drawbacks?|shortcomings?)\b",
-         1.0, "A key challenge is drift."),
-        (r"\b(?:suffers?|fails?|lacks?|struggles?|hinders?|remains? (?:unclear|challenging|difficult|an open)|"
-         r"(?:is|are)\s+(?:often\s+|usually\s+|still\s+|severely\s+)?(?:limited|restricted|hampered|constrained))\b",
-         1.2, "Their performance is often limited by cost."),
-        (r"\b(?:however|despite|although|yet)\b", 0.8, "However, these models are costly."),
-        (r"\b(?:costly|expensive|difficult|inefficient|unreliable|vulnerable|prone to|little is known|"
-         r"under-?explored)\b", 0.8, "Training is expensive."),
-        (r"^(?:To (?:assess|determine|evaluate|investigate|examine|compare|identify|describe|explore)|"
-         r"The (?:aim|objective|purpose|goal) of)\b", 1.5, "To assess the quality of storage."),
-        (r"\b(?:whether|is (?:crucial|important|essential)|has (?:gained|attracted|become)|widely used|increasingly)\b",
-         0.6, "It has attracted attention."),
-        (r"\b(?:hypothes[ie]s|we (?:aim|sought|set out) to|this study (?:aims|aimed|sought)|was undertaken to)\b",
-         1.0, "The hypothesis was tested that X helps."),
-        (r"\b(?:existing|prior|previous|current|conventional|traditional) (?:\w+ )?(?:methods|approaches|works|models|"
-         r"techniques|studies)\b", 0.7, "Existing approaches ignore it."),
-    ],
-    "Method": [
-        (r"\b(?:we|this (?:paper|work)|the authors) (?:\w+ )?(?:propose|introduce|present|develop|design|devise|"
-         r"formulate)[sd]?\b", 2.0, "We propose a new module."),
-        (r"\b(?:propose[sd]?|introduce[sd]?|framework|architecture|module|mechanism|algorithm|pipeline|strategy|"
-         r"paradigm)\b", 0.8, "The framework has two parts."),
-        (r"\b(?:consists? of|composed of|comprises?|is based on|builds? (?:on|upon)|leverag\w+|employ\w*|adopt\w*|"
-         r"incorporat\w+|utiliz\w+|combin\w+)\b", 0.9, "It consists of an encoder."),
-        (r"\b(?:by (?:\w+ing)|via|through (?:a|an|the))\b", 0.5, "It aligns features by matching moments."),
-        (r"\b(?:key idea|specifically|in particular|first,|then,|to this end|our (?:method|approach|model))\b",
-         0.8, "Specifically, we align features."),
-        (r"\b(?:(?:was|were) (?:performed|conducted|randomi[sz]ed|measured|assessed|recorded|analy[sz]ed|administered|"
-         r"used|carried|tested|examined|compared|determined|estimated|calculated|obtained|treated|exposed)|"
-         r"retrospective|prospective|questionnaire|cross-sectional|randomi[sz]ed|cohort study|case-control|"
-         r"regression)\b", 1.0, "Patients were randomized to two arms."),
-        (r"\b(?:in this (?:paper|work|study),? we|we (?:use|train|apply|adapt|model|formulate|frame|cast|extend|"
-         r"fine-tune)|our (?:method|approach|model|framework|system))\b", 0.9, "In this paper, we adapt a parser."),
-    ],
-    "Data": [
-        (r"\b(?:datasets?|benchmarks?|corpus|corpora|collections?|testbeds?|suites?)\b", 1.5, "We use three datasets."),
-        (r"\b(?:evaluated on|experiments? on|trained on|tested on|experiments across|evaluations? on|collected|"
-         r"annotated|gathered|curated)\b", 1.2, "Experiments on two corpora."),
-        (r"\b(?:participants?|patients?|subjects?|volunteers?|cohort|respondents?|children|women|men|cases|controls|"
-         r"samples?|images|videos|recordings|utterances|documents|languages|articles|hospitals?|practices|clinics|mice|"
-         r"rats|cells|strains|tissues?|specimens|leaves|plants|lines|records|registry|database)\b",
-         0.8, "We enrolled 45 patients."),
-        (r"\b\d[\d,.]*\s+(?:\w+\s+)?(?:tasks?|datasets?|benchmarks?|languages?|participants|patients|subjects|images|"
-         r"samples|clients|users|hours|domains|models|queries|questions|documents|sentences|pairs|examples)\b",
-         1.2, "It covers 9 QA tasks."),
-        (r"\b(?:[A-Z][A-Za-z]*-?\d+[A-Za-z0-9\-]*|[A-Z]{2,}[a-z]*-?[A-Z0-9]+\w*)\b",
-         0.4, "Results on CIFAR-10 are given."),
-        (r"^(?:Settings?|Participants|Subjects|Patients|Data|Materials)\s*:", 1.5, "Participants: 40 adults."),
-    ],
-    "Result": [
-        (r"\b(?:outperform\w*|surpass\w*|beats?|exceed\w*|state-of-the-art|sota|best)\b",
-         1.5, "It outperforms all baselines."),
-        (r"\b(?:improv\w+|achiev\w+|reduc\w+|increas\w+|gains?|boost\w*|speed-?ups?|faster|higher|lower|better|fewer)\b",
-         0.8, "It improves accuracy."),
-        (r"\b(?:results? (?:show|demonstrate|indicate|suggest|reveal)|experiments? (?:show|demonstrate|indicate|"
-         r"reveal)|we (?:show|find|found|observe|demonstrate)|(?:show|shows|showed|demonstrate[sd]?|reveal(?:s|ed)?|"
-         r"indicate[sd]?|found) that)\b", 1.3, "Results show that it helps."),
-        (r"\d+(?:\.\d+)?\s?(?:%|×|x\b|-fold|points?\b|pp\b)|\bp\s?[<=]\s?0?\.\d+|\bodds ratio\b|\bCI\b",
-         1.3, "It gains 4.2% accuracy."),
-        (r"\b(?:significant(?:ly)?|conclu\w+|effective(?:ly|ness)?|consistently|robust(?:ly|ness)?|competitive|"
-         r"comparable)\b", 0.7, "The method is effective."),
-        (r"^(?:Results?|Conclusions?|Findings)\s*:", 1.5, "Results: mortality fell."),
-        (r"\bfrom \d[\d.,]*\s?%? to \d|\bby (?:up to |over |more than |nearly |about )?\d[\d.,]*\s?%",
-         1.0, "Accuracy rose from 39.0% to 68.8%."),
-        (r"\b(?:associated with|correlated with|resulted in|led to|brought about|caused|promoted|reversed|"
-         r"was (?:higher|lower|greater|smaller)|were (?:higher|lower|greater|smaller)|more pronounced|"
-         r"no (?:significant )?difference)\b", 0.8, "The change was associated with higher stiffness."),
-        (r"\b(?:demonstrat\w+ (?:its|the|their) (?:effectiveness|superiority|potential|generality)|extends? beyond|"
-         r"generali[sz]es? (?:well )?to)\b", 1.0, "It extends beyond images, demonstrating its potential."),
-    ],
-}
-_COMPILED = {role: [(re.compile(p, re.IGNORECASE if role != "Data" or "A-Z" not in p else 0), w) for p, w, _ in cues]
-             for role, cues in CUES.items()}
-FLOOR = 0.9  # a sentence plays a role when its score reaches this
-PRIMARY = 0.8  # preference for giving a sentence the column of its strongest role
+LABELS = ("problem", "method", "data", "result", "other")
+ROLES = ("Problem", "Method", "Data", "Result")  # the table's columns
+EMBEDDER = "all-MiniLM-L6-v2+onnx-int8"  # the vectors the weights were fitted on
+WEIGHTS = Path(__file__).with_name("roles.json")
+FLOOR = 0.3  # a sentence plays a role when its probability reaches this
+Embed = Callable[[Sequence[str]], np.ndarray]
+
+# surface cues (name, pattern, an example it must match): each is one feature, 1.0 when the sentence matches
+SURFACE = (
+    ("figure", r"\d", "Accuracy reached 91 points."),
+    ("percent", r"\d\s?%|\bp\s?[<=>]\s?0?\.\d|\b\d+(?:\.\d+)?\s?(?:x|×|-fold)\b", "It is 3.5x faster."),
+    ("we_first", r"^(?:(?:In this|Here|To \w+)[^,]{0,80},\s*)?(?:we|our)\b", "In this work, we study drift."),
+    ("we", r"\b(?:we|our|us)\b", "The gains let us scale."),
+    ("this_paper", r"^(?:This|The present|In this|Here(?:,| we))\b", "This paper studies drift."),
+    ("contrast", r"^(?:However|Although|While|Despite|Yet|But|Nevertheless|Unfortunately)\b",
+     "However, labels are scarce."),
+    ("link", r"https?://|github\.com|\bavailable at\b", "Code is available at our site."),
+    ("header", r"^[A-Z][A-Za-z ]{2,30}:\s", "Methods: We enrolled adults."),
+    ("aim", r"^(?:To (?:\w+)|The (?:aim|objective|purpose|goal)s? of|We (?:aim|sought|hypothesi[sz]ed))\b",
+     "To assess the effect of sleep."),
+)
+_SURFACE = [re.compile(p, 0 if name == "header" else re.I) for name, p, _ in SURFACE]
+FEATURES = ("vector[384]", "centred[384]", "previous[384]", "next[384]", *(n for n, _, _ in SURFACE), "log_words",
+            "position", "first", "last")
 
 
-def role_scores(sentences: list[str], name: str = "") -> list[dict[str, float]]:
-    """Score of every role for every sentence: cue weights plus a position prior; a sentence whose subject
-    is the paper's own `name` ("FedMerge merges ...") describes the method unless it reports a result."""
+def features(sentences: Sequence[str], vecs: np.ndarray) -> np.ndarray:
+    """One row per sentence: vector, vector minus the abstract's mean, surface cues, length, position."""
     n = len(sentences)
-    out = []
-    own = re.compile(r"^(?:The |In )?" + re.escape(name)
-                     + r"\b(?!\s+(?:achieves|outperforms|improves|reduces|surpasses))") if name else None
+    vecs = np.asarray(vecs, dtype=np.float32).reshape(n, -1)
+    centred = vecs - vecs.mean(axis=0, keepdims=True) if n > 1 else np.zeros_like(vecs)
+    zero = np.zeros_like(vecs[:1])
+    prev, nxt = np.vstack([zero, vecs[:-1]]), np.vstack([vecs[1:], zero])
+    rows = []
     for i, s in enumerate(sentences):
-        sc = {role: sum(w for rx, w in _COMPILED[role] if rx.search(s)) for role in ROLES}
-        if own is not None and own.search(s):
-            sc["Method"] += 1.2
-        at = i / max(n - 1, 1)  # 0 at the first sentence, 1 at the last
-        sc["Problem"] += (0.9, 0.5, 0.2)[i] if i < 3 else (-0.6 if at > 0.6 else 0.0)
-        if n > 2:
-            sc["Result"] += 0.6 if i == n - 1 else 0.3 if i == n - 2 else (-0.6 if at < 0.34 else 0.0)
-        if n > 3 and 0 < i < n - 1:
-            sc["Method"] += 0.2
-        out.append(sc)
-    return out
+        cues = [1.0 if rx.search(s) else 0.0 for rx in _SURFACE]
+        at = i / (n - 1) if n > 1 else 0.5  # a lone sentence: the middle, neither first nor last
+        rows.append([*cues, np.log1p(len(s.split())) / 4, at, float(n > 1 and i == 0), float(n > 1 and i == n - 1)])
+    return np.hstack([vecs, centred, prev, nxt, np.asarray(rows, dtype=np.float32).reshape(n, -1)])
 
 
-def role_of(sentence: str, index: int = 1, total: int = 3) -> str:
-    """The role one sentence plays most ('' when none reaches the floor).
+@lru_cache(maxsize=1)
+def _weights() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    d = json.loads(WEIGHTS.read_text(encoding="utf-8"))
+    if tuple(d["labels"]) != LABELS or tuple(d["features"]) != FEATURES:
+        raise ValueError(f"{WEIGHTS.name} was fitted on other labels or features; rebuild it with "
+                         "scripts/train_roles.py")
+    return (np.asarray(d["coef"], np.float32), np.asarray(d["intercept"], np.float32),
+            np.asarray(d.get("transitions") or np.zeros((len(LABELS), len(LABELS))), np.float32))
 
-    >>> role_of("Extensive experiments show that the method outperforms strong baselines by 3.1%.", 3, 5)
-    'Result'
+
+def _bundled_embed(texts: Sequence[str]) -> np.ndarray:
+    from ..index.embedder import get_embedder
+    from ..settings import EmbeddingSettings
+
+    return get_embedder(EmbeddingSettings()).embed_documents(list(texts))
+
+
+def probabilities(sentences: Sequence[str], embed: Embed | None = None) -> np.ndarray:
+    """P(role | sentence, its abstract): one row per sentence, columns in `LABELS` order."""
+    if not sentences:
+        return np.zeros((0, len(LABELS)), np.float32)
+    coef, intercept, _ = _weights()
+    z = features(sentences, (embed or _bundled_embed)(list(sentences))) @ coef.T + intercept
+    z = np.exp(z - z.max(axis=1, keepdims=True))
+    return z / z.sum(axis=1, keepdims=True)
+
+
+def classify(sentences: Sequence[str], embed: Embed | None = None) -> list[str]:
+    """The role of each sentence of one abstract, in order (one of `LABELS`).
+
+    >>> classify(["Speech recognisers remain brittle on accented speech.",
+    ...           "We propose AccentMix, which mixes accent embeddings during training.",
+    ...           "AccentMix reduces word error rate by 11.3% over strong baselines."])
+    ['problem', 'method', 'result']
     """
-    padded = [""] * total
-    padded[index] = sentence
-    sc = role_scores(padded)[index]
-    best = max(ROLES, key=lambda r: sc[r])
-    return best if sc[best] >= FLOOR else ""
+    return decode(probabilities(sentences, embed))
+
+
+def decode(p: np.ndarray) -> list[str]:
+    """The likeliest sequence of roles under the sentence probabilities `p` and the fitted
+    role-to-next-role transitions (Viterbi; all zero transitions: each sentence's likeliest role)."""
+    if not len(p):
+        return []
+    trans = _weights()[2]
+    score, back = np.log(p[0] + 1e-9), []
+    for row in np.log(p[1:] + 1e-9):
+        cand = score[:, None] + trans
+        back.append(cand.argmax(axis=0))
+        score = cand.max(axis=0) + row
+    path = [int(score.argmax())]
+    for b in reversed(back):
+        path.append(int(b[path[-1]]))
+    return [LABELS[k] for k in reversed(path)]
+
+
+def role_scores(p: np.ndarray) -> list[dict[str, float]]:
+    """Probability of every column's role for every sentence (`p` from `probabilities`)."""
+    return [{role: float(row[LABELS.index(role.lower())]) for role in ROLES} for row in p]
 
 
 _MENTION = re.compile(
@@ -160,24 +153,31 @@ def data_mentions(sentence: str) -> list[str]:
     return out[:4]
 
 
-def assign(sentences: list[str], skip: frozenset[int] = frozenset(), name: str = "") -> dict[str, int | None]:
-    """Column -> sentence index (None: no sentence plays it), distinct sentences, maximal total score; a
-    sentence goes to a column where it is not clearly another role's (its score there within 1.5 of its best)."""
-    scores = role_scores(sentences, name)
+def assign(sentences: Sequence[str], skip: frozenset[int] = frozenset(), embed: Embed | None = None,
+           p: np.ndarray | None = None) -> dict[str, int | None]:
+    """Column -> sentence index (None: no sentence plays it), distinct sentences, maximal total probability.
+    A sentence is a candidate for a column when it is classified so, or when the role is within reach of
+    its likeliest one (probability >= FLOOR and at least half the best's). `p`: the probabilities, when
+    the caller has them.
+
+    >>> assign(["Federated learning suffers from client drift on non-IID data.",
+    ...         "We propose FedX, a method that corrects drift with control variates.",
+    ...         "FedX improves accuracy by 4.2% over FedAvg."])
+    {'Problem': 0, 'Method': 1, 'Data': None, 'Result': 2}
+    """
+    p = probabilities(sentences, embed) if p is None else p
+    scores, labels = role_scores(p), decode(p)
     cands = {}
     for role in ROLES:
-        ok = [i for i in range(len(sentences)) if i not in skip and ((scores[i][role] >= FLOOR
-              and scores[i][role] >= max(scores[i].values()) - 0.8)  # not clearly another role's sentence
-              or (scores[i][role] >= FLOOR / 2 and scores[i][role] == max(scores[i].values())))  # weak, but its best
-              and not (role == "Data" and scores[i]["Result"] > scores[i]["Data"])]  # a result naming its data
+        ok = [i for i in range(len(sentences)) if i not in skip and (labels[i] == role.lower()
+              or (scores[i][role] >= FLOOR and scores[i][role] >= max(scores[i].values()) / 2))]
         cands[role] = [*sorted(ok, key=lambda i: -scores[i][role])[:5], None]
     best, best_total = dict.fromkeys(ROLES), -1.0
     for combo in itertools.product(*(cands[r] for r in ROLES)):
         used = [i for i in combo if i is not None]
         if len(used) != len(set(used)):
             continue
-        total = sum(scores[i][r] + 0.5 + (PRIMARY if scores[i][r] == max(scores[i].values()) else 0.0)
-                    for r, i in zip(ROLES, combo) if i is not None)
+        total = sum(1.0 + scores[i][r] for r, i in zip(ROLES, combo) if i is not None)
         if total > best_total:
             best, best_total = dict(zip(ROLES, combo)), total
     return best

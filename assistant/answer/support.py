@@ -68,15 +68,20 @@ def injected_sentences(sentences: Sequence[str]) -> set[int]:
 
 
 class SupportScorer:
-    """Scores claims against source sentences; `embed` maps texts to L2-normalised vectors."""
+    """Scores claims against source sentences; `embed` maps texts to L2-normalised vectors (those of the
+    embedder named `name`)."""
 
-    def __init__(self, embed, cache_size: int = 50_000) -> None:
+    def __init__(self, embed, cache_size: int = 50_000, name: str = "") -> None:
         self._embed_raw = embed
         self._cache: dict[str, np.ndarray] = {}
         self._cache_size = cache_size
+        self.name = name
+
+    def vectors(self, texts: Sequence[str]) -> np.ndarray:
+        """Embeddings with a bounded cache: abstract sentences recur across questions."""
+        return self._embed(list(texts))
 
     def _embed(self, texts: list[str]) -> np.ndarray:
-        """Embeddings with a bounded cache: abstract sentences recur across questions."""
         found = {t: self._cache.get(t) for t in texts}
         todo = [t for t, v in found.items() if v is None]
         if todo:

@@ -17,6 +17,7 @@ from ..events import Event, Status
 from ..naming import shown_name
 from ..prompts import load_prompt
 from ..prose import is_debris
+from ..roles import EMBEDDER
 from ..sentrank import default_ranker
 from ..state import Draft, Prepared, cite
 from ..support import injected_sentences
@@ -37,7 +38,8 @@ class CompareWriter:
         if ctx.chat is None and rows:  # one side found ("SPP-net vs R-CNN?" without R-CNN): still its answer first
             said = _side_picks(prep, ctx, rows)
             overview = difference(marked, said, prep.names, prep.question.standalone, ctx.rw())  # the difference first
-        table, used = role_table(marked, prep.names, skip=said, rw=ctx.rw())  # columns by role, nothing said above
+        embed = ctx.scorer.vectors if getattr(ctx.scorer, "name", "") == EMBEDDER else None  # its cached vectors
+        table, used = role_table(marked, prep.names, skip=said, rw=ctx.rw(), embed=embed)  # columns by role
         for n, ids in said.items():
             used.setdefault(n, []).extend(ids)
         draft.citations = [cite(n, h, used.get(n, [])) for n, h in enumerate(rows, start=1)]
