@@ -59,8 +59,8 @@ def corpus_assistant(name: str, store_root: Path):
 
 def groups_of(path: Path, assistant, records) -> list[tuple[np.ndarray, np.ndarray, str]]:
     from assistant.answer.conversation import Conversation
-    from assistant.answer.sentrank import features
     from assistant.answer.naming import shown_name
+    from assistant.answer.sentrank import features
     from assistant.index.sentences import split_sentences
 
     out = []
