@@ -119,3 +119,20 @@ def test_a_pointer_sentence_stays_dropped_through_the_rewriter():
     assert rw(s) == "" and is_debris("Code and data will be made publicly available.")
     assert not is_debris("The data are available for 40 patients with long follow-up "
                          "and were analysed with regression models.")
+
+
+def test_a_rewrite_the_verifier_rejects_for_its_name_falls_back_to_the_third_person_without_it():
+    """A paper named by the wrong short name ("SFD" for the problem it fixes): the verifier rejects "SFD" in the
+    claim; the rewriter then tries the third person without any name before keeping the authors' voice."""
+    from assistant.answer.prose import Rewriter
+
+    class Verdict:
+        def __init__(self, label):
+            self.label = label
+
+    def checker(pairs):  # supports a claim only when it names nothing the source does not
+        return [Verdict("not_supported" if "SFD" in c or "we " in c.lower() else "supported")
+                for c, _ in pairs]
+
+    out = Rewriter(checker)(r"To mitigate drift, we introduce \textbf{Lookahead Reward (\ours{})}.", "SFD")
+    assert out == "To mitigate drift, the authors introduce Lookahead Reward (the proposed method)."

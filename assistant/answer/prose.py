@@ -70,6 +70,7 @@ def clean_markup(s: str, name: str = "") -> str:
     s = URL.sub("", s)
     s = re.sub(r"\s+([,.;:!?])", r"\1", s)
     s = re.sub(r"\(\s*\)|\[\s*\]", "", s)
+    s = re.sub(r"([(\[])\s+", r"\1", re.sub(r"\s+([)\]])", r"\1", s))  # "(the method )" from a macro
     return " ".join(s.split())
 
 
@@ -247,6 +248,7 @@ def _finish(s: str) -> str:
 STAGES = (
     lambda s, name: rewrite(s, name),
     lambda s, name: _finish(third_person(clean_markup(s, name))),  # without "X is a ..."
+    lambda s, name: _finish(third_person(clean_markup(s))),  # and without the name (it may be the wrong one)
     lambda s, name: _finish(clean_markup(s, name)),  # the markup only (the authors' voice kept)
 )
 
