@@ -638,3 +638,16 @@ def test_a_term_some_abstract_repeats_does_not_name_the_side_it_stands_in():
     assert side_in("Kite distillation paper", [strong, weak]) == Side("Kite", ("p-kite",))  # the name heads it
     assert side_in("federated Kite variant", [strong]) == Side("federated Kite variant")  # inside: searched
     assert side_in("SNP", [weak]) == Side("SNP", ("p-snp-mention",))  # the whole side is the name: linked as written
+
+
+def test_a_compound_of_a_common_acronym_and_plain_words_is_a_description_not_a_name():
+    """"AI-agent platform" asks about a kind of thing; a title writing "AI-Agent" does not make it a name. A coined
+    name with a capital after the hyphen ("MLP-Mixer") stays one. (Papers written for this test.)"""
+    papers = [(f"p-{i}", f"Study {i}", f"AI systems help here. AI tools and an agent platform vary ({i}).", False)
+              for i in range(5)]
+    papers += [("p-comm", "Autonomous AI-Agent Communities", "We study AI-Agent communities and their posts.", False),
+               ("p-mix", "MLP-Mixer: all-MLP vision", "We propose MLP-Mixer, an architecture of plain MLP layers.",
+                False)]
+    lex = Lexicon.build(papers)
+    assert lex.status("AI") == "common" and lex.status("AI-agent") == "subject"
+    assert lex.is_common("AI-agent") and not lex.is_common("MLP-Mixer")

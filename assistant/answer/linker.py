@@ -348,9 +348,12 @@ class Lexicon:
         if _described(term, self.words):
             return True  # "LLM-based", "GPS-labelled": a description
         parts = term.split("-")
-        if (len(parts) > 1 and re.fullmatch(r"[A-Z][a-z]+", parts[0]) and norm(term) not in self.about
-                and all(re.fullmatch(r"[a-z]+", w) and (len(w) <= 3 or w in self.words) for w in parts[1:])):
+        plain = len(parts) > 1 and all(re.fullmatch(r"[a-z]+", w) and (len(w) <= 3 or w in self.words)
+                                       for w in parts[1:])
+        if plain and re.fullmatch(r"[A-Z][a-z]+", parts[0]) and norm(term) not in self.about:
             return True  # "Earth-system models", "Mixture-of-experts": a capital and plain words, no name
+        if plain and re.fullmatch(r"[A-Z]{2,4}", parts[0]) and self.status(parts[0]) == "common":
+            return True  # "AI-agent platform": a term most abstracts use, then plain words (a title says "AI-Agent")
         return self.status(term) == "common"
 
     def _own_name(self, name: str) -> bool:
