@@ -66,6 +66,22 @@ def test_listed_papers_are_each_answered_and_a_name_in_passing_is_not_a_side(lex
     assert q.kind is Kind.SINGLE
 
 
+@pytest.mark.parametrize("question, criterion", [
+    ("Which benchmarks in the collection test speech models in Welsh?", "benchmarks test speech models in Welsh"),
+    ("What routing methods across the corpus use sparse experts?", "routing methods use sparse experts"),
+    ("Which federated frameworks are evaluated on both CIFAR-100 and FEMNIST?",
+     "federated frameworks evaluated on both CIFAR-100 and FEMNIST"),
+])
+def test_a_plural_asked_across_the_corpus_is_a_list(lex, question, criterion):
+    q = analyze(question, None, lex)
+    assert q.kind is Kind.LIST and q.criterion == criterion
+
+
+def test_a_plural_asked_of_a_named_paper_is_not_a_list(lex):
+    assert analyze("Which datasets are used by Kite?", None, lex).kind is Kind.SINGLE
+    assert analyze("Which tokens are pruned by Lumen?", None, lex).kind is Kind.SINGLE
+
+
 def test_list_criterion_has_named_parts(lex):
     q = analyze("Which papers report results on CIFAR-100 with a DeiT backbone?", None, lex)
     assert q.kind is Kind.LIST and set(q.parts) == {"CIFAR-100", "DeiT"}

@@ -76,7 +76,13 @@ LIST = re.compile(
     # ("What ablation studies does X run?", "Which method works best?" are not lists: papers/abstracts/articles only,
     # and not followed by an auxiliary)
     r"|^(?:which|what) (?!of\b|one\b|two\b)(?P<m8>(?:[\w\-]+ ){1,4}?)(?:papers|abstracts|articles)\b"
-    r"(?!\s+(?:does|do|did|is|are|was|were|can)\b)(?P<c8>.*?)\??$",
+    r"(?!\s+(?:does|do|did|is|are|was|were|can)\b)(?P<c8>.*?)\??$"
+    # "Which benchmarks in the collection evaluate X?": any plural asked across the corpus
+    r"|^(?:which|what) (?!of\b|one\b|two\b)(?P<m9>(?:[\w\-]+ ){0,4}?[\w\-]+s) (?:in|from|across) (?:the |this |our )?"
+    r"(?:collection|corpus|index|library|abstracts)\b(?P<c9>.*?)\??$"
+    # "Which memory frameworks are evaluated on X?": a plural subject of a passive, no paper named (question.py checks)
+    r"|^(?:which|what) (?!of\b|one\b|two\b|ones\b)(?P<m10>(?:[\w\-]+ ){0,4}?[\w\-]+s) (?:are|were|have been) "
+    r"(?P<c10>\w+ed\b.*?)\??$",
     re.I,
 )
 AUX = r"(?:does|do|did|is|are|was|were|has|have|had|can|could|would|should|will)"

@@ -222,8 +222,12 @@ def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation,
                   # "which ones ...?" of the last answer
                   or (terse == "c5" and conversation is not None and conversation.turns)):
         m = None
+    if m and m.group("m10") and (any(link.strong for link in links) or referents):
+        m = None  # "Which datasets are used by FedMerge?": asked of one paper
     if m:
-        crit = f"{m.group('m8')}{m.group('c8')}" if m.group("m8") else next((g for g in m.groups() if g), "")
+        lead = next((g for g in ("m8", "m9", "m10") if m.group(g)), "")
+        crit = (f"{m.group(lead)} {m.group('c' + lead[1:])}" if lead
+                else next((g for g in m.groups() if g), ""))
         crit = " ".join(crit.split())
         crit = re.sub(r"^(?:in the corpus |here )?(?:that |which |who |to |about |on |in |of )?", "", crit).strip(" ,?")
         return Kind.LIST, (), crit or q
