@@ -13,8 +13,8 @@ Data, all from ../shared/data (PAPERCHAT_SHARED_DATA overrides it):
   contribution sentence ("we propose ...") and the first findings sentence ("experiments show ...",
   "outperforms") split an abstract into problem / method / result, with the evaluation-setup sentence
   ("we evaluate on three benchmarks") as data and a link or release as result.
-* Never: SciFact, the held-out arXiv categories, the sentences of the coordinator's sample
-  (/work/roles/sentences.jsonl, read only to drop those sentences), the own dev abstracts.
+* Never: SciFact, the held-out arXiv categories, the sentences of an evaluation sample passed with
+  --exclude (the shipped weights excluded the held-out role sample's sentences), the own dev abstracts.
 
 Measured (printed, and stored in roles.json / roles.md with `--write`): the own dev set
 (eval/roles-dev.jsonl: 143 sentences of 20 tune-corpus abstracts, labelled by hand before any fitting,
@@ -49,7 +49,6 @@ from assistant.index.sentences import split_sentences  # noqa: E402
 
 SHARED = Path(os.environ.get("PAPERCHAT_SHARED_DATA") or ROOT.parent / "shared" / "data")
 CS = ("cs.CL", "cs.LG", "cs.AI", "cs.CV")
-HELD_OUT_SAMPLE = Path("/work/roles/sentences.jsonl")  # only to drop these sentences from training
 DEV = ROOT / "eval" / "roles-dev.jsonl"
 
 PUBMED_ROLE = [  # section label -> role, first match wins
@@ -269,11 +268,13 @@ def main() -> None:
     ap.add_argument("--lone", type=float, default=1.0, help="share of sentences also trained on alone")
     ap.add_argument("--rules", type=Path, help="the cue-rule roles.py to measure as 'before'")
     ap.add_argument("--write", action="store_true", help="write roles.json and roles.md beside roles.py")
+    ap.add_argument("--exclude", type=Path, help="a JSONL of {sentence} never to train on (an evaluation sample's "
+                    "sentences; the shipped weights excluded the held-out role sample this way)")
     args = ap.parse_args()
 
     held = set()
-    if HELD_OUT_SAMPLE.is_file():
-        held = {json.loads(line)["sentence"] for line in HELD_OUT_SAMPLE.read_text(encoding="utf-8").splitlines()}
+    if args.exclude:
+        held = {json.loads(line)["sentence"] for line in args.exclude.read_text(encoding="utf-8").splitlines()}
     pm = pubmedqa()
     rows = arxiv_rows()
     by_id = {f"arXiv:{r['id']}": sents(r["abstract"]) for r in rows}
@@ -298,7 +299,7 @@ def main() -> None:
                     cs_silver.append({"id": pid, "sentences": ss, "labels": lab, "source": "arxiv-silver"})
     train = [a for a in pm if a["split"] == "train" and a["id"] not in dev_ids] + cs_struct + cs_silver
     heldback = [a for a in pm if a["split"] == "heldback" and a["id"] not in dev_ids]
-    for a in train:  # the coordinator's sample: never trained on
+    for a in train:  # an evaluation sample's sentences (--exclude): never trained on
         a["labels"] = [None if s in held else y for s, y in zip(a["sentences"], a["labels"])]
 
     texts = [s for a in train + heldback + dev for s in a["sentences"]]
@@ -404,7 +405,7 @@ def card(t: dict) -> str:
               f"Trained {t['date']} on a {t['machine']} box (2 cores), Python {t['python']}, scikit-learn 1.9.1.",
               "Rebuild (deterministic; ~6 min of embedding on 2 cores, cached in --cache):", "",
               "    PAPERCHAT_SHARED_DATA=../shared/data nice -n 10 .venv/bin/python scripts/train_roles.py \\",
-              "        --rules OLD_ROLES_PY --write " + " ".join(
+              "        --rules OLD_ROLES_PY --exclude SAMPLE_SENTENCES.jsonl --write " + " ".join(
                   f"--{k.replace('_', '-')} {v}" for k, v in t["args"].items() if k in ("arxiv", "C", "trans",
                                                                                       "cs_weight", "lone")),
               "", "(--rules: the cue-rule roles.py of commit 210a9c1, `git show 210a9c1:assistant/answer/roles.py`,",
