@@ -80,6 +80,7 @@ def test_a_plural_asked_across_the_corpus_is_a_list(lex, question, criterion):
 def test_a_plural_asked_of_a_named_paper_is_not_a_list(lex):
     assert analyze("Which datasets are used by Kite?", None, lex).kind is Kind.SINGLE
     assert analyze("Which tokens are pruned by Lumen?", None, lex).kind is Kind.SINGLE
+    assert analyze("Which layers are pruned in the work on token pruning?", None, lex).kind is Kind.SINGLE
 
 
 def test_list_criterion_has_named_parts(lex):
