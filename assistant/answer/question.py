@@ -7,7 +7,8 @@
 - `sides`: for comparisons, the papers the question names (linked through the corpus lexicon, so
   "A vs B vs C", "what does A add on top of B", "which is faster, A or B", "what do A and B have in
   common" all find their sides), or the phrases around "and"/"vs" when a side is a description
-  ("clustering-based personalised FL") rather than a name.
+  ("clustering-based personalised FL") rather than a name (`sides.py`: where a comparison frame names its
+  sides, each coordinated phrase is one).
 - `topic`: the papers the question is about (named, or referred to by a follow-up); the answer's
   first citation comes from them.
 - `unlinked`: names in the subject position of the question ("How does R-CNN ...", "What does YOLOX
