@@ -57,7 +57,7 @@ def split_items(text: str) -> list[str]:
 
 def framed_sides(q: str, links: list[Link]) -> tuple[Side, ...]:
     """The sides of a comparison whose frame names them ("How does A differ from B", "A vs B: ...", "Which of
-    ..., A or B, ...?"): each coordinated phrase is a side, named when a strong link is in it, else described.
+    ..., A or B, ...?"): each coordinated phrase is a side, named when a strong link heads it, else described.
     A side never runs past its clause (":", ";", "?", " - "). () when no frame matches or a phrase is empty.
 
     >>> framed_sides("IADPSG screening vs the CIPT incentives: which is cheaper per QALY?", [])
