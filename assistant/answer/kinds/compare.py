@@ -38,7 +38,7 @@ class CompareWriter:
         if ctx.chat is None and rows:  # one side found ("SPP-net vs R-CNN?" without R-CNN): still its answer first
             said = _side_picks(prep, ctx, rows)
             overview = difference(marked, said, prep.names, prep.question.standalone, ctx.rw())  # the difference first
-        embed = ctx.scorer.vectors if getattr(ctx.scorer, "name", "") == EMBEDDER else None  # its cached vectors
+        embed = ctx.scorer.vectors if ctx.scorer.name == EMBEDDER else None  # the scorer's cached vectors
         table, used = role_table(marked, prep.names, skip=said, rw=ctx.rw(), embed=embed)  # columns by role
         for n, ids in said.items():
             used.setdefault(n, []).extend(ids)
