@@ -48,3 +48,14 @@ PAPERS = [
 @pytest.fixture
 def papers() -> list[Record]:
     return list(PAPERS)
+
+
+@pytest.fixture
+def debug_assistant(tmp_path: Path):
+    """(settings, assistant) over a temp store holding PAPERS (debug preset)."""
+    from assistant.answer.assistant import Assistant
+
+    settings = make_settings(tmp_path)
+    a = Assistant(settings)
+    a.index.add(PAPERS)
+    return settings, a

@@ -72,24 +72,12 @@ def test_eval_run_refuses_a_string_gold_before_asking_anything(tmp_path, capsys)
     assert not (tmp_path / "run" / "summary.json").exists()
 
 
-def test_run_eval_reports_unknown_kinds_in_its_notes(tmp_path, settings_and_assistant):
-    settings, a = settings_and_assistant
+def test_run_eval_reports_unknown_kinds_in_its_notes(tmp_path, debug_assistant):
+    settings, a = debug_assistant
     path = _file(tmp_path, {"id": "a", "kind": "factiod", "question": Q, "gold": []})
     summary = run_eval(path, tmp_path / "run", settings, assistant=a, progress=False, plots=False, retrieval_only=True)
     assert summary["warnings"] and "factiod" in summary["warnings"][0]
     assert any("factiod" in n for n in summary["notes"])
-
-
-@pytest.fixture
-def settings_and_assistant(tmp_path):
-    from conftest import PAPERS, make_settings
-
-    from assistant.answer.assistant import Assistant
-
-    settings = make_settings(tmp_path)
-    a = Assistant(settings)
-    a.index.add(PAPERS)
-    return settings, a
 
 
 # -- run files cut short ----------------------------------------------------------------------------------

@@ -47,16 +47,6 @@ def write_questions(path: Path, qs=QUESTIONS) -> Path:
     return path
 
 
-@pytest.fixture
-def debug_assistant(tmp_path):
-    from assistant.answer.assistant import Assistant
-
-    settings = make_settings(tmp_path)
-    a = Assistant(settings)
-    a.index.add(PAPERS)
-    return settings, a
-
-
 def test_run_eval_writes_results_summary_report_and_plots(tmp_path, debug_assistant):
     settings, a = debug_assistant
     qpath = write_questions(tmp_path / "q.jsonl")

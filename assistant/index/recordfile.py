@@ -23,8 +23,8 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from ..errors import RecordsLostError, StoreDamagedError, StoreError, StoreLockedError
@@ -177,22 +177,19 @@ class FileGuard:
                                  "rebuilds the records from the vector store and moves the damaged file aside.")
 
 
-    @contextmanager
-    def _reading(self) -> Iterator[sqlite3.Connection]:
+    def _reading(self) -> AbstractContextManager[sqlite3.Connection]:
         """The connection under the lock, for reads: the file checked now and then, SQLite errors translated."""
-        with self._lock:
-            self._guard_read()
-            try:
-                yield self._db
-            except sqlite3.Error as e:
-                raise self._translate(e, "read") from e
+        return self._using(self._guard_read, "read")
+
+    def _writing(self) -> AbstractContextManager[sqlite3.Connection]:
+        """The connection under the lock, for writes: refused once the file is gone or shrunk."""
+        return self._using(self._guard_write, "written")
 
     @contextmanager
-    def _writing(self) -> Iterator[sqlite3.Connection]:
-        """The connection under the lock, for writes: refused once the file is gone or shrunk."""
+    def _using(self, guard: Callable[[], None], doing: str) -> Iterator[sqlite3.Connection]:
         with self._lock:
-            self._guard_write()
+            guard()
             try:
                 yield self._db
             except sqlite3.Error as e:
-                raise self._translate(e, "written") from e
+                raise self._translate(e, doing) from e
