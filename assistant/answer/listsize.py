@@ -22,7 +22,7 @@ from .decide import ListFinding
 from .linker import norm
 from .state import Prepared
 from .support import SupportScorer, content_words
-from .topics import TopicWords
+from .topics import TopicWords, uses_distinctive
 
 LIST_SHOW = 30  # papers written out in a list answer
 LIST_POOL = 120  # papers retrieved for a list (the criterion is checked on each)
@@ -53,7 +53,7 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
         for h in candidates(p.hits, q.criterion):  # the first LIST_SHOW, then those using every criterion word
             if parts and not all(norm(x) in norm(h.text + " " + h.title) for x in parts):
                 continue
-            if rare and not any(any(r in norm(h.title + " " + h.text) for r in alt) for alt in rare):
+            if rare and not uses_distinctive(h, rare):
                 continue  # "protein language models": a paper on language models only does not qualify
             sents = [s.text for s in split_sentences(h.text)]
             row = scorer.matrix([q.criterion], sents)[0]

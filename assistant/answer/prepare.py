@@ -45,7 +45,7 @@ from .phrasing import DESCRIBED_PAPER, OWN_PAPER, PAPER_ON
 from .question import Ask, Kind, analyze
 from .state import Prepared
 from .support import SupportScorer, content_words
-from .topics import TopicWords
+from .topics import TopicWords, uses_distinctive
 
 LIST_MAX = LIST_SHOW  # papers a list answer writes out (listsize.py); LIST_POOL are retrieved and checked
 CALIBRATED_EMBEDDER = "all-MiniLM-L6-v2"  # the embeddings the dense-score settings were calibrated on
@@ -132,8 +132,7 @@ class Preparer:
         hits = self._search(text, DESCRIBED_POOL, filters)
         keys = self.topics.distinctive(text)
         if keys:
-            uses = [any(all(k in norm(f"{h.title} {h.text}") for k in alt) for alt in keys) for h in hits]
-            hits = [h for h, u in zip(hits, uses) if u] + [h for h, u in zip(hits, uses) if not u]
+            hits = sorted(hits, key=lambda h: not uses_distinctive(h, keys))  # stable: retrieval order within each
         return hits[:keep]
 
     # -- weigh: findings, then the one decision ------------------------------------------------

@@ -26,6 +26,12 @@ LIST_WORDS = frozenset("paper papers work works study studies abstract abstracts
                        "approach approaches model models collection corpus".split())
 
 
+def uses_distinctive(hit: Hit, keys: list[list[str]]) -> bool:
+    """The paper's label or abstract uses one of some alternative's distinctive words (`TopicWords.distinctive`)."""
+    text = norm(f"{hit.title} {hit.text}")
+    return any(any(k in text for k in alt) for alt in keys)
+
+
 def _names_topic(criterion: str) -> bool:
     """A short criterion without a clause names a topic ("protein language models"); a longer one, or one with a
     clause, describes it in the asker's words ("predict where on Earth a photo was taken").
