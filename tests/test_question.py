@@ -8,6 +8,7 @@ import pytest
 from assistant.answer.answerable import missing_detail
 from assistant.answer.conversation import Conversation
 from assistant.answer.linker import Lexicon
+from assistant.answer.phrasing import DESCRIBED_PAPER
 from assistant.answer.question import Kind, analyze
 from assistant.types import Turn
 
@@ -81,6 +82,12 @@ def test_a_plural_asked_of_a_named_paper_is_not_a_list(lex):
     assert analyze("Which datasets are used by Kite?", None, lex).kind is Kind.SINGLE
     assert analyze("Which tokens are pruned by Lumen?", None, lex).kind is Kind.SINGLE
     assert analyze("Which layers are pruned in the work on token pruning?", None, lex).kind is Kind.SINGLE
+    # a paper described by lower-case modifiers before "study"/"trial"/"paper"/"work", then "of ..." or the end
+    assert analyze("Which layers were pruned in the 4- vs 8-bit study of routing?", None, lex).kind is Kind.SINGLE
+    assert analyze("which tokens were kept in the sparse expert trial?", None, lex).kind is Kind.SINGLE
+    # not a description: a setting ("in the federated setting") or a named paper ("in the Kite paper")
+    assert analyze("Which papers report results in the federated trial setting?", None, lex).kind is Kind.LIST
+    assert not DESCRIBED_PAPER.search("What objectives are used in the Kite paper?")
 
 
 def test_list_criterion_has_named_parts(lex):
@@ -253,10 +260,29 @@ def test_is_there_a_paper_asks_for_one_and_are_there_papers_for_a_list(lex):
     # an asked noun phrase ends where its verb starts
     ("Which method says a sparse router can replace dense attention?", "method", False),
     ("names of the two benchmarks Orca introduces?", "benchmarks", False),
+    ("What is the name of the new speech corpus that Kite is evaluated on?", "new speech corpus", False),
+    # a fronted phrase ("In Kite, ...") is not the asked part; the asked noun phrase may have three words
+    ("In Kite, which specific open-source LLM scored highest?", "specific open-source LLM", False),
+    ("For the speech task, how many experts are used?", "experts", True),
 ])
 def test_terse_questions_ask_what_follows_the_dash(lex, question, asked, numeric):
     q = analyze(question, None, lex)
     assert (q.asked, q.numeric) == (asked, numeric)
+
+
+def test_the_items_behind_a_stated_count_are_asked_by_name(lex):
+    q = analyze("what are the 12 languages covered by Kite?", None, lex)
+    assert (q.asked, q.numeric, q.measure) == ("languages", False, "names")
+    q = analyze("list the three routing benchmarks of Orca", None, lex)
+    assert q.measure == "names" and not q.numeric
+    assert analyze("how many languages does Kite cover?", None, lex).measure == ""  # a count asked: a number answers
+
+
+def test_a_contracted_question_word_is_read_as_its_auxiliary(lex):
+    # "what's Mamba's ...": the name in subject position is found (and judged) as in "what is Mamba's ..."
+    q = analyze("what's Mamba's memory architecture?", None, lex)
+    assert ("Mamba", "missing") in q.unlinked and q.asked == "memory architecture"
+    assert analyze("what's Kite's router?", None, lex).topic == ("p-kite",)
 
 
 @pytest.mark.parametrize("question", [

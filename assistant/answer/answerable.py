@@ -22,6 +22,13 @@ Missing(why='The DiffMoE abstract reports no FID.', firm=True)
 Missing(why='The TitaNet abstract reports no batch size.', firm=False)
 >>> missing_detail(("SELMA",), (), "word error rate", False, "SELMA cuts the word error rate (WER) by 10%.") is None
 True
+>>> missing_detail(("Kite",), (), "clients and sessions", True, "Kite holds real client sessions.").firm
+True
+>>> missing_detail(("Kite",), (), "subscores", False, "The continence score of Kite was better.") is None
+True
+>>> missing_detail(("Kite",), (), "languages", False, "Kite covers 12 languages.", measure="names").why
+'The Kite abstract does not name the languages.'
+>>> missing_detail(("Kite",), (), "languages", False, "Kite covers Welsh, Irish and Breton languages.", measure="names")
 >>> missing_detail(("X",), (), "", True, "X is fast. It is simple.")
 Missing(why='The X abstract reports no figure for this.', firm=True)
 >>> missing_detail(("Kite",), (), "datasets", False, "We evaluate Kite on a variety of datasets.").why
@@ -92,7 +99,13 @@ VARIANTS = {
 GAP = 2
 
 
+_PREFIX = re.compile(r"^(?:sub|multi|pre|post|re|non|co|inter|intra|cross|self|semi|over|under)-?(?=[a-z]{4,})")
+
+
 def _has_word(word: str, text_low: str, stems: set[str], text: str = "") -> bool:
+    bare = _PREFIX.sub("", word.lower())
+    if bare != word.lower() and _has_word(bare, text_low, stems, text):
+        return True  # "subscores": a prefixed word is answered by its stem ("the continence score")
     s = stem(word)
     if s in ("dataset", "benchmark", "data") and EVALUATED_ON.search(text):
         return True  # "Experiments on CIFAR-10 ..." names its datasets
@@ -194,6 +207,11 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
     def close(words: list[str], where: str) -> bool:  # the part in other words
         return bool(similar and similar(" ".join(words), where) >= SOFT_MATCH)
 
+    if measure == "names" and parts:  # "what are the 12 languages covered by X?": the abstract must name them
+        head = parts[-1][-1].lower()
+        if not names_instance("", sents, topic_names, common, words=(head, stem(head))):
+            return Missing(f"{who} does not name the {phrase}.", True)
+        return None
     # "How long did it take to train X?", "How many millijoules per image?": a value of that kind
     if measure in MEASURES:
         if not any(MEASURES[measure][1].search(s) for s in sents):
@@ -213,6 +231,8 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
         # a value is asked for: some sentence must name the asked quantity (the phrase, in order) and give a figure
         pattern = _FRACTION if _FRACTION_ASK.search(asked) else None
         figure_in = (lambda s: pattern.search(s)) if pattern else (lambda s: has_figure(s, given))
+        if not any(figure_in(s) for s in sents):  # no figure anywhere: no wording difference can explain it
+            return Missing(f"{who} reports no figure for {phrase or 'this'}.", True)
         soft = False
         # "what accuracy does X reach on ScanObjectNN": the sentence that names the setting (or refers back to it)
         where = tuple(t for t in details if not (common and common(t)))  # not a description ("MoE-like")

@@ -44,6 +44,7 @@ def kind_asked(asked: str) -> str:
     return next((k for k in (last, stem(last), last[:-1] if last.endswith("s") else "") if k in NAMED_KINDS), "")
 
 
+_ENUMERATION = re.compile(r"\b[\w\-]+(?:\s+[\w\-]+)?,\s+[\w\-]+(?:\s+[\w\-]+)?,?\s+(?:and|or)\s+[\w\-]+")  # "a, b and c"
 NEAR = 8  # words between a named instance and the word for its kind ("a general LLM judge": no name near)
 _DEFINES = re.compile(r"((?:[\w\-]+\s+){1,6})\(([A-Z][A-Za-z0-9\-]{1,12})\)")
 
@@ -62,21 +63,24 @@ def _concepts(text: str) -> set[str]:
     return out
 
 
-def names_instance(kind: str, sents: list[str], exclude: tuple[str, ...], common: Common | None = None) -> bool:
-    """Some sentence that speaks of the kind ("experiments on", "dataset", "built upon") names one (a name:
-    not a word the corpus also writes in lower case, such as "Large Language Models", when `common` knows)."""
+def names_instance(kind: str, sents: list[str], exclude: tuple[str, ...], common: Common | None = None,
+                   words: tuple[str, ...] = ()) -> bool:
+    """Some sentence that speaks of the kind ("experiments on", "dataset", "built upon"; or of `words`)
+    names one (a name: not a word the corpus also writes in lower case, such as "Large Language Models", when
+    `common` knows) or lists several ("reasoning, coding and math tasks")."""
     skip = {norm(n) for n in exclude} | _concepts(" ".join(sents))
+    words = words or NAMED_KINDS[kind]
     for sent in sents:
         low = sent.lower()
-        cues = [m.start() for v in NAMED_KINDS[kind] for m in re.finditer(re.escape(v), low)]
+        cues = [m.start() for v in words for m in re.finditer(re.escape(v), low)]
         if kind in ("dataset", "benchmark", "corpus", "corpora"):
             cues += [m.end() for m in EVALUATED_ON.finditer(sent)]
         if not cues:
             continue
         names = [t for t in named_terms(sent, capitalised=True) if norm(t) not in skip and norm(t) not in GENERIC
                  and not any(norm(t) in k or k in norm(t) for k in skip if k) and not (common and common(t))]
-        for t in names:  # a name within NEAR words of where the sentence speaks of the kind
-            at = [m.start() for m in re.finditer(re.escape(t), sent)]
-            if any(len(sent[min(c, a):max(c, a)].split()) <= NEAR for c in cues for a in at):
-                return True
+        at = [m.start() for t in names for m in re.finditer(re.escape(t), sent)] + [
+            m.start() for m in _ENUMERATION.finditer(sent)]
+        if any(len(sent[min(c, a):max(c, a)].split()) <= NEAR for c in cues for a in at):
+            return True  # a name (or a list of items) within NEAR words of where the sentence speaks of the kind
     return False

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from .figures import CARDINAL
+
 # the words a question opens with, one list for every pattern ("What ...", "Does ...", "Could ...")
 WH = "how|what|which|why|when|where|who|whose"
 OPENER = rf"(?:{WH}|is|are|does|do|did|can|could|was|were)"
@@ -104,9 +106,10 @@ ASKED = re.compile(
     rf"gives?|performs?)\b|"
     rf"^(?:{PREP}\s+)?(?:what|which)\s+(?P<a>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)\s+{AUX}\b"
     rf"|^what\s+(?:is|are|was|were)\s+(?:the\s+)?(?:\S+?(?:'s|’s)\s+)(?P<b>[\w\-\s]+?)(?:\s+(?:on|in|for|of|with|at)\b.*)?\??$"
-    rf"|^(?:{PREP}\s+)?which\s+(?P<e>[\w\-^@.]+(?:\s+[\w\-^@.]+)??)\s+(?!{AUX}\b)[a-z]+(?:s|ed)\b"  # "Which LLM serves"
+    rf"|^(?:{PREP}\s+)?which\s+(?P<e>[\w\-^@.]+(?:\s+[\w\-^@.]+){{0,2}}?)\s+(?!{AUX}\b)[a-z]+(?:s|ed)\b"  # "Which LLM serves"
     rf"|^(?:{PREP}\s+)?how\s+(?:many|much)\s+(?P<c>(?:[\w\-^]+\s+){{0,3}}?[\w\-^]+)\s+{AUX}\b"
-    rf"|^(?:(?:what are |give me |list )?the\s+)?names?\s+of\s+(?:the\s+)?(?P<f>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)"
+    rf"|^(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?P<h>(?:{CARDINAL}|\d+)\s+(?:[\w\-]+\s+)?[\w\-]+s)\b"
+    rf"|^(?:(?:what (?:is|are|was|were) |give me |list |tell me )?the\s+)?names?\s+of\s+(?:the\s+)?(?P<f>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)"
     rf"(?=\s+(?:that|which|used|in|of|by|does|did|do|is|are)\b|\s+\S+\s+(?:uses?|introduces?|proposes?|evaluates?)\b|\s*\??$)",
     re.I,
 )
@@ -140,6 +143,11 @@ LEAD = re.compile(  # "<what it is about> - <what is asked>?": terse questions p
     rf"(?P<ask>(?:{OPENER}\b|#).*)$",
     re.I,
 )
+FRONTED = re.compile(  # "In ContractEval, which LLM ...?", "For the 7B model, how many ...": the asked part follows
+    rf"^(?:in|for|on|from|within|among|across|according to|compared (?:to|with)|regarding|besides|apart from)\s+"
+    rf"[^,?]{{1,80}},\s*(?={OPENER}\b)",
+    re.I,
+)
 NOT_NOUN = re.compile(  # where an asked noun phrase ends: "which method says a plain ViT can ..." asks for a method
     r"\s+(?:a|an|the|that|this|these|those|which|who|whose|to|it|they|says|uses|gives|shows|makes|lets|allows|enables|"
     r"combines|replaces|adds|keeps|takes|claims|argues|finds|predicts|generates|relies|learns|proposes|"
@@ -150,6 +158,9 @@ NOT_NOUN = re.compile(  # where an asked noun phrase ends: "which method says a 
 DESCRIBED_PAPER = re.compile(  # the question describes the paper it means: "In the work that re-annotates ..."
     r"\b(?:in|from|by|of|for)\s+the\s+(?:[\w\-]+\s+){0,3}?(?:work|paper|study|method|approach|framework|model)\s+"
     r"(?:that|which|where|whose|on|about|proposing|introducing)\b|^there (?:is|was|'s) (?:a|an|one)\b"
+    # "in the 5- vs 11-needle study of ...", "... in the randomized nurse-led trial?": lower-case modifiers
+    r"|\b(?:in|from|by|of|for)\s+the\s+(?-i:(?:[a-z0-9][\w\-]*\s+){1,4})(?:study|trial|paper|work)\b"
+    r"(?:\s+(?:of|in|with|among)\b|\s*[?.,]|\s*$)"
     r"|\bI (?:remember|recall)\b",
     re.I,
 )
@@ -164,6 +175,9 @@ MEASURE_ASKED = {
     "energy": re.compile(r"\b(?:milli|kilo)?joules?\b|\bm?J per\b|\bkWh\b|\bwatts?\b|\bhow much (?:energy|power)\b",
                          re.I),
     "memory": re.compile(r"\b(?:giga|mega|tera)bytes\b|\bin (?:GB|MB|GiB|MiB)\b|\bhow much (?:GPU )?memory\b", re.I),
+    # "what are the 12 languages ...?", "list the three tasks": the count is known, the items themselves are asked
+    "names": re.compile(rf"^(?:(?:what|which)\s+(?:is|are|was|were)\s+|(?:list|name|give me)\s+)the\s+"
+                        rf"(?:{CARDINAL}|\d+)\s+(?:[\w\-]+\s+)?[a-z][\w\-]*s\b", re.I),
 }
 # the topic a question names its paper by: "Is there a paper here on protein structure prediction?", "How does the
 # paper on speculative decoding choose ...": a short topic phrase (a long description is a paraphrase)

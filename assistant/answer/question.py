@@ -38,6 +38,7 @@ from .phrasing import (
     CUE,
     DESCRIBED_PAIR,
     DESCRIBED_PAPER,
+    FRONTED,
     LEAD,
     LIST,
     MEASURE_ASKED,
@@ -49,7 +50,7 @@ from .phrasing import (
     WEAK_CUE,
 )
 from .sides import Side, clean, coordinated, framed_sides, listed, side_in, with_described
-from .words import FUNCTION_WORDS
+from .words import FUNCTION_WORDS, expand_contractions
 
 
 class Kind(str, Enum):  # noqa: UP042 - StrEnum would turn str() and f"{kind}" from "Kind.LIST" into "list"
@@ -90,7 +91,8 @@ class Question:
 
 
 def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Question:
-    q = lexicon.restore_case(text.strip())  # "what fid does diffmoe reach?" reads as its capitalised form
+    # "what fid does diffmoe reach?" reads as its capitalised form; "what's X's ..." as "what is X's ..."
+    q = lexicon.restore_case(expand_contractions(text.strip()))
     own_links = lexicon.link(q)
     resolved = conversation.resolve(q) if conversation is not None and conversation.turns else None
     followup = bool(resolved and resolved.referents) and not (own_links and resolved.standalone == q)
@@ -147,7 +149,7 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
 def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False) -> Ask:
     """What one clause asks for: its noun phrase and whether a value is asked (a later clause may be a
     fragment: "..., and over how many benchmarks?")."""
-    c = clause.strip().rstrip("?").strip()
+    c = FRONTED.sub("", clause.strip().rstrip("?").strip())
     m = ASKED.match(c) or (ASKED_TAIL.match(c) if fragment else None)
     asked = NOT_NOUN.sub("", next((g for g in (m.groups() if m else ()) if g), "")).strip()
     bounded = bool(m and m.re is ASKED and (m.group("a") or m.group("c")))  # ends at its auxiliary ("which X did")
@@ -157,6 +159,8 @@ def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False) -> A
     if asked and norm(asked) in {norm(n) for n in topic_names}:
         asked = ""
     measure = next((m for m, rx in MEASURE_ASKED.items() if rx.search(c)), "")  # what kind of value the clause asks
+    if measure == "names":  # the items behind a count the question states: names, not a number, are asked
+        return Ask(asked, False, measure)
     return Ask(asked, bool(NUMERIC.search(c) or (asked and MEASURED.search(c)) or measure), measure)
 
 

@@ -14,6 +14,7 @@ scripts/common_words.py). A corpus whose papers are called "IT", "It", "ALL" or 
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -89,3 +90,17 @@ def is_word(token: str, acronym_ok: bool = False) -> bool:
     if low not in common_words():
         return False
     return not (acronym_ok and token.isupper() and len(token) >= 3)
+
+
+_CONTRACTION = re.compile(  # "what's", "who’s", "there's", "it's": a closed-class word and "is" (never "X's", a possessive)
+    r"\b(what|who|where|when|how|which|that|there|here|it|this)['’]s\b", re.I)
+
+
+def expand_contractions(text: str) -> str:
+    """"what's MrSteve's memory?" -> "what is MrSteve's memory?": the question patterns see the auxiliary.
+
+    >>> expand_contractions("what's MrSteve's memory, and where’s it used?")
+    "what is MrSteve's memory, and where is it used?"
+    """
+    return _CONTRACTION.sub(lambda m: m.group(1) + " is", text)
+
