@@ -48,6 +48,10 @@ def test_names_link_to_their_papers_in_order(lex):
     ("Which is faster, Orca or Lumen?", ["p-orca", "p-lumen"]),
     ("What do Kite and Orca have in common?", ["p-kite", "p-orca"]),
     ("How is sparsity used in Orca compared with Lumen?", ["p-orca", "p-lumen"]),
+    # "Compare how A and B each ...": the wh-word and the predicate after the last side are not sides
+    ("Compare how Kite and Orca each use sparse experts.", ["p-kite", "p-orca"]),
+    # "Both A and B <predicate>. What does each ...?": a comparison of the two
+    ("Both Kite and Lumen use sparse experts. What task does each tackle?", ["p-kite", "p-lumen"]),
 ])
 def test_comparisons_find_every_side(lex, question, sides):
     q = analyze(question, None, lex)

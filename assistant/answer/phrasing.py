@@ -16,6 +16,10 @@ from .figures import CARDINAL
 WH = "how|what|which|why|when|where|who|whose"
 OPENER = rf"(?:{WH}|is|are|does|do|did|can|could|was|were)"
 
+# where the last of a list of sides ends: the predicate that follows them ("... and the X paper all deal with ...")
+SIDES_END = (r"(?:all|both|each|are|is|was|were|do|does|did|have|has|deal|deals|use|uses|target|targets|address|"
+             r"addresses|tackle|tackles|propose|proposes|study|studies|share|differ|rely|relies|report|reports|"
+             r"combine|combines|apply|applies|train|trains|evaluate|evaluates)")
 COMPARE_RX = [
     re.compile(r"^(?:how|in what ways?) (?:does|do|is|are) (?P<a>.+?) (?:differ|different) (?:from|to|than)"
                r" (?P<b>.+?)\??$", re.I),
@@ -23,7 +27,11 @@ COMPARE_RX = [
                re.I),
     re.compile(r"^how (?:does|do) (?P<a>.+?) compare (?:to|with|against) (?P<b>.+?)\??$", re.I),
     re.compile(r"^(?:what (?:is|are) )?the differences? between (?P<a>.+?) and (?P<b>.+?)\??$", re.I),
-    re.compile(r"^compare (?P<a>.+?) (?:and|with|to|vs\.?|versus) (?P<b>.+?)\??$", re.I),
+    re.compile(r"^compare (?:(?:how|what|whether|why|where|which)\s+)?(?P<a>.+?) (?:and|with|to|vs\.?|versus) "
+               r"(?P<b>.+?)\??$", re.I),
+    # "Both the A paper and the B paper use thermal imagery. What task does each tackle?"
+    re.compile(rf"^both (?P<a>.+?) and (?P<b>.+?)\s+{SIDES_END}\b[^?]*?\b(?:each|both|they|their|respectively)\b"
+               r"[^?]*\??$", re.I),
     re.compile(r"^what (?:separates|distinguishes|differentiates|sets) (?P<a>.+?) (?:apart )?from (?P<b>.+?)"
                r"(?:\s+(?:in|on|when|for|regarding|with respect to)\b.*)?\??$", re.I),
     re.compile(r"^(?:do|does|did|are|is|were) (?P<a>.+?) and (?P<b>.+?) (?:\w+\s+){1,2}?(?:(?:in )?the same way|alike|"

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from .linker import Link, norm
-from .phrasing import COMPARE_RX, OPENER
+from .phrasing import COMPARE_RX, OPENER, SIDES_END
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class Side:
 
 MAX_SIDES = 4
 _ITEMS = re.compile(r"(\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|vs\.?|versus)\s+)", re.I)
-_CLAUSE_END = re.compile(r"\s*(?:[:;?]|\s[-\u2013\u2014]\s).*$", re.S)
+_CLAUSE_END = re.compile(r"\s*(?:[:;?]|\s[-\u2013\u2014]\s).*$|\s+(?:each|both|respectively)\b.*$", re.S | re.I)
 # an item that starts a new side: a determiner, a capitalised word or a name ("the B cohort", "Orca", "GPT-4o")
 _SIDE_START = re.compile(r"^(?:[Tt]he|[Aa]n?|[Oo]ne|[Bb]oth)\b|^[A-Z0-9]|^\S*[A-Z]")
 # "the follow-up of the A study": an attribute asked of the side, not part of it
@@ -106,9 +106,7 @@ def with_described(q: str, links: list[Link]) -> tuple[Side, ...]:
     run = re.split(r"[:?;]|\.\s", q[links[0].start:], maxsplit=1)[0]
     items = [i.strip() for i in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|vs\.?|versus)\s+", run) if i.strip()]
     if items:  # "... and the global-batch paper all deal with MoE": the last item ends where its verb begins
-        items[-1] = re.split(r"\s+(?:all|both|each|are|is|was|were|do|does|did|have|has|deal|deals|use|uses|target|"
-                             r"targets|address|addresses|tackle|tackles|propose|proposes|study|studies|share|"
-                             r"differ)\b", items[-1])[0]
+        items[-1] = re.split(rf"\s+{SIDES_END}\b", items[-1])[0]
     linked = {norm(link.name) for link in links}
     if not items or norm(items[0]) not in linked or not any(norm(i) in linked for i in items[1:]):
         return tuple(sides)  # the names are not one list
