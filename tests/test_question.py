@@ -312,6 +312,10 @@ def test_a_named_instance_must_stand_near_its_kind_and_not_be_the_papers_own_nam
     text = "Incomplete multi-view clustering (IMVC) is hard. We test Gavi on five benchmark IMVC datasets."
     assert missing_detail(("Gavi",), (), "datasets", False, text) is not None  # IMVC names the task, not a dataset
     assert missing_detail(("Gavi",), (), "datasets", False, "Experiments on the Kiritan dataset show gains.") is None
+    # a lower-case list near the kind's word is no named instance of it (only of the items behind a stated count)
+    text = "Gavi tunes LLMs and beats baselines in automatic, human, and expert evaluations."
+    assert missing_detail(("Gavi",), (), "base LLM", False, text) is not None
+    assert missing_detail(("Gavi",), (), "evaluations", False, text, measure="names") is None
 
 
 def test_a_bare_one_is_not_a_figure():

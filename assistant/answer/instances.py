@@ -67,9 +67,9 @@ def names_instance(kind: str, sents: list[str], exclude: tuple[str, ...], common
                    words: tuple[str, ...] = ()) -> bool:
     """Some sentence that speaks of the kind ("experiments on", "dataset", "built upon"; or of `words`)
     names one (a name: not a word the corpus also writes in lower case, such as "Large Language Models", when
-    `common` knows) or lists several ("reasoning, coding and math tasks")."""
+    `common` knows); for `words`, a list of several ("reasoning, coding and math tasks") also names them."""
     skip = {norm(n) for n in exclude} | _concepts(" ".join(sents))
-    words = words or NAMED_KINDS[kind]
+    own_words, words = bool(words), words or NAMED_KINDS[kind]
     for sent in sents:
         low = sent.lower()
         cues = [m.start() for v in words for m in re.finditer(re.escape(v), low)]
@@ -79,8 +79,9 @@ def names_instance(kind: str, sents: list[str], exclude: tuple[str, ...], common
             continue
         names = [t for t in named_terms(sent, capitalised=True) if norm(t) not in skip and norm(t) not in GENERIC
                  and not any(norm(t) in k or k in norm(t) for k in skip if k) and not (common and common(t))]
-        at = [m.start() for t in names for m in re.finditer(re.escape(t), sent)] + [
-            m.start() for m in _ENUMERATION.finditer(sent)]
+        at = [m.start() for t in names for m in re.finditer(re.escape(t), sent)]
+        if own_words:  # the items of a stated count ("the 12 languages") may be listed in lower case
+            at += [m.start() for m in _ENUMERATION.finditer(sent)]
         if any(len(sent[min(c, a):max(c, a)].split()) <= NEAR for c in cues for a in at):
             return True  # a name (or a list of items) within NEAR words of where the sentence speaks of the kind
     return False
