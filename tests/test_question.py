@@ -196,6 +196,21 @@ def test_asked_phrase_in_other_words_counts_only_with_a_close_span():
     assert missing_detail(("SELMA",), (), "batch size", False, text, similar=similar) is not None
 
 
+def test_the_one_about_x_is_that_paper_of_the_last_answer_and_one_paper_asked_is_no_list(lex):
+    conv = Conversation()
+    conv.add(Turn("Which papers use sparse experts?", focus=("p-kite", "p-orca", "p-lumen")),
+             {"p-kite": "Kite", "p-orca": "Orca", "p-lumen": "Lumen"},
+             {"p-kite": "Kite routes speech tokens to experts.", "p-orca": "Orca turns robot instructions into plans.",
+              "p-lumen": "Lumen prunes image tokens."})
+    got = conv.resolve("the one about robot instructions - what does it output?")
+    assert got.referents == ("p-orca",) and got.standalone == "Orca - what does Orca output?"
+    assert conv.resolve("the one about protein folding - what does it output?").referents != ("p-orca",)
+    conv = Conversation()
+    conv.add(Turn("What is Kite?", focus=("p-kite",)), {"p-kite": "Kite"})
+    q = analyze("What models did they fine-tune?", conv, lex)  # a plural asked of one paper: not a list
+    assert q.kind is Kind.SINGLE and q.topic == ("p-kite",)
+
+
 def test_former_and_latter_span_turns_and_an_elliptical_follow_up_keeps_the_question(lex):
     conv = Conversation()
     conv.add(Turn("What is Kite?", focus=("p-kite",)), {"p-kite": "Kite"})

@@ -193,7 +193,8 @@ class Assistant:
             if side.paper_ids and side.paper_ids[0] not in labels:
                 labels[side.paper_ids[0]] = side.text
         conversation.add(Turn(answer.question, answer.answer, q.standalone, () if answer.abstained else cited,
-                              () if answer.abstained and not prep.topic else focus), labels)
+                              () if answer.abstained and not prep.topic else focus), labels,
+                         {h.paper_id: f"{h.title} {h.text}" for h in prep.hits if h.paper_id in cited})
 
     def ask(self, question: str, conversation: Conversation | None = None, *, history: list[str] | None = None,
             **kw) -> Answer:

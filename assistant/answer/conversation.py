@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 
 from ..types import Turn
 from .figures import NUMBER_VALUES
-from .support import content_words
+from .support import STOP, content_words
 
 _ORD = {"first": 0, "former": 0, "second": 1, "latter": -1, "third": 2, "fourth": 3, "last": -1}
 _NUM = {**{w: NUMBER_VALUES[w] for w in ("two", "three", "four")}, "2": 2, "3": 3, "4": 4}
@@ -77,6 +77,11 @@ _ELLIPSIS = re.compile(
     r"^(?:and|what about|how about)"
     r"\s+(?P<prep>on|in|for|with|at|over|against|under|from|to)\s+(?P<obj>[^?]{1,60}?)\s*\??$", re.I)
 _HAS_NAME = re.compile(r"[A-Z]{2,}|[A-Z][a-z]+[A-Z]")
+# "the one about robot instructions - what does it ...?": one of the previous turn's papers, by what it is about
+_DESCRIBED_ONE = re.compile(
+    r"\bthe (?:one|paper|study|work|method|approach|article) (?:about|on|with|that|which|using|where|for) "
+    r"(?P<d>[^,;:?\-\u2013\u2014]{3,80}?)(?=\s*(?:[,;:?\-\u2013\u2014]|$))", re.I)
+_STEM = re.compile(r"[a-z][a-z0-9]{2,}")
 
 
 def join_names(names: list[str]) -> str:
@@ -93,15 +98,18 @@ class Resolved:
 class Conversation:
     turns: list[Turn] = field(default_factory=list)
     labels: dict[str, str] = field(default_factory=dict)  # paper_id -> short name shown in questions
+    texts: dict[str, str] = field(default_factory=dict)  # paper_id -> title and abstract ("the one about X")
 
-    def add(self, turn: Turn, labels: dict[str, str] | None = None) -> None:
+    def add(self, turn: Turn, labels: dict[str, str] | None = None, texts: dict[str, str] | None = None) -> None:
         self.turns.append(turn)
         for pid, name in (labels or {}).items():
             self.labels.setdefault(pid, name)  # the name first used for a paper stays its name
+        self.texts.update(texts or {})
 
     def clear(self) -> None:
         self.turns.clear()
         self.labels.clear()
+        self.texts.clear()
 
     @property
     def focus(self) -> list[str]:
@@ -140,6 +148,13 @@ class Conversation:
                 return Resolved(_sub(q, m, name([pool[i]])), (pool[i],))
             if len(ids) == 1 and not pair:  # "the second one" after "What are its three designs?": one of the paper's
                 return Resolved(f"{q} ({last.standalone_query or last.question})", tuple(ids))
+        m = _DESCRIBED_ONE.search(q)
+        pool = list(last.focus) if len(last.focus) >= 2 else list(last.paper_ids)
+        if m and len(pool) >= 2 and (best := self._described(m.group("d"), pool)):
+            rest = _PRONOUN.search(q, m.end())  # "the one about X - what does it ...": "it" is that paper too
+            if rest and rest.group(1) and rest.group(1).lower() in ("it", "its"):
+                q = _sub(q, rest, self.labels.get(best, best) + ("'s" if rest.group(1).lower() == "its" else ""))
+            return Resolved(_sub(q, m, self.labels.get(best, best)), (best,))
         m = _ALL.search(q)
         if m:
             return Resolved(_sub(q, m, name(ids)), tuple(ids))
@@ -166,6 +181,15 @@ class Conversation:
             return Resolved(f"{q} ({name(ids)})", tuple(ids))
         return Resolved(q)
 
+
+    def _described(self, description: str, pool: list[str]) -> str:
+        """The paper of `pool` whose title and abstract share the most words of `description` (5-letter
+        prefixes: "robot instructions" ~ "instruction-following robots"), or "" when none shares any."""
+        want = {w[:5] for w in _STEM.findall(description.lower()) if w not in STOP}
+        score = {p: len(want & {w[:5] for w in _STEM.findall(self.texts.get(p, self.labels.get(p, "")).lower())})
+                 for p in pool}
+        best = max(pool, key=lambda p: score[p])
+        return best if score[best] else ""
 
     def _named_in_turns(self, n: int) -> list[str]:
         """The last `n` papers the turns were about, in the order they were named ("What is A?", "And B?":

@@ -228,8 +228,9 @@ def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation,
                   # "which ones ...?" of the last answer
                   or (terse == "c5" and conversation is not None and conversation.turns)):
         m = None
-    if m and m.group("m10") and (any(link.strong for link in links) or referents or DESCRIBED_PAPER.search(q)):
-        m = None  # "Which datasets are used by FedMerge?", "... in the paper on X?": asked of one paper
+    if m and (len(referents) == 1 or (m.group("m10") and (any(link.strong for link in links) or referents
+                                                          or DESCRIBED_PAPER.search(q)))):
+        m = None  # "Which datasets are used by FedMerge?", "... in the paper on X?", "What models did they tune?"
     if m:
         lead = next((g for g in ("m8", "m9", "m10") if m.group(g)), "")
         crit = (f"{m.group(lead)} {m.group('c' + lead[1:])}" if lead
