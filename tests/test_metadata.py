@@ -33,9 +33,15 @@ def test_each_metadata_pattern_matches_its_example(field, pattern, example):
 
 @pytest.mark.parametrize("q", ["What do the authors propose in Prune&Comp?",
                                "How does FedMerge compare with the latest baselines?",
-                               "Which datasets does Prune&Comp use?"])
+                               "Which datasets does Prune&Comp use?",
+                               "and how old were its patients?"])  # their age is in the abstract, not the record
 def test_content_questions_are_not_metadata_questions(q):
     assert asks_metadata(q) == ()
+
+
+def test_how_old_asks_the_papers_year_only_of_the_paper():
+    assert asks_metadata("how old is FedMerge?") == ("year",)
+    assert asks_metadata("How old is the paper?") == ("year",)
 
 
 def test_authors_and_year_come_from_the_record_and_are_cited(make):

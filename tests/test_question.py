@@ -205,6 +205,8 @@ def test_the_one_about_x_is_that_paper_of_the_last_answer_and_one_paper_asked_is
     got = conv.resolve("the one about robot instructions - what does it output?")
     assert got.referents == ("p-orca",) and got.standalone == "Orca - what does Orca output?"
     assert conv.resolve("the one about protein folding - what does it output?").referents != ("p-orca",)
+    got = conv.resolve("the one pruning image-level tokens: how much faster is it?")  # "<verb>ing ...", hyphens inside
+    assert got.referents == ("p-lumen",) and got.standalone.startswith("Lumen: how much faster")
     conv = Conversation()
     conv.add(Turn("What is Kite?", focus=("p-kite",)), {"p-kite": "Kite"})
     q = analyze("What models did they fine-tune?", conv, lex)  # a plural asked of one paper: not a list

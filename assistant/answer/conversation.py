@@ -79,8 +79,8 @@ _ELLIPSIS = re.compile(
 _HAS_NAME = re.compile(r"[A-Z]{2,}|[A-Z][a-z]+[A-Z]")
 # "the one about robot instructions - what does it ...?": one of the previous turn's papers, by what it is about
 _DESCRIBED_ONE = re.compile(
-    r"\bthe (?:one|paper|study|work|method|approach|article) (?:about|on|with|that|which|using|where|for) "
-    r"(?P<d>[^,;:?\-\u2013\u2014]{3,80}?)(?=\s*(?:[,;:?\-\u2013\u2014]|$))", re.I)
+    r"\bthe (?:one|paper|study|work|method|approach|article) (?:about|on|with|that|which|where|for|[a-z]+ing) "
+    r"(?P<d>[^,;:?]{3,80}?)(?=\s*(?:[,;:?]|\s[-\u2013\u2014]+\s|$))", re.I)
 _STEM = re.compile(r"[a-z][a-z0-9]{2,}")
 
 
