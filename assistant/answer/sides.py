@@ -28,6 +28,7 @@ _ITEMS = re.compile(r"(\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|vs\.?|versus)\s+)",
 _CLAUSE_END = re.compile(r"\s*(?:[:;?]|\s[-\u2013\u2014]\s).*$|\s+(?:each|both|respectively)\b.*$", re.S | re.I)
 # an item that starts a new side: a determiner, a capitalised word or a name ("the B cohort", "Orca", "GPT-4o")
 _SIDE_START = re.compile(r"^(?:[Tt]he|[Aa]n?|[Oo]ne|[Bb]oth)\b|^[A-Z0-9]|^\S*[A-Z]")
+_QUOTED = re.compile(r"(?:(?<=\s)|^)(['\"\u201c\u2018])[^'\"\u201c\u201d\u2018\u2019\x00]{2,100}?['\"\u201d\u2019](?=[\s,.;:?]|$)")
 # "the follow-up of the A study": an attribute asked of the side, not part of it
 _ATTRIBUTE_OF = re.compile(r"^(?!(?:the|a|an)\s)[\w\-]+(?:\s+[\w\-]+){0,2}\s+(?:of|in|for)\s+(?=the\s)", re.I)
 
@@ -64,9 +65,13 @@ def framed_sides(q: str, links: list[Link]) -> tuple[Side, ...]:
     (Side(text='IADPSG screening', paper_ids=()), Side(text='CIPT incentives', paper_ids=()))
     >>> [s.text for s in framed_sides("Compare size and follow-up of the A study, the B cohort and the C trial.", [])]
     ['A study', 'B cohort', 'C trial']
+    >>> [s.text for s in framed_sides("How do the 'Fast vs. Exact Pricing' paper and Orca differ?", [])]
+    ["'Fast vs. Exact Pricing'", 'Orca']
     """
+    quoted = [m.group(0) for m in _QUOTED.finditer(q)]  # a quoted title is one piece, whatever it holds ("vs.")
+    masked = _QUOTED.sub(lambda m: f"\x00{quoted.index(m.group(0))}\x00", q)
     for rx in COMPARE_RX:
-        m = rx.match(q)
+        m = rx.match(masked)
         if not m:
             continue
         a, b = (_CLAUSE_END.sub("", m.group(g)) for g in ("a", "b"))
@@ -74,7 +79,7 @@ def framed_sides(q: str, links: list[Link]) -> tuple[Side, ...]:
         shaped = [i for i in items if _SIDE_START.match(i)]
         if len(items) > 2 and len(shaped) >= 2:  # "Compare cohort size and follow-up of the A, the B and the C"
             items = shaped
-        texts = [clean(i) for i in items]
+        texts = [re.sub(r"\x00(\d+)\x00", lambda t: quoted[int(t.group(1))], clean(i)) for i in items]
         if len(texts) < 2 or not all(texts):
             return ()
         return tuple(side_in(t, links) for t in texts[:MAX_SIDES])
