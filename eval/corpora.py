@@ -125,7 +125,8 @@ SPECS: dict[str, CorpusSpec] = {s.name: s for s in (
     CorpusSpec("pubmedqa", "tune", "PubMedQA PQA-L: 1,000 biomedical abstracts (structured contexts, no titles)",
                pubmedqa),
     CorpusSpec("arxiv-ai-ro", "tune", "400 arXiv abstracts, primary category cs.AI, cs.RO or cs.GT (AI, robotics, "
-               "game theory); added 2026-12-02 evening as a third tuning corpus", arxiv_slice(("cs.AI", "cs.RO", "cs.GT"), 400, "ai-ro")),
+               "game theory); added 2026-12-02 evening as a third tuning corpus",
+               arxiv_slice(("cs.AI", "cs.RO", "cs.GT"), 400, "ai-ro")),
     CorpusSpec("arxiv-gr-iv", "heldout", "400 arXiv abstracts, primary category cs.GR or eess.IV (graphics, imaging)",
                arxiv_slice(("cs.GR", "eess.IV"), 400, "gr-iv")),
     CorpusSpec("arxiv-it-ce", "heldout", "375 arXiv abstracts, primary cs.IT, cs.CE or cs.SD (information theory, "

@@ -35,7 +35,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from assistant.answer.linker import fold
+from assistant.answer.nameforms import fold
 
 RETRIEVAL_METRICS = ("recall@5", "recall@10", "mrr", "ndcg@10")
 ANSWER_METRICS = ("citation_precision", "citation_recall", "supported_sentences", "verified_sentences", "must_mention",

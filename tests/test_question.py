@@ -607,6 +607,18 @@ def test_a_defined_acronym_that_is_an_english_word_still_links_and_other_names_d
     assert lex.status("it") == lex.status("All") == "common" and lex.link("How does Sort order keys?") == []
 
 
+def test_an_acronym_the_corpus_also_writes_as_a_lower_case_word_links_only_as_written():
+    # "guide" is an ordinary word of this corpus; "we propose GUIDE (...)" still names a paper
+    guided = [(f"p-{i}", f"Paper {i}", f"We guide robot {i} with prompts that guide its planner.", False)
+              for i in range(5)] + [
+        ("p-guide", "Generative auto-bidding", "We propose GUIDE (Generative Unified Design Exploration), a bidder. "
+         "GUIDE raises ROI by 9%.", False)]
+    lex = Lexicon.build(guided)
+    assert [(k.name, k.paper_ids) for k in lex.link("What does GUIDE raise?")] == [("GUIDE", ("p-guide",))]
+    assert lex.link("How do they guide the planner?") == [] and lex.link("Guide me through the papers.") == []
+    assert lex.restore_case("how do they guide the planner?") == "how do they guide the planner?"
+
+
 def test_a_lower_case_question_is_understood_like_its_capitalised_form(lex):
     for capitalised in ("What word error rate does Orca reach on LibriSpeech?", "How does Lumen speed up DeiT?",
                         "Does Kite beat FedAvg on CIFAR-100?", "How do Kite and Orca differ?"):

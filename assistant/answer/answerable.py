@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from ..index.sentences import split_sentences
 from .figures import MEASURES, NUMBER_WORDS, figures_in, has_figure
 from .instances import EVALUATED_ON, WORD, Common, kind_asked, names_instance
-from .linker import named_terms
+from .nameforms import named_terms
 from .support import STOP, stem
 from .terms import following, has_term
 

@@ -36,8 +36,8 @@ from .events import Done, Event, Status
 from .evidence import ABSTAIN_SENTENCE
 from .kinds import WRITERS, Context
 from .kinds.metadata import MetadataWriter
-from .linker import norm
 from .models import ChatModel, get_chat_model
+from .nameforms import norm
 from .naming import followup_questions, real_name, short_name
 from .prepare import LexiconCache, Preparer
 from .prompts import load_prompt

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 
 from ..index.sentences import split_sentences
 from ..types import Hit
-from .linker import GENERIC, norm
+from .linker import GENERIC
+from .nameforms import norm
 from .support import _NAMED, SupportScorer, injected_sentences
 
 ABSTAIN_SENTENCE = "The indexed abstracts do not answer this question."

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .linker import GENERIC, named_terms, norm
+from .linker import GENERIC
+from .nameforms import named_terms, norm
 from .support import stem
 
 Common = Callable[[str], bool]  # is this capitalised term a common word or term of the corpus (not a name)?
@@ -44,7 +45,8 @@ def kind_asked(asked: str) -> str:
     return next((k for k in (last, stem(last), last[:-1] if last.endswith("s") else "") if k in NAMED_KINDS), "")
 
 
-_ENUMERATION = re.compile(r"\b[\w\-]+(?:\s+[\w\-]+)?,\s+[\w\-]+(?:\s+[\w\-]+)?,?\s+(?:and|or)\s+[\w\-]+")  # "a, b and c"
+# "a, b and c"
+_ENUMERATION = re.compile(r"\b[\w\-]+(?:\s+[\w\-]+)?,\s+[\w\-]+(?:\s+[\w\-]+)?,?\s+(?:and|or)\s+[\w\-]+")
 NEAR = 8  # words between a named instance and the word for its kind ("a general LLM judge": no name near)
 _DEFINES = re.compile(r"((?:[\w\-]+\s+){1,6})\(([A-Z][A-Za-z0-9\-]{1,12})\)")
 

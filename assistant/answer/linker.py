@@ -30,11 +30,11 @@ subject of more than `COMMON` papers (ImageNet, LLMs, Transformer) is a common t
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from .nameforms import NAMED, described, fold, inner_capitals, label_head, norm
 from .support import stem
 from .words import FUNCTION_WORDS, OWN_WORK, is_english, is_word
 
@@ -43,10 +43,6 @@ MAX_NGRAM = 6
 GENERIC = frozenset(
     "llm llms ai ml gnn gnns cnn cnns rl nlp fl moe vit vits gpu gpus sota api apis mlp mlps rnn rnns lstm "
     "gan gans vae qa nn dnn dnns cv iot".split()
-)
-_NAMED = re.compile(
-    r"(?<![\w^&-])(?:[A-Za-z][A-Za-z0-9-]*@\d+(?:\.\d+)?|[A-Z][A-Za-z0-9]*(?:[-&^][A-Za-z0-9]+)+|[A-Z]{2,}[A-Za-z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z0-9]*"
-    r"|[A-Za-z]+\d+[A-Za-z0-9]*)\+?(?![\w^&-])"
 )
 _DEFINED = re.compile(r"\(([A-Z][A-Za-z0-9\-&^]{1,20}\+?)\)")  # "... Byte Pair Encoding (BPE)"
 _OURS = re.compile(rf"{OWN_WORK}\b|\b(?:we|this (?:paper|work|study))\s+(?:call|name|term|dub|coin)\w*\b", re.I)
@@ -76,78 +72,6 @@ _PROPOSE = re.compile(
     r"|(?:^|\. )([A-Z][\w\-&^]*[A-Z0-9][\w\-&^]*),? (?:a|an) (?:\w+ ){0,3}?(?:method|model|approach|framework|"
     r"algorithm|network|benchmark)"
 )
-
-
-_LATEX_ACCENT = re.compile(r"""\{\\[\"'`^~=.]\s*([A-Za-z])\}|\\[\"'`^~=.]\s*\{?\s*([A-Za-z])\s*\}?"""
-                           r"""|\\[uvHc]\{([A-Za-z])\}""")
-
-
-def fold(text: str) -> str:
-    r"""Accents and LaTeX accent commands folded to plain letters.
-
-    >>> fold(r"T\'yr-the-Pruner, Týr, G{\"o}del and Schrödinger")
-    'Tyr-the-Pruner, Tyr, Godel and Schrodinger'
-    """
-    text = _LATEX_ACCENT.sub(lambda m: next(g for g in m.groups() if g), text)
-    if text.isascii():
-        return text
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-
-
-def norm(name: str) -> str:
-    """'GC-ViT' and 'GC ViT' -> 'gcvit'; a '+' is kept ('DeepLabv3+' is another model than 'DeepLabv3')."""
-    return re.sub(r"[^a-z0-9+]+", "", fold(name).lower())
-
-
-_CAPITAL = re.compile(r"\b[A-Z][a-z]{2,}[a-z0-9]*\b")
-
-
-def _inner_capitals(text: str, initial: bool = False) -> list[tuple[int, str]]:
-    """Capitalised words that are not capitalised for starting a sentence (unless `initial`)."""
-    out = []
-    for m in _CAPITAL.finditer(text):
-        before = text[: m.start()].rstrip()
-        if initial or (before and before[-1] not in ".!?:\"“("):
-            out.append((m.start(), m.group(0)))
-    return out
-
-
-def named_terms(text: str, capitalised: bool = False, initial: bool = False) -> list[str]:
-    """Acronyms, CamelCase, hyphenated-capital and letter-digit tokens, in order, without repeats; with
-    `capitalised`, also capitalised words inside a sentence ("Whisper", "Conformer").
-
-    >>> named_terms("What FID does DiffMoE reach on ImageNet-1K vs. R-CNN and GlobalCom^2?")
-    ['FID', 'DiffMoE', 'ImageNet-1K', 'R-CNN', 'GlobalCom^2']
-    >>> named_terms("Its Recall@50 and mAP@0.5?")
-    ['Recall@50', 'mAP@0.5']
-    >>> named_terms("How does Whisper compare with a Conformer?", capitalised=True)
-    ['Whisper', 'Conformer']
-    """
-    found = [(m.start(), m.group(0).rstrip("-")) for m in _NAMED.finditer(text)]
-    if capitalised:
-        found += _inner_capitals(text, initial)
-    return list(dict.fromkeys(t for _, t in sorted(found)))
-
-
-_DESCRIBING = re.compile(r"(?:ed|like|wise|free|aware|based|style|level|specific|agnostic|only|scale|sized|driven|"
-                         r"friendly|centric|oriented|efficient|intensive)")
-
-
-def _described(name: str, words) -> bool:
-    """'LLM-based', 'GPS-labelled', 'Transformer-like': a descriptive compound (its last part an adjective-like
-    word the corpus writes in lower case), not a name ('Q-networks' is one)."""
-    last = name.rsplit("-", 1)[-1] if "-" in name else ""
-    if not (last and last.islower() and last.isalpha() and _DESCRIBING.search(last)):
-        return False
-    return last in words or bool(_DESCRIBING.fullmatch(last)) or (last.endswith("ed") and len(last) > 4)  # "U-shaped"
-
-
-def label_head(label: str) -> str:
-    """'Prune&Comp: Free Lunch ...' -> 'Prune&Comp'; '' when the label has no short head."""
-    if ":" not in label:
-        return label.strip() if len(label.split()) <= 2 else ""
-    head = label.split(":")[0].strip()
-    return head if head and len(head.split()) <= 4 else ""
 
 
 _VERSIONED = re.compile(r"([a-z]{2,})(-\d+(?:\.\d+)?[a-z]?)")
@@ -183,6 +107,7 @@ class Lexicon:
     words: set[str] = field(default_factory=set)  # words the corpus writes in lower case
     texts: list[str] = field(default_factory=list, repr=False)  # each paper's label and abstract, normalised
     surface: dict[str, str] = field(default_factory=dict)  # key -> the corpus's spelling ("diffmoe" -> "DiffMoE")
+    acronym_words: set[str] = field(default_factory=set)  # names that are also common words: link only in capitals
 
     @cached_property
     def stems(self) -> frozenset[str]:
@@ -205,7 +130,7 @@ class Lexicon:
         spelled: dict[str, dict[str, int]] = {}  # key -> {surface: count}
         for pid, label, text, derived in papers:
             counts: dict[str, int] = {}
-            for t in [m.group(0) for m in _NAMED.finditer(f"{label}. {text}")] + [t for _, t in _inner_capitals(text)]:
+            for t in [m.group(0) for m in NAMED.finditer(f"{label}. {text}")] + [t for _, t in inner_capitals(text)]:
                 k = norm(t)
                 counts[k] = counts.get(k, 0) + 1
                 spelled.setdefault(k, {}).setdefault(t, 0)
@@ -215,7 +140,7 @@ class Lexicon:
             names = {}
             head = label_head(label)
             titled = all(w[:1].isupper() for w in head.split())
-            if head and ((derived and " " in head and not (_NAMED.search(head) or titled))
+            if head and ((derived and " " in head and not (NAMED.search(head) or titled))
                          or lower_df.get(head.lower(), 0) >= COMMON):
                 head = ""
             if head:
@@ -230,9 +155,9 @@ class Lexicon:
                     names.setdefault(got, 2)
                     if rx is not _DEFINED and norm(got) not in GENERIC:
                         coined.append(got)
-            for m in _NAMED.finditer(f"{label}. {text}"):
+            for m in NAMED.finditer(f"{label}. {text}"):
                 t = m.group(0)
-                if (counts.get(norm(t), 0) >= 2 or t in label) and not _described(t, lower_df):
+                if (counts.get(norm(t), 0) >= 2 or t in label) and not described(t, lower_df):
                     names.setdefault(t, 1)
             # An acronym the abstract defines for another's work and mentions at most twice is not this paper's
             # name: when the paper has its own ("similar to Squeeze-Excitation Network (SENet)" in GC's), or when
@@ -250,7 +175,7 @@ class Lexicon:
                 names[head] = 1  # "CLIP: ..." cut from "CLIP (...) has attracted attention", the paper proposing MM-LG
                 head = ""
             own = {norm(n) for n in names}
-            for m in _NAMED.finditer(text):  # "MIGA-Conv" in the MIGA abstract: a variant of its own name
+            for m in NAMED.finditer(text):  # "MIGA-Conv" in the MIGA abstract: a variant of its own name
                 t = m.group(0)
                 stem_name = re.split(r"[-&^]", t, maxsplit=1)[0]
                 if t != stem_name and norm(stem_name) in own and len(norm(stem_name)) >= 3:
@@ -258,7 +183,9 @@ class Lexicon:
             for name, strength in names.items():
                 k = norm(name)
                 if " " not in name and lower_df.get(name.lower(), 0) >= COMMON:
-                    continue  # "Global", "Transformers": words the corpus writes in lower case
+                    if not (strength >= 2 and name.isupper()):
+                        continue  # "Global", "Transformers": words the corpus writes in lower case
+                    lx.acronym_words.add(k)  # "we propose GUIDE (...)": a name only where written in capitals
                 if all(is_word(w, acronym_ok=strength >= 2) for w in re.findall(r"[A-Za-z0-9]+", name)):
                     continue  # "It", "ALL", "Sort": an English word is no paper's name, whatever its case
                 spelled.setdefault(k, {}).setdefault(name, 0)
@@ -343,9 +270,9 @@ class Lexicon:
         """A common term ("Transformer", "ImageNet") or a capitalised word the corpus writes in lower case too
         ("Large Language Models"): not a name."""
         words = re.findall(r"[A-Za-z0-9]+", term)
-        if words and all(w.lower() in self.words for w in words) and not _NAMED.fullmatch(term):
+        if words and all(w.lower() in self.words for w in words) and not NAMED.fullmatch(term):
             return True
-        if _described(term, self.words):
+        if described(term, self.words):
             return True  # "LLM-based", "GPS-labelled": a description
         parts = term.split("-")
         plain = len(parts) > 1 and all(re.fullmatch(r"[a-z]+", w) and (len(w) <= 3 or w in self.words)
@@ -393,7 +320,7 @@ class Lexicon:
                 english = re.findall(r"[A-Za-z0-9]+", surface)
                 if all(is_word(w, acronym_ok=True) for w in english):
                     continue  # "it", "The", "ALL": never a name, whatever its case
-                papers = self.papers_about(surface)
+                papers = self.papers_about(surface) if k not in self.acronym_words or surface.isupper() else ()
                 if papers:
                     strong = self.about[norm(surface)][papers[0]] >= 2
                     if not strong and all(is_word(w) for w in english):

@@ -19,7 +19,7 @@ from __future__ import annotations
 from ..index.sentences import split_sentences
 from ..types import Hit
 from .decide import ListFinding
-from .linker import norm
+from .nameforms import norm
 from .state import Prepared
 from .support import SupportScorer, content_words
 from .topics import TopicWords, uses_distinctive

@@ -114,10 +114,12 @@ ASKED = re.compile(
     rf"gives?|performs?)\b|"
     rf"^(?:{PREP}\s+)?(?:what|which)\s+(?P<a>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)\s+{AUX}\b"
     rf"|^what\s+(?:is|are|was|were)\s+(?:the\s+)?(?:\S+?(?:'s|’s)\s+)(?P<b>[\w\-\s]+?)(?:\s+(?:on|in|for|of|with|at)\b.*)?\??$"
-    rf"|^(?:{PREP}\s+)?which\s+(?P<e>[\w\-^@.]+(?:\s+[\w\-^@.]+){{0,2}}?)\s+(?!{AUX}\b)[a-z]+(?:s|ed)\b"  # "Which LLM serves"
+    # "Which LLM serves"
+    rf"|^(?:{PREP}\s+)?which\s+(?P<e>[\w\-^@.]+(?:\s+[\w\-^@.]+){{0,2}}?)\s+(?!{AUX}\b)[a-z]+(?:s|ed)\b"
     rf"|^(?:{PREP}\s+)?how\s+(?:many|much)\s+(?P<c>(?:[\w\-^]+\s+){{0,3}}?[\w\-^]+)\s+{AUX}\b"
     rf"|^(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?P<h>(?:{CARDINAL}|\d+)\s+(?:[\w\-]+\s+)?[\w\-]+s)\b"
-    rf"|^(?:(?:what (?:is|are|was|were) |give me |list |tell me )?the\s+)?names?\s+of\s+(?:the\s+)?(?P<f>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)"
+    rf"|^(?:(?:what (?:is|are|was|were) |give me |list |tell me )?the\s+)?names?\s+of\s+(?:the\s+)?"
+    rf"(?P<f>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)"
     rf"(?=\s+(?:that|which|used|in|of|by|does|did|do|is|are)\b|\s+\S+\s+(?:uses?|introduces?|proposes?|evaluates?)\b|\s*\??$)",
     re.I,
 )

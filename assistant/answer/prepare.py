@@ -37,9 +37,10 @@ from .decide import (
     decide,
 )
 from .evidence import ABSTAIN_SENTENCE, PASSING_MARGIN, effective_threshold, gather_evidence, weak_evidence
-from .linker import Lexicon, named_terms, norm
+from .linker import Lexicon
 from .listsize import LIST_POOL, LIST_SHOW, weigh_list
 from .metadata_asked import asks_metadata, on_topic
+from .nameforms import named_terms, norm
 from .naming import names_for
 from .phrasing import DESCRIBED_PAPER, OWN_PAPER, PAPER_ON
 from .question import Ask, Kind, analyze

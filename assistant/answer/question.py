@@ -30,7 +30,8 @@ from enum import Enum
 
 from .conversation import Conversation
 from .figures import CARDINAL
-from .linker import Lexicon, Link, named_terms, norm
+from .linker import Lexicon, Link
+from .nameforms import named_terms, norm
 from .phrasing import (
     ASKED,
     ASKED_TAIL,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from .linker import named_terms, norm
+from .nameforms import named_terms, norm
 
 
 def has_term(term: str, text: str) -> bool:

@@ -9,7 +9,7 @@ import re
 
 from ..types import Hit
 from .answerable import SOFT_MATCH
-from .linker import norm
+from .nameforms import norm
 from .support import STOP, SupportScorer, stem
 from .words import is_word
 

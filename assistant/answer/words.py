@@ -92,7 +92,8 @@ def is_word(token: str, acronym_ok: bool = False) -> bool:
     return not (acronym_ok and token.isupper() and len(token) >= 3)
 
 
-_CONTRACTION = re.compile(  # "what's", "who’s", "there's", "it's": a closed-class word and "is" (never "X's", a possessive)
+# "what's", "who’s", "there's", "it's": a closed-class word and "is" (never "X's", a possessive)
+_CONTRACTION = re.compile(
     r"\b(what|who|where|when|how|which|that|there|here|it|this)['’]s\b", re.I)
 
 

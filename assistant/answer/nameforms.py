@@ -1,0 +1,86 @@
+"""How names are written: accents and LaTeX accents folded (`fold`), the key names are matched on (`norm`),
+the named terms of a text (acronyms, CamelCase, hyphenated capitals, letter-digit tokens; `named_terms`), a
+label's short head (`label_head`) and descriptive compounds that are not names ("LLM-based"; `described`).
+Text only: what the corpus says about a name is `linker.Lexicon`'s job.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+NAMED = re.compile(
+    r"(?<![\w^&-])(?:[A-Za-z][A-Za-z0-9-]*@\d+(?:\.\d+)?|[A-Z][A-Za-z0-9]*(?:[-&^][A-Za-z0-9]+)+|[A-Z]{2,}[A-Za-z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z0-9]*"
+    r"|[A-Za-z]+\d+[A-Za-z0-9]*)\+?(?![\w^&-])"
+)
+
+_LATEX_ACCENT = re.compile(r"""\{\\[\"'`^~=.]\s*([A-Za-z])\}|\\[\"'`^~=.]\s*\{?\s*([A-Za-z])\s*\}?"""
+                           r"""|\\[uvHc]\{([A-Za-z])\}""")
+
+
+def fold(text: str) -> str:
+    r"""Accents and LaTeX accent commands folded to plain letters.
+
+    >>> fold(r"T\'yr-the-Pruner, Týr, G{\"o}del and Schrödinger")
+    'Tyr-the-Pruner, Tyr, Godel and Schrodinger'
+    """
+    text = _LATEX_ACCENT.sub(lambda m: next(g for g in m.groups() if g), text)
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+def norm(name: str) -> str:
+    """'GC-ViT' and 'GC ViT' -> 'gcvit'; a '+' is kept ('DeepLabv3+' is another model than 'DeepLabv3')."""
+    return re.sub(r"[^a-z0-9+]+", "", fold(name).lower())
+
+
+_CAPITAL = re.compile(r"\b[A-Z][a-z]{2,}[a-z0-9]*\b")
+
+
+def inner_capitals(text: str, initial: bool = False) -> list[tuple[int, str]]:
+    """Capitalised words that are not capitalised for starting a sentence (unless `initial`)."""
+    out = []
+    for m in _CAPITAL.finditer(text):
+        before = text[: m.start()].rstrip()
+        if initial or (before and before[-1] not in ".!?:\"“("):
+            out.append((m.start(), m.group(0)))
+    return out
+
+
+def named_terms(text: str, capitalised: bool = False, initial: bool = False) -> list[str]:
+    """Acronyms, CamelCase, hyphenated-capital and letter-digit tokens, in order, without repeats; with
+    `capitalised`, also capitalised words inside a sentence ("Whisper", "Conformer").
+
+    >>> named_terms("What FID does DiffMoE reach on ImageNet-1K vs. R-CNN and GlobalCom^2?")
+    ['FID', 'DiffMoE', 'ImageNet-1K', 'R-CNN', 'GlobalCom^2']
+    >>> named_terms("Its Recall@50 and mAP@0.5?")
+    ['Recall@50', 'mAP@0.5']
+    >>> named_terms("How does Whisper compare with a Conformer?", capitalised=True)
+    ['Whisper', 'Conformer']
+    """
+    found = [(m.start(), m.group(0).rstrip("-")) for m in NAMED.finditer(text)]
+    if capitalised:
+        found += inner_capitals(text, initial)
+    return list(dict.fromkeys(t for _, t in sorted(found)))
+
+
+_DESCRIBING = re.compile(r"(?:ed|like|wise|free|aware|based|style|level|specific|agnostic|only|scale|sized|driven|"
+                         r"friendly|centric|oriented|efficient|intensive)")
+
+
+def described(name: str, words) -> bool:
+    """'LLM-based', 'GPS-labelled', 'Transformer-like': a descriptive compound (its last part an adjective-like
+    word the corpus writes in lower case), not a name ('Q-networks' is one)."""
+    last = name.rsplit("-", 1)[-1] if "-" in name else ""
+    if not (last and last.islower() and last.isalpha() and _DESCRIBING.search(last)):
+        return False
+    return last in words or bool(_DESCRIBING.fullmatch(last)) or (last.endswith("ed") and len(last) > 4)  # "U-shaped"
+
+
+def label_head(label: str) -> str:
+    """'Prune&Comp: Free Lunch ...' -> 'Prune&Comp'; '' when the label has no short head."""
+    if ":" not in label:
+        return label.strip() if len(label.split()) <= 2 else ""
+    head = label.split(":")[0].strip()
+    return head if head and len(head.split()) <= 4 else ""
