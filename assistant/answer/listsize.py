@@ -16,6 +16,8 @@ full of matches, and says how many are shown; every match is cited, so a front e
 
 from __future__ import annotations
 
+import re
+
 from ..index.sentences import split_sentences
 from ..types import Hit
 from .decide import ListFinding
@@ -41,12 +43,36 @@ def list_header(found: int, show: int, criterion: str, complete: bool) -> str:
     return f"{count} in the indexed abstracts match “{criterion}”{tail}:"
 
 
+_TITLED = re.compile(r"(?<![.?!]\s)(?<!^)\b[A-Z][a-z]+(?:[\s\-]+[A-Z][a-z]+){1,3}\b")
+
+
+def proper_phrases(criterion: str, texts: list[str]) -> tuple[str, ...]:
+    """Capitalised phrases of a criterion that the retrieved abstracts write capitalised at least as often as in
+    lower case: a method's proper name ("Decision Transformer", "Monte Carlo Tree Search"), which a listed paper
+    must write, unlike a capitalised common phrase ("Large Language Models").
+
+    >>> proper_phrases("work with the Decision Transformer", ["The Decision Transformer (DT) predicts actions."])
+    ('Decision Transformer',)
+    >>> proper_phrases("use Large Language Models", ["Large language models are everywhere.", "LLMs are large."])
+    ()
+    """
+    out = []
+    for m in _TITLED.finditer(criterion):
+        phrase = m.group(0)
+        upper = sum(t.count(phrase) for t in texts)
+        lower = sum(t.lower().count(phrase.lower()) for t in texts) - upper
+        if upper and upper >= lower:
+            out.append(phrase)
+    return tuple(out)
+
+
 def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: float, calibrated: bool) -> ListFinding:
     """The papers that meet a list's criterion (into `p.rows`, listed papers first in `p.hits`): every named part
     in the abstract, one of the criterion's distinctive words, and a sentence matching the criterion at `bar` or
     above. A word of the criterion no abstract uses (off the corpus's topics) is a part."""
     q = p.question
     parts = q.parts + topics.absent_words(q.criterion, p.hits, calibrated)  # "anything on protein structure ...?"
+    parts += tuple(x for x in proper_phrases(q.criterion, [f"{h.title} {h.text}" for h in p.hits]) if not any(norm(x) in norm(y) for y in parts))
     unmatched = tuple(x for x in parts if not any(norm(x) in norm(h.text + " " + h.title) for h in p.hits))
     rare = topics.distinctive(q.criterion)  # one list per alternative ("X or Y"): [] where one needs no word
     if not unmatched:
