@@ -72,7 +72,8 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
     above. A word of the criterion no abstract uses (off the corpus's topics) is a part."""
     q = p.question
     parts = q.parts + topics.absent_words(q.criterion, p.hits, calibrated)  # "anything on protein structure ...?"
-    parts += tuple(x for x in proper_phrases(q.criterion, [f"{h.title} {h.text}" for h in p.hits]) if not any(norm(x) in norm(y) for y in parts))
+    proper = proper_phrases(q.criterion, [f"{h.title} {h.text}" for h in p.hits])  # "the Decision Transformer"
+    parts += tuple(x for x in proper if not any(norm(x) in norm(y) for y in parts))
     unmatched = tuple(x for x in parts if not any(norm(x) in norm(h.text + " " + h.title) for h in p.hits))
     rare = topics.distinctive(q.criterion)  # one list per alternative ("X or Y"): [] where one needs no word
     if not unmatched:
