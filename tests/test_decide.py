@@ -123,3 +123,15 @@ def test_a_metadata_question_is_answered_from_the_records_where_the_abstract_can
     assert off.rule == "evidence.weak"
     plain = decide(Findings(kind="answer", evidence=weak))
     assert plain.rule == "evidence.weak"
+
+
+def test_a_yes_no_question_is_no_near_miss():
+    # "Is the Hawkins sign able to predict necrosis?": whether a finding holds; the name is its context
+    d = decide(Findings("answer", evidence=GOOD,
+                        names=NameFinding(unlinked=(("Hawkins", "passing"),), content_words=6, yes_no=True)))
+    assert d.verdict == "answer"
+    assert (d.trace[0].rule, d.trace[0].verdict) == ("near_miss.yes_no", "pass")
+    # the same name asked about in a wh-question is a near-miss
+    wh = NameFinding(unlinked=(("Hawkins", "passing"),), content_words=6)
+    assert _rule(Findings("answer", evidence=GOOD, names=wh)) == ("abstain", "near_miss.passing")
+

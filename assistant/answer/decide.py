@@ -40,6 +40,8 @@ RULES = MappingProxyType({
     "name.only_discussed": "the question asks for a named method's own paper and no abstract is about the name",
     "near_miss.passing": "the question's subject is a name the corpus only mentions in passing",
     "near_miss.missing": "the question's subject is a name no abstract mentions",
+    "near_miss.yes_no": "a yes/no question ('Is the Hawkins sign able to predict ...?') asks whether a finding "
+                        "holds: a name no paper is about is its context, not a paper asked for (no near-miss)",
     "topic.absent": "'is there a paper on X?' where a word of X is used by no abstract and no chunk is close",
     "detail.missing": "the main thing asked is not in the topic paper's abstract",
     "detail.partial": "a further part asked is not in the abstract: answer the rest and say which",
@@ -73,6 +75,7 @@ class NameFinding:
     own_paper_asked: bool = False  # "according to the X paper", "its own paper"
     describes_paper: bool = False  # "in the work that re-annotates ...": the question describes its paper
     content_words: int = 0
+    yes_no: bool = False  # "Is/Does/Did ...?": whether a finding holds ("Did Chile's traffic law reform ...?")
 
 
 @dataclass(frozen=True)
@@ -243,7 +246,12 @@ def _single(t: _Trace, f: Findings) -> Decision:
     if n.topic_names and not n.strong and not n.followup and n.own_paper_asked:
         return t.abstain("name.only_discussed", f"{n.topic_names[0]}: linked by repetition only, its own paper asked",
                          f"No indexed abstract is about {n.topic_names[0]}; it is only discussed in others.")
-    if n.unlinked and not n.placed and not n.strong and not n.describes_paper and n.content_words <= NEAR_MISS_WORDS:
+    near_miss = n.unlinked and not n.placed and not n.strong and not n.describes_paper
+    if near_miss and n.yes_no:
+        term, status = n.unlinked[0]
+        t.add("near_miss.yes_no", PASS, f"subject {term!r} is {status}, but a yes/no question asks whether a finding "
+                                        "holds: the evidence decides")
+    elif near_miss and n.content_words <= NEAR_MISS_WORDS:
         term, status = n.unlinked[0]
         rule = "near_miss.passing" if status == "passing" else "near_miss.missing"
         why = (f"No indexed abstract is about {term}; it is only mentioned in passing." if status == "passing"

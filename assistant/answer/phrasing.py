@@ -191,6 +191,8 @@ MEASURE_ASKED = {
 }
 # the topic a question names its paper by: "Is there a paper here on protein structure prediction?", "How does the
 # paper on speculative decoding choose ...": a short topic phrase (a long description is a paraphrase)
+# "Is/Does/Did/Can ...?": a yes/no question, whether a finding holds
+YES_NO = re.compile(r"^(?:is|are|was|were|does|do|did|can|could|has|have|had|will|would|should|may|might)\b", re.I)
 PAPER_ON = re.compile(
     r"\b(?:is there|are there|any)\s+(?:a |an |any )?(?:paper|work|study|research|article)s?"
     r"(?:\s+(?:here|in the corpus))?"

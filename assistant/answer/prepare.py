@@ -42,7 +42,7 @@ from .listsize import LIST_POOL, LIST_SHOW, weigh_list
 from .metadata_asked import asks_metadata, on_topic
 from .nameforms import named_terms, norm
 from .naming import names_for
-from .phrasing import DESCRIBED_PAPER, OWN_PAPER, PAPER_ON
+from .phrasing import DESCRIBED_PAPER, OWN_PAPER, PAPER_ON, YES_NO
 from .question import Ask, Kind, analyze
 from .state import Prepared
 from .support import SupportScorer, content_words
@@ -166,7 +166,7 @@ class Preparer:
             unconfirmed=tuple(n for n in q.topic_names if n not in p.topic_names),
             unlinked=q.unlinked, placed=q.topic_placed, strong=bool(q.topic_strong), followup=q.followup,
             own_paper_asked=bool(OWN_PAPER.search(q.standalone)),
-            describes_paper=bool(DESCRIBED_PAPER.search(q.standalone)),
+            describes_paper=bool(DESCRIBED_PAPER.search(q.standalone)), yes_no=bool(YES_NO.match(q.standalone)),
             content_words=len(content_words(q.standalone)))
         f = Findings("answer", names=names)
         on = PAPER_ON.search(q.standalone) if not p.topic else None
