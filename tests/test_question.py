@@ -619,6 +619,19 @@ def test_an_acronym_the_corpus_also_writes_as_a_lower_case_word_links_only_as_wr
     assert lex.restore_case("how do they guide the planner?") == "how do they guide the planner?"
 
 
+def test_a_question_naming_two_things_is_about_the_paper_that_mentions_both():
+    lex = Lexicon.build([
+        ("p-a", "", "We measure vascular endothelial growth factor (VEGF) in polyps. VEGF rises with age.", False),
+        ("p-b", "", "Tumour VEGF expression was scored in pT3 carcinoma. VEGF predicted survival in pT3 cases.", False),
+        ("p-pan", "", "Polyarteritis nodosa (PAN) is rare. We ask whether PAN remits.", False)])
+    q = analyze("Is VEGF associated with survival in pT3 carcinoma?", None, lex)
+    assert q.topic == ("p-b",)  # not p-a, which defines VEGF but never mentions pT3
+    assert analyze("Does VEGF rise with age?", None, lex).topic == ("p-a",)
+    # an acronym that is an English word names its paper only in capitals
+    assert lex.link("Is Pan Masala harmful?") == []
+    assert [k.paper_ids for k in lex.link("Does PAN remit?")] == [("p-pan",)]
+
+
 def test_a_lower_case_question_is_understood_like_its_capitalised_form(lex):
     for capitalised in ("What word error rate does Orca reach on LibriSpeech?", "How does Lumen speed up DeiT?",
                         "Does Kite beat FedAvg on CIFAR-100?", "How do Kite and Orca differ?"):

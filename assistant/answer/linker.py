@@ -186,6 +186,8 @@ class Lexicon:
                     if not (strength >= 2 and name.isupper()):
                         continue  # "Global", "Transformers": words the corpus writes in lower case
                     lx.acronym_words.add(k)  # "we propose GUIDE (...)": a name only where written in capitals
+                elif name.isupper() and len(name) >= 3 and is_english(name.lower()):
+                    lx.acronym_words.add(k)  # "polyarteritis nodosa (PAN)" is no "Pan Masala"
                 if all(is_word(w, acronym_ok=strength >= 2) for w in re.findall(r"[A-Za-z0-9]+", name)):
                     continue  # "It", "ALL", "Sort": an English word is no paper's name, whatever its case
                 spelled.setdefault(k, {}).setdefault(name, 0)
@@ -301,6 +303,15 @@ class Lexicon:
 
     def mentioned_in(self, term: str) -> set[str]:
         return set(self.mentions.get(norm(term), {}))
+
+    def holding(self, links: list[Link], terms: list[str]) -> str:
+        """Of the papers `links` could mean, the only one whose abstract mentions every name of the question
+        (`terms`): "VEGF ... in pT3 renal cell carcinoma" is the paper on both, not another that defines VEGF;
+        "HIV/STD control in Jamaica" the STD paper set in Jamaica. "" when none or several do."""
+        cands = list(dict.fromkeys(pid for link in links for pid in link.paper_ids))
+        names = list(dict.fromkeys([link.name for link in links] + terms))
+        full = [p for p in cands if all(p in self.mentioned_in(t) or p in self.papers_about(t) for t in names)]
+        return full[0] if len(cands) > 1 and len(full) == 1 else ""
 
     def link(self, question: str) -> list[Link]:
         """Paper names in `question`, longest first, non-overlapping, in the order written."""
