@@ -135,3 +135,8 @@ def test_a_yes_no_question_is_no_near_miss():
     wh = NameFinding(unlinked=(("Hawkins", "passing"),), content_words=6)
     assert _rule(Findings("answer", evidence=GOOD, names=wh)) == ("abstain", "near_miss.passing")
 
+
+def test_a_term_rechosen_by_retrieval_is_traced():
+    d = decide(Findings("answer", evidence=GOOD, names=NameFinding(rechosen=("GDM: p-a -> p-b",))))
+    assert ("name.by_retrieval", "pass") in [(s.rule, s.verdict) for s in d.trace] and d.verdict == "answer"
+

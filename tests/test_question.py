@@ -632,6 +632,17 @@ def test_a_question_naming_two_things_is_about_the_paper_that_mentions_both():
     assert [k.paper_ids for k in lex.link("Does PAN remit?")] == [("p-pan",)]
 
 
+def test_a_shared_term_means_the_paper_retrieval_ranks_first():
+    lex = Lexicon.build([
+        ("p-a", "", "Gestational diabetes mellitus (GDM) rose in the cohort. GDM risk grew with age.", False),
+        ("p-b", "", "Nuchal translucency and gestational diabetes mellitus (GDM). GDM onset was predicted.", False),
+        ("p-own", "FedMerge: merged models", "We propose FedMerge, which merges models. FedMerge is fast.", False),
+        ("p-c", "", "Unlike FedMerge, our clients keep one model. FedMerge needs a server.", False)])
+    assert lex.by_retrieval("GDM", "p-a", ["p-x", "p-b", "p-a"]) == "p-b"  # no paper coins GDM: retrieval decides
+    assert lex.by_retrieval("GDM", "p-a", ["p-x"]) == "p-a"  # none of its papers retrieved: the link stands
+    assert lex.by_retrieval("FedMerge", "p-own", ["p-c", "p-own"]) == "p-own"  # a paper's own name keeps it
+
+
 def test_a_lower_case_question_is_understood_like_its_capitalised_form(lex):
     for capitalised in ("What word error rate does Orca reach on LibriSpeech?", "How does Lumen speed up DeiT?",
                         "Does Kite beat FedAvg on CIFAR-100?", "How do Kite and Orca differ?"):

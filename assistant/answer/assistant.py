@@ -36,10 +36,11 @@ from .events import Done, Event, Status
 from .evidence import ABSTAIN_SENTENCE
 from .kinds import WRITERS, Context
 from .kinds.metadata import MetadataWriter
+from .lexcache import LexiconCache
 from .models import ChatModel, get_chat_model
 from .nameforms import norm
 from .naming import followup_questions, real_name, short_name
-from .prepare import LexiconCache, Preparer
+from .prepare import Preparer
 from .prompts import load_prompt
 from .prose import Rewriter
 from .question import Kind

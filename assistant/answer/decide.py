@@ -37,6 +37,8 @@ RULES = MappingProxyType({
                         "author/venue): say which filter, not that the topic is missing",
     "name.linked": "names in the question linked to the papers they name (the question's topic)",
     "name.unconfirmed": "a name linked to a paper retrieval did not find for the question is not the question's topic",
+    "name.by_retrieval": "a term several abstracts use and none coins ('GDM') means the paper retrieval ranks first "
+                         "for the whole question, not the first paper that defines it",
     "name.only_discussed": "the question asks for a named method's own paper and no abstract is about the name",
     "near_miss.passing": "the question's subject is a name the corpus only mentions in passing",
     "near_miss.missing": "the question's subject is a name no abstract mentions",
@@ -68,6 +70,7 @@ class NameFinding:
     topic_names: tuple[str, ...] = ()  # names linked to the papers the question is about (after retrieval)
     linked: tuple[str, ...] = ()  # every name linked in the question, "name -> paper" ("weak": a repeated term only)
     unconfirmed: tuple[str, ...] = ()  # linked names retrieval did not confirm (dropped from the topic)
+    rechosen: tuple[str, ...] = ()  # "GDM: PMID:a -> PMID:b": a shared term's paper, chosen by retrieval
     unlinked: tuple[tuple[str, str], ...] = ()  # subject-position names no paper is about, with their status
     placed: bool = False  # a topic name stands in the subject position (or a follow-up refers to it)
     strong: bool = False  # a topic paper is named by its label head or a defined name
@@ -243,6 +246,8 @@ def _single(t: _Trace, f: Findings) -> Decision:
               "; ".join(n.linked) + (f"; topic: {', '.join(n.topic_names)}" if n.topic_names else "; no topic"))
     for name in n.unconfirmed:
         t.add("name.unconfirmed", PASS, f"{name}: linked, but retrieval did not find its paper for this question")
+    for change in n.rechosen:
+        t.add("name.by_retrieval", PASS, f"{change}: a term several abstracts use; retrieval's first of them")
     if n.topic_names and not n.strong and not n.followup and n.own_paper_asked:
         return t.abstain("name.only_discussed", f"{n.topic_names[0]}: linked by repetition only, its own paper asked",
                          f"No indexed abstract is about {n.topic_names[0]}; it is only discussed in others.")

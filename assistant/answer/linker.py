@@ -108,6 +108,7 @@ class Lexicon:
     texts: list[str] = field(default_factory=list, repr=False)  # each paper's label and abstract, normalised
     surface: dict[str, str] = field(default_factory=dict)  # key -> the corpus's spelling ("diffmoe" -> "DiffMoE")
     acronym_words: set[str] = field(default_factory=set)  # names that are also common words: link only in capitals
+    owners: dict[str, set[str]] = field(default_factory=dict)  # key -> papers that coin it or head their label with it
 
     @cached_property
     def stems(self) -> frozenset[str]:
@@ -166,14 +167,19 @@ class Lexicon:
             for m in _DEFINED.finditer(text):
                 a = m.group(1)
                 said = _sentence_before(text, m.start())
+                if _OURS.search(said):
+                    lx.owners.setdefault(norm(a), set()).add(pid)  # "We then introduce the ... (ENF) framework"
                 if _OURS.search(said) or counts.get(norm(a), 0) > 2 or a in label or norm(a) in mine \
                         or any(norm(a) in k or k in norm(a) for k in mine if k):
-                    continue  # "We then introduce the Agentic ... Feedback (ENF) framework": its own
+                    continue  # its own
                 if _CITES.search(said) or (mine and not _ITS.search(said)):  # "Its router, a Dual Gating Unit (DGU)"
                     names.pop(a, None)
             if head and derived and coined and not any(norm(head) in norm(c) or norm(c) in norm(head) for c in coined):
                 names[head] = 1  # "CLIP: ..." cut from "CLIP (...) has attracted attention", the paper proposing MM-LG
                 head = ""
+            for n in (head, *coined):
+                if n:
+                    lx.owners.setdefault(norm(n), set()).add(pid)
             own = {norm(n) for n in names}
             for m in NAMED.finditer(text):  # "MIGA-Conv" in the MIGA abstract: a variant of its own name
                 t = m.group(0)
@@ -303,6 +309,16 @@ class Lexicon:
 
     def mentioned_in(self, term: str) -> set[str]:
         return set(self.mentions.get(norm(term), {}))
+
+    def by_retrieval(self, name: str, pid: str, ranked: list[str]) -> str:
+        """The paper a term means that no paper coins or heads its label with ("gestational diabetes mellitus
+        (GDM)", defined or repeated by several abstracts): of the papers using it, the one retrieval ranks first
+        for the whole question (`ranked`). A paper's own name keeps its paper; `pid` when none is ranked."""
+        k = norm(name)
+        users = set(self.mentions.get(k, {})) | set(self.about.get(k, {}))
+        if self.owners.get(k) or len(users) < 2:
+            return pid
+        return next((r for r in ranked if r in users), pid)
 
     def holding(self, links: list[Link], terms: list[str]) -> str:
         """Of the papers `links` could mean, the only one whose abstract mentions every name of the question

@@ -16,7 +16,6 @@ Runs as a LangChain runnable sequence over a typed `Prepared` state (see `Assist
 from __future__ import annotations
 
 import re
-import threading
 import time
 from dataclasses import replace
 
@@ -37,6 +36,7 @@ from .decide import (
     decide,
 )
 from .evidence import ABSTAIN_SENTENCE, PASSING_MARGIN, effective_threshold, gather_evidence, weak_evidence
+from .lexcache import LexiconCache
 from .linker import Lexicon
 from .listsize import LIST_POOL, LIST_SHOW, weigh_list
 from .metadata_asked import asks_metadata, on_topic
@@ -53,24 +53,7 @@ CALIBRATED_EMBEDDER = "all-MiniLM-L6-v2"  # the embeddings the dense-score setti
 LIST_MARGIN = 0.05  # a listed paper's best sentence must beat the abstention threshold by this much
 DESCRIBED_POOL = 8  # papers retrieved for a described comparison side before its distinctive words reorder them
 _CHOICE = re.compile(r"^(?:which|who)\b", re.I)
-__all__ = ["ABSTAIN_SENTENCE", "LIST_MAX", "LexiconCache", "Preparer"]
-
-
-class LexiconCache:
-    """The corpus lexicon, rebuilt when the records change (not when only vectors were added)."""
-
-    def __init__(self, index) -> None:
-        self.index = index
-        self._lock = threading.Lock()
-        self._cached: tuple[str, Lexicon] | None = None
-
-    def get(self) -> Lexicon:
-        gen = self.index.searchable_generation()
-        with self._lock:
-            if self._cached is None or self._cached[0] != gen:
-                self._cached = (gen, Lexicon.build((r.paper_id, r.display, r.text, r.label_derived)
-                                                   for r in self.index.all_records()))
-            return self._cached[1]
+__all__ = ["ABSTAIN_SENTENCE", "LIST_MAX", "Preparer"]
 
 
 class Preparer:
@@ -118,6 +101,14 @@ class Preparer:
                 found = {h.paper_id for h in hits}
                 keep = [(t, n) for t, n in zip(q.topic, q.topic_names) if t in q.topic_strong or t in found]
                 p.topic, p.topic_names = tuple(t for t, _ in keep), tuple(n for _, n in keep)
+            if not q.followup:  # a term several abstracts use ("GDM") means the one retrieval ranks first
+                chosen = [self.lexicon.get().by_retrieval(n, t, [h.paper_id for h in hits])
+                          for t, n in zip(p.topic, p.topic_names)]
+                p.rechosen = tuple(f"{n}: {t} -> {c}" for t, n, c in zip(p.topic, p.topic_names, chosen) if c != t)
+                named: dict[str, str] = {}
+                for c, n in zip(chosen, p.topic_names):
+                    named.setdefault(c, n)
+                p.topic, p.topic_names = tuple(named), tuple(named.values())
             if p.topic:
                 first = self._search(q.standalone, len(p.topic), p.filters, p.topic)
                 order = {pid: i for i, pid in enumerate(p.topic)}
@@ -163,7 +154,7 @@ class Preparer:
             topic_names=p.topic_names,
             linked=tuple(f"{k.name} -> {lexicon.display.get(k.paper_ids[0], k.paper_ids[0])}"
                          + ("" if k.strong else " (weak)") for k in q.links),
-            unconfirmed=tuple(n for n in q.topic_names if n not in p.topic_names),
+            unconfirmed=tuple(n for n in q.topic_names if n not in p.topic_names), rechosen=p.rechosen,
             unlinked=q.unlinked, placed=q.topic_placed, strong=bool(q.topic_strong), followup=q.followup,
             own_paper_asked=bool(OWN_PAPER.search(q.standalone)),
             describes_paper=bool(DESCRIBED_PAPER.search(q.standalone)), yes_no=bool(YES_NO.match(q.standalone)),

@@ -39,6 +39,7 @@ class Prepared:
     hits: list[Hit] = field(default_factory=list)
     topic: tuple[str, ...] = ()  # the question's topic papers that retrieval confirmed (q.topic minus unconfirmed)
     topic_names: tuple[str, ...] = ()
+    rechosen: tuple[str, ...] = ()  # "GDM: PMID:a -> PMID:b": a shared term's paper chosen by retrieval
     evidence: Evidence | None = None
     main: int = 0  # index in `hits` of the paper the answer rests on
     sides: list[list[Hit]] = field(default_factory=list)  # comparisons: the row paper per side ([] when none)
