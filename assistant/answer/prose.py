@@ -227,12 +227,15 @@ DEBRIS = re.compile(r"``|''|\\[A-Za-z]+|\$(?=\S)[^$]{1,80}?(?<=\S)\$(?!\d)|[{}]|
 
 
 def first_person_outside_quotes(text: str) -> list[str]:
-    """The first-person words of `text` outside quotation marks ("US" the country is not one).
+    """The first-person words of `text` outside quotation marks and bold paper titles ("US" the country is not
+    one).
 
     >>> first_person_outside_quotes('The paper says “we win” and our model too; US data.')
     ['our']
+    >>> first_person_outside_quotes('1. **Should We Ever Prefer DT?** — DT is popular [1]')
+    []
     """
-    bare = re.sub(r"“[^”]*”|\"[^\"]*\"", "", text)
+    bare = re.sub(r"“[^”]*”|\"[^\"]*\"|\*\*[^*]+\*\*", "", text)
     return [m.group(0) for m in FIRST_PERSON.finditer(bare) if m.group(0) != "US"]
 
 
