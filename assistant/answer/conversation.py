@@ -181,7 +181,6 @@ class Conversation:
             return Resolved(f"{q} ({name(ids)})", tuple(ids))
         return Resolved(q)
 
-
     def _described(self, description: str, pool: list[str]) -> str:
         """The paper of `pool` whose title and abstract share the most words of `description` (5-letter
         prefixes: "robot instructions" ~ "instruction-following robots"), or "" when none shares any."""
