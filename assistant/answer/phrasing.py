@@ -153,11 +153,6 @@ LEAD = re.compile(  # "<what it is about> - <what is asked>?": terse questions p
     rf"(?P<ask>(?:{OPENER}\b|#).*)$",
     re.I,
 )
-FRONTED = re.compile(  # "In ContractEval, which LLM ...?", "For the 7B model, how many ...": the asked part follows
-    rf"^(?:in|for|on|from|within|among|across|according to|compared (?:to|with)|regarding|besides|apart from)\s+"
-    rf"[^,?]{{1,80}},\s*(?={OPENER}\b)",
-    re.I,
-)
 NOT_NOUN = re.compile(  # where an asked noun phrase ends: "which method says a plain ViT can ..." asks for a method
     r"\s+(?:a|an|the|that|this|these|those|which|who|whose|to|it|they|says|uses|gives|shows|makes|lets|allows|enables|"
     r"combines|replaces|adds|keeps|takes|claims|argues|finds|predicts|generates|relies|learns|proposes|"

@@ -39,7 +39,6 @@ from .phrasing import (
     CUE,
     DESCRIBED_PAIR,
     DESCRIBED_PAPER,
-    FRONTED,
     LEAD,
     LIST,
     MEASURE_ASKED,
@@ -154,7 +153,7 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
 def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False) -> Ask:
     """What one clause asks for: its noun phrase and whether a value is asked (a later clause may be a
     fragment: "..., and over how many benchmarks?")."""
-    c = FRONTED.sub("", clause.strip().rstrip("?").strip())
+    c = clause.strip().rstrip("?").strip()
     m = ASKED.match(c) or (ASKED_TAIL.match(c) if fragment else None)
     asked = NOT_NOUN.sub("", next((g for g in (m.groups() if m else ()) if g), "")).strip()
     bounded = bool(m and m.re is ASKED and (m.group("a") or m.group("c")))  # ends at its auxiliary ("which X did")
