@@ -183,12 +183,14 @@ class Conversation:
 
     def _described(self, description: str, pool: list[str]) -> str:
         """The paper of `pool` whose title and abstract share the most words of `description` (5-letter
-        prefixes: "robot instructions" ~ "instruction-following robots"), or "" when none shares any."""
+        prefixes: "robot instructions" ~ "instruction-following robots"): at least half of them, and more than
+        any other paper shares; else "" (a paper the last answer did not cite)."""
         want = {w[:5] for w in _STEM.findall(description.lower()) if w not in STOP}
         score = {p: len(want & {w[:5] for w in _STEM.findall(self.texts.get(p, self.labels.get(p, "")).lower())})
                  for p in pool}
-        best = max(pool, key=lambda p: score[p])
-        return best if score[best] else ""
+        ranked = sorted(pool, key=lambda p: -score[p])
+        best = ranked[0]
+        return best if 2 * score[best] >= len(want) > 0 and score[best] > score[ranked[1]] else ""
 
     def _named_in_turns(self, n: int) -> list[str]:
         """The last `n` papers the turns were about, in the order they were named ("What is A?", "And B?":
