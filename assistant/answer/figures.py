@@ -34,6 +34,8 @@ def has_figure(sentence: str, given: frozenset[str] = frozenset()) -> bool:
     [True, False, True, False]
     >>> has_figure("We introduce two benchmarks.", frozenset({"two"}))
     False
+    >>> has_figure("Counseling is a process, not a one-time event."), has_figure("It keeps one model per client.")
+    (False, True)
     """
     if any(m.group(0).lower() not in given for m in _FIGURE.finditer(_NOT_FIGURE.sub(" ", sentence))):
         return True
@@ -42,8 +44,8 @@ def has_figure(sentence: str, given: frozenset[str] = frozenset()) -> bool:
             continue
         if m.group(0).lower() != "one":
             return True
-        if m.start() > 0 and not re.match(r"\s+(?:of|another|or|such|can|may|might|would|could|should)\b",
-                                          sentence[m.end():]):
+        if m.start() > 0 and not re.match(r"\s+(?:of|another|or|such|can|may|might|would|could|should)\b|-[a-z]",
+                                          sentence[m.end():]):  # (not "a one-time event" either)
             return True
     return False
 
