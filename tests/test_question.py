@@ -76,6 +76,9 @@ def test_listed_papers_are_each_answered_and_a_name_in_passing_is_not_a_side(lex
     ("What routing methods across the corpus use sparse experts?", "routing methods use sparse experts"),
     ("Which federated frameworks are evaluated on both CIFAR-100 and FEMNIST?",
      "federated frameworks evaluated on both CIFAR-100 and FEMNIST"),
+    # "in the collection" / "in my library" says where to look, it is no part of the criterion
+    ("Which papers in the collection involve speech?", "involve speech"),
+    ("Which papers in my library use sparse experts?", "use sparse experts"),
 ])
 def test_a_plural_asked_across_the_corpus_is_a_list(lex, question, criterion):
     q = analyze(question, None, lex)

@@ -240,7 +240,8 @@ def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation,
         crit = (f"{m.group(lead)} {m.group('c' + lead[1:])}" if lead
                 else next((g for g in m.groups() if g), ""))
         crit = " ".join(crit.split())
-        crit = re.sub(r"^(?:in the corpus |here )?(?:that |which |who |to |about |on |in |of )?", "", crit).strip(" ,?")
+        crit = re.sub(r"^(?:(?:in|from|across) (?:the |this |my |our )?(?:corpus|collection|index|library|abstracts) "
+                      r"|here )?(?:that |which |who |to |about |on |in |of )?", "", crit, flags=re.I).strip(" ,?")
         return Kind.LIST, (), crit or q
     distinct: list[Link] = []
     for link in links:
