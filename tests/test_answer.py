@@ -310,6 +310,10 @@ def test_a_name_in_passing_is_a_near_miss_when_asked_about_not_when_a_long_descr
     ans = a.ask("If you compensate the magnitude gap of removed layers when you prune large language models layer by "
                 "layer, how much lower does LLaMA-3-8B's perplexity get?")
     assert not ans.abstained and ans.citations[0].paper_id == "p-prune" and "24.72%" in ans.answer
+    # a yes/no question asks whether a finding holds: the name in it is context, the evidence decides
+    ans = a.ask("Does LLaMA-3-8B perplexity drop when removed layers are compensated?")
+    rules = [s.rule for s in ans.trace]
+    assert "near_miss.yes_no" in rules and "near_miss.passing" not in rules, ans.trace
 
 
 def test_which_value_of_asks_for_a_figure(make):

@@ -59,6 +59,12 @@ def test_comparisons_find_every_side(lex, question, sides):
     assert [s.paper_ids[0] for s in q.sides] == sides
 
 
+def test_both_a_and_b_then_each_compares_a_described_side_too(lex):
+    q = analyze("Both the token-pruning paper and Orca use sparse experts. What does each save?", None, lex)
+    assert q.kind is Kind.COMPARE and [(s.text, s.paper_ids) for s in q.sides] == [
+        ("token-pruning", ()), ("Orca", ("p-orca",))]
+
+
 def test_listed_papers_are_each_answered_and_a_name_in_passing_is_not_a_side(lex):
     # "A, B and C" standing in one list: every one of them is asked about, a cue word or not
     for question in ("Summarize Kite and Orca.", "How do Kite, Orca and Lumen avoid overfitting?"):

@@ -1,4 +1,4 @@
-"""The corpus lexicon of an index, rebuilt when its records change (not when only vectors were added)."""
+"""One lexicon per index (`linker.Lexicon`), shared by the analysis and weighing of every question."""
 
 from __future__ import annotations
 

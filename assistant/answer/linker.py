@@ -167,9 +167,10 @@ class Lexicon:
             for m in _DEFINED.finditer(text):
                 a = m.group(1)
                 said = _sentence_before(text, m.start())
-                if _OURS.search(said):
+                ours = bool(_OURS.search(said))
+                if ours:
                     lx.owners.setdefault(norm(a), set()).add(pid)  # "We then introduce the ... (ENF) framework"
-                if _OURS.search(said) or counts.get(norm(a), 0) > 2 or a in label or norm(a) in mine \
+                if ours or counts.get(norm(a), 0) > 2 or a in label or norm(a) in mine \
                         or any(norm(a) in k or k in norm(a) for k in mine if k):
                     continue  # its own
                 if _CITES.search(said) or (mine and not _ITS.search(said)):  # "Its router, a Dual Gating Unit (DGU)"
@@ -314,9 +315,8 @@ class Lexicon:
         """The paper a term means that no paper coins or heads its label with ("gestational diabetes mellitus
         (GDM)", defined or repeated by several abstracts): of the papers using it, the one retrieval ranks first
         for the whole question (`ranked`). A paper's own name keeps its paper; `pid` when none is ranked."""
-        k = norm(name)
-        users = set(self.mentions.get(k, {})) | set(self.about.get(k, {}))
-        if self.owners.get(k) or len(users) < 2:
+        users = self.mentioned_in(name) | set(self.about.get(norm(name), {}))
+        if self.owners.get(norm(name)) or len(users) < 2:
             return pid
         return next((r for r in ranked if r in users), pid)
 

@@ -56,11 +56,11 @@ def proper_phrases(criterion: str, texts: list[str]) -> tuple[str, ...]:
     >>> proper_phrases("use Large Language Models", ["Large language models are everywhere.", "LLMs are large."])
     ()
     """
-    out = []
+    out, lowered = [], [t.lower() for t in texts]
     for m in _TITLED.finditer(criterion):
         phrase = m.group(0)
         upper = sum(t.count(phrase) for t in texts)
-        lower = sum(t.lower().count(phrase.lower()) for t in texts) - upper
+        lower = sum(t.count(phrase.lower()) for t in lowered) - upper
         if upper and upper >= lower:
             out.append(phrase)
     return tuple(out)
@@ -72,13 +72,15 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
     above. A word of the criterion no abstract uses (off the corpus's topics) is a part."""
     q = p.question
     parts = q.parts + topics.absent_words(q.criterion, p.hits, calibrated)  # "anything on protein structure ...?"
-    proper = proper_phrases(q.criterion, [f"{h.title} {h.text}" for h in p.hits])  # "the Decision Transformer"
+    texts = {h.paper_id: f"{h.title} {h.text}" for h in p.hits}
+    normed = {pid: norm(t) for pid, t in texts.items()}
+    proper = proper_phrases(q.criterion, list(texts.values()))  # "the Decision Transformer"
     parts += tuple(x for x in proper if not any(norm(x) in norm(y) for y in parts))
-    unmatched = tuple(x for x in parts if not any(norm(x) in norm(h.text + " " + h.title) for h in p.hits))
+    unmatched = tuple(x for x in parts if not any(norm(x) in t for t in normed.values()))
     rare = topics.distinctive(q.criterion)  # one list per alternative ("X or Y"): [] where one needs no word
     if not unmatched:
         for h in candidates(p.hits, q.criterion):  # the first LIST_SHOW, then those using every criterion word
-            if parts and not all(norm(x) in norm(h.text + " " + h.title) for x in parts):
+            if parts and not all(norm(x) in normed[h.paper_id] for x in parts):
                 continue
             if rare and not uses_distinctive(h, rare):
                 continue  # "protein language models": a paper on language models only does not qualify

@@ -109,6 +109,7 @@ TOPIC_AT = [
                r"(?P<t>[^\s,?]+(?:\s+(?-i:[A-Z0-9])[^\s,?]*){0,2})\s*[?.!]*\s*$", re.I),
 ]
 PREP = r"(?:under|in|on|at|for|with|by|from|to|over|across|against)"
+COUNTED = rf"(?:{CARDINAL}|\d+)\s+(?:[\w\-]+\s+)?[a-z][\w\-]*s\b"  # "12 languages", "three routing benchmarks"
 ASKED = re.compile(
     rf"^(?:which|what) (?:values?|settings?) of (?:the )?(?P<v>(?:[\w\-^]+\s+){{0,3}}?[\w\-^]+)\s+(?:{AUX}|works?|"
     rf"gives?|performs?)\b|"
@@ -117,7 +118,7 @@ ASKED = re.compile(
     # "Which LLM serves"
     rf"|^(?:{PREP}\s+)?which\s+(?P<e>[\w\-^@.]+(?:\s+[\w\-^@.]+){{0,2}}?)\s+(?!{AUX}\b)[a-z]+(?:s|ed)\b"
     rf"|^(?:{PREP}\s+)?how\s+(?:many|much)\s+(?P<c>(?:[\w\-^]+\s+){{0,3}}?[\w\-^]+)\s+{AUX}\b"
-    rf"|^(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?P<h>(?:{CARDINAL}|\d+)\s+(?:[\w\-]+\s+)?[\w\-]+s)\b"
+    rf"|^(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?P<h>{COUNTED})"
     rf"|^(?:(?:what (?:is|are|was|were) |give me |list |tell me )?the\s+)?names?\s+of\s+(?:the\s+)?"
     rf"(?P<f>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)"
     rf"(?=\s+(?:that|which|used|in|of|by|does|did|do|is|are)\b|\s+\S+\s+(?:uses?|introduces?|proposes?|evaluates?)\b|\s*\??$)",
@@ -181,13 +182,13 @@ MEASURE_ASKED = {
                          re.I),
     "memory": re.compile(r"\b(?:giga|mega|tera)bytes\b|\bin (?:GB|MB|GiB|MiB)\b|\bhow much (?:GPU )?memory\b", re.I),
     # "what are the 12 languages ...?", "list the three tasks": the count is known, the items themselves are asked
-    "names": re.compile(rf"^(?:(?:what|which)\s+(?:is|are|was|were)\s+|(?:list|name|give me)\s+)the\s+"
-                        rf"(?:{CARDINAL}|\d+)\s+(?:[\w\-]+\s+)?[a-z][\w\-]*s\b", re.I),
+    "names": re.compile(rf"^(?:(?:what|which)\s+(?:is|are|was|were)\s+|(?:list|name|give me)\s+)the\s+{COUNTED}",
+                        re.I),
 }
-# the topic a question names its paper by: "Is there a paper here on protein structure prediction?", "How does the
-# paper on speculative decoding choose ...": a short topic phrase (a long description is a paraphrase)
 # "Is/Does/Did/Can ...?": a yes/no question, whether a finding holds
 YES_NO = re.compile(r"^(?:is|are|was|were|does|do|did|can|could|has|have|had|will|would|should|may|might)\b", re.I)
+# the topic a question names its paper by: "Is there a paper here on protein structure prediction?", "How does the
+# paper on speculative decoding choose ...": a short topic phrase (a long description is a paraphrase)
 PAPER_ON = re.compile(
     r"\b(?:is there|are there|any)\s+(?:a |an |any )?(?:paper|work|study|research|article)s?"
     r"(?:\s+(?:here|in the corpus))?"

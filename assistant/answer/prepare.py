@@ -102,8 +102,8 @@ class Preparer:
                 keep = [(t, n) for t, n in zip(q.topic, q.topic_names) if t in q.topic_strong or t in found]
                 p.topic, p.topic_names = tuple(t for t, _ in keep), tuple(n for _, n in keep)
             if not q.followup:  # a term several abstracts use ("GDM") means the one retrieval ranks first
-                chosen = [self.lexicon.get().by_retrieval(n, t, [h.paper_id for h in hits])
-                          for t, n in zip(p.topic, p.topic_names)]
+                lex, ranked = self.lexicon.get(), [h.paper_id for h in hits]
+                chosen = [lex.by_retrieval(n, t, ranked) for t, n in zip(p.topic, p.topic_names)]
                 p.rechosen = tuple(f"{n}: {t} -> {c}" for t, n, c in zip(p.topic, p.topic_names, chosen) if c != t)
                 named: dict[str, str] = {}
                 for c, n in zip(chosen, p.topic_names):

@@ -108,9 +108,9 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
                    if not (i and re.fullmatch(r"\s*(?:'s|’s)?\s*",
                                               standalone[topic_links[i - 1].start + len(topic_links[i - 1].name):
                                                          b.start]))]
-    held = lexicon.holding(links, [t for t in named_terms(standalone, capitalised=True)
-                                   if lexicon.status(t) in ("subject", "passing")]) if len(links) >= 1 else ""
-    if held and not referents:  # the one paper the question's names all point to
+    held = "" if referents else lexicon.holding(links, [t for t in named_terms(standalone, capitalised=True)
+                                                        if lexicon.status(t) in ("subject", "passing")])
+    if held:  # the one paper the question's names all point to
         topic_links = [next(Link(k.name, k.start, (held,), k.strong) for k in links if held in k.paper_ids)]
     elif any(link.strong for link in topic_links):  # "the FID of DiffMoE": a paper's own name beats a shared term
         topic_links = [link for link in topic_links if link.strong]
