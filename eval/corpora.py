@@ -127,6 +127,8 @@ SPECS: dict[str, CorpusSpec] = {s.name: s for s in (
     CorpusSpec("arxiv-ai-ro", "tune", "400 arXiv abstracts, primary category cs.AI, cs.RO or cs.GT (AI, robotics, "
                "game theory); added 2026-12-02 evening as a third tuning corpus",
                arxiv_slice(("cs.AI", "cs.RO", "cs.GT"), 400, "ai-ro")),
+    CorpusSpec("arxiv-cv-lg", "tune", "400 arXiv abstracts, primary category cs.CV or cs.LG (vision, machine "
+               "learning); added 2026-12-02 night as a fourth tuning corpus", arxiv_slice(("cs.CV", "cs.LG"), 400, "cv-lg")),
     CorpusSpec("arxiv-gr-iv", "heldout", "400 arXiv abstracts, primary category cs.GR or eess.IV (graphics, imaging)",
                arxiv_slice(("cs.GR", "eess.IV"), 400, "gr-iv")),
     CorpusSpec("arxiv-it-ce", "heldout", "375 arXiv abstracts, primary cs.IT, cs.CE or cs.SD (information theory, "
@@ -191,6 +193,7 @@ class Run:
     role: str
     split: str | None = None  # a half of a question set also used for tuning
     pubmedqa_own: int = 0  # PubMedQA's own expert questions (the first N) instead of a question file
+    questions: str = ""  # a second question set over the corpus: eval/corpora/<questions>/questions.jsonl
 
 
 DEV_QUESTIONS = SHARED / "questions-dev.jsonl"
@@ -199,6 +202,7 @@ RUNS: dict[str, Run] = {r.name: r for r in (
     Run("dev-heldout", "bundled", "heldout", split="heldout"),
     *(Run(n, n, s.role) for n, s in SPECS.items()),
     Run("pubmedqa-own", "pubmedqa", "tune", pubmedqa_own=300),
+    Run("pubmedqa-b", "pubmedqa", "tune", questions="pubmedqa-b"),
 )}
 
 
@@ -212,7 +216,11 @@ def _questions_for(run: Run, out: Path) -> Path:
         for r in rows:  # a yes/no question about one abstract: the right paper must be cited
             r["kind"], r["gold_ids"] = "factoid", [f"PMID:{i}" for i in r["gold_ids"]]
         return write_jsonl(rows, out / "questions.jsonl")
-    return questions_path(run.corpus)
+    return _question_file(run)
+
+
+def _question_file(run: Run) -> Path:
+    return QUESTIONS_DIR / run.questions / "questions.jsonl" if run.questions else questions_path(run.corpus)
 
 
 def _ingest(corpus: str, settings, files: Path, progress: bool) -> None:
@@ -247,9 +255,9 @@ def run_corpora(names: list[str], settings, out: Path, store_root: Path, files: 
     summaries: dict[str, dict] = {}
     for name in names or list(RUNS):
         run = RUNS[name]
-        missing = run.corpus != "bundled" and not run.pubmedqa_own and not questions_path(run.corpus).is_file()
+        missing = run.corpus != "bundled" and not run.pubmedqa_own and not _question_file(run).is_file()
         if missing:
-            print(f"{name}: no question file at {questions_path(run.corpus)}; skipped", file=sys.stderr)
+            print(f"{name}: no question file at {_question_file(run)}; skipped", file=sys.stderr)
             continue
         s = settings.with_overrides({"store.data_dir": str(store_root / run.corpus)})
         _ingest(run.corpus, s, files, progress)
