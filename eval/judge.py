@@ -24,6 +24,8 @@ from typing import Any
 
 from assistant.errors import AssistantError, ConfigError
 
+from .runfiles import load_run
+
 METRICS = ("judge_correctness", "judge_faithfulness", "judge_relevance")
 MAX_NEW_TOKENS = 160
 MAX_SOURCE_CHARS = 2500  # per cited abstract shown to the judge
@@ -189,7 +191,6 @@ def judge_run(run_dir, judge: Judge, progress: Callable[[], None] | None = None)
 
     from . import metrics as M
     from .report import write_report
-    from .runner import load_run
 
     d = Path(run_dir)
     summary, records = load_run(d)

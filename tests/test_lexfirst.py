@@ -220,6 +220,7 @@ def test_a_reader_sees_the_vectors_another_process_embedded(settings, papers, mo
     import assistant.index.indexer as indexer
 
     monkeypatch.setattr(coverage, "DENSE_RELOAD_S", 0.0)
+    monkeypatch.setattr(coverage, "GENERATION_CHECK_S", 0.0)
     monkeypatch.setattr(indexer, "GENERATION_CHECK_S", 0.0)
     index = Index(settings)
     index.add(papers[:2])

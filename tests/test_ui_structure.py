@@ -8,7 +8,7 @@ from pathlib import Path
 
 UI = Path(__file__).resolve().parent.parent / "ui"
 SPLIT = ("app", "layout", "handlers", "corpus_handlers", "session", "errors", "exports", "eval_tab", "eval_compare",
-         "panel", "server_handlers")
+         "panel", "server_handlers", "hosts", "launch")
 
 
 def _tree(name: str) -> ast.AST:

@@ -22,7 +22,6 @@ from __future__ import annotations
 import atexit
 import hashlib
 import hmac
-import ipaddress
 import logging
 import os
 import re
@@ -35,6 +34,8 @@ from typing import Any
 from assistant.errors import ConfigError
 from assistant.runtime import go_offline
 from assistant.settings import PROJECT_DIR, Settings
+
+from .hosts import is_loopback
 
 log = logging.getLogger("paperchat.ui")
 
@@ -68,15 +69,6 @@ def auth_from_env(env: Mapping[str, str] | None = None) -> Callable[[str, str], 
         return ok_user & ok_password
 
     return check
-
-
-def is_loopback(host: str) -> bool:
-    if host in ("localhost", ""):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def dedicated_temp_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -179,7 +171,7 @@ def launch(
     """Queue and launch `app` (built by `ui.app.build_app`). Returns (fastapi app, local URL).
 
     `block=False` returns once the server is up (tests); close it with `app.close()`."""
-    from .app import CSS, HEAD
+    from .layout import CSS, HEAD  # (imported here: importing ui.launch imports no gradio)
 
     host = host or settings.ui.host
     port = settings.ui.port if port is None else port

@@ -17,7 +17,7 @@ import gradio as gr
 from assistant.errors import AssistantError
 
 from . import render
-from .launch import is_loopback
+from .hosts import is_loopback
 
 MAX_MODEL_NAME_CHARS = 300
 _URL = re.compile(r"https?://[^\s/?#]+(/[^\s?#]*)?")

@@ -14,6 +14,7 @@ import time
 
 from .records import PENDING
 
+GENERATION_CHECK_S = 1.0  # readers (this view, the index's BM25) look for other processes' writes at most this often
 DENSE_RELOAD_S = 30.0  # a reader reopens Chroma at most this often to see another process's new vectors
 
 
@@ -40,14 +41,12 @@ class DenseView:
         server mode): the records pending now, plus those that were pending when this process opened
         Chroma -- an embedded Chroma client does not see vectors another process wrote after it opened its
         segments, so a reader reopens it (DENSE_RELOAD_S at most once) when the embed job has written more."""
-        from . import indexer  # (imported here: indexer imports this module)
-
         ix = self.index
         if not ix._lexical_from_records():
             return frozenset()
         with ix._lex_lock:
             now = time.monotonic()
-            if self._unembedded is not None and now - self._unemb_checked < indexer.GENERATION_CHECK_S:
+            if self._unembedded is not None and now - self._unemb_checked < GENERATION_CHECK_S:
                 return self._unembedded[1]
             self._unemb_checked = now
             gen = ix.records_db.generation()

@@ -25,7 +25,7 @@ from ..errors import EmptyIndexError, StoreError
 from ..settings import Settings
 from ..types import Chunk, Record
 from .chunking import ChunkStats, chunk_record
-from .coverage import DenseView, release_memory
+from .coverage import GENERATION_CHECK_S, DenseView, release_memory
 from .embedder import Embedder, get_embedder
 from .guards import check_free_space, explain_write_failure, settings_mismatch, vector_settings
 from .lexical import LexicalIndex
@@ -34,7 +34,6 @@ from .recordguard import open_records, records_lost, refuse_lost_records
 from .records import INDEXED, PENDING, RecordStore
 from .store import ChromaStore, normalise_metadata
 
-GENERATION_CHECK_S = 1.0  # readers look for other processes' writes at most this often
 LEXICAL_REFRESH_S = 20.0  # a long lexical phase rebuilds BM25 this often, so early records are searchable early
 
 

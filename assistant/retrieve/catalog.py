@@ -14,14 +14,12 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ..types import Record
-
-if TYPE_CHECKING:
-    from .hybrid import Filters
+from .filters import Filters
 
 MEMO = 64
 

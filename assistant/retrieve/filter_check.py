@@ -24,9 +24,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from .filters import Filters
+
 if TYPE_CHECKING:
     from .catalog import Catalog
-    from .hybrid import Filters
 
 RULES = ("contradictory_years", "no_years_in_corpus", "years_outside_corpus", "no_paper_in_years", "no_match",
          "none_together")
@@ -72,8 +73,6 @@ def _part(kind: str, f: Filters) -> str:
 
 def _only(kind: str, f: Filters) -> Filters:
     """`f` reduced to its filter of one kind."""
-    from .hybrid import Filters
-
     if kind == "year":
         return Filters(year_min=f.year_min, year_max=f.year_max)
     return Filters(**{kind: getattr(f, kind)})

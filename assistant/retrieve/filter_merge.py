@@ -14,11 +14,11 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from .hybrid import Filters
+from .filters import Filters
 
 if TYPE_CHECKING:
     from .filter_check import FilterFinding
-    from .query_filters import QueryFilters, Span
+    from .filters import QueryFilters, Span
 
 
 def describe(applied: Filters | None, spans: Iterable[Span], finding: FilterFinding | None = None) -> dict:

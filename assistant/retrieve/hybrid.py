@@ -17,70 +17,23 @@ Filters stated in a question are parsed by `query_filters.py`.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 
 from ..errors import StoreError
 from ..index.indexer import Index
 from ..index.lexical import LexicalIndex
 from ..index.store import translated
 from ..settings import RetrievalSettings
-from ..types import Hit, Record
+from ..types import Hit
 from ..user_text import clean_user_text
 from .catalog import Catalog, overfetch_size
 from .filter_check import FilterFinding, check_filters
+from .filters import Filters
 from .fusion import group_by, normalised_score_fusion, reciprocal_rank_fusion
 
 OVERFETCH_MAX = 2000  # a filtered dense search over-fetches unfiltered up to this many chunks, then filters
 # a growing over-fetch stops here: Chroma's query time grows with the results asked (~22 ms per 2,000 at 75k)
 GROW_MAX = 2000
 IDS_MAX = 20000  # longest id list sent to Chroma (`ids=` / `$in` become SQL variables: SQLite allows 32,766)
-
-
-@dataclass(frozen=True)
-class Filters:
-    year_min: int | None = None
-    year_max: int | None = None
-    author: str = ""  # case-insensitive substring of any author
-    source: str = ""  # source file name
-    paper_ids: frozenset[str] = frozenset()  # only these papers (a follow-up about papers in focus)
-    venue: str = ""  # case-insensitive substring of the venue
-    categories: frozenset[str] = frozenset()  # arXiv categories: a paper passes with any of them
-    # kinds of filter stated in the question NOT to apply ("year", "author", "venue", "categories", or
-    # "all"): how a user removes a filter the question implied (see retrieve/query_filters.py)
-    ignore_from_question: frozenset[str] = frozenset()
-
-    def active(self) -> bool:
-        return bool(self.year_min or self.year_max or self.author or self.source or self.paper_ids
-                    or self.venue or self.categories)
-
-    def metadata_active(self) -> bool:
-        """True when a filter other than `paper_ids` is set (those need the catalog)."""
-        return bool(self.year_min or self.year_max or self.author or self.source or self.venue or self.categories)
-
-    def matches(self, r: Record) -> bool:
-        if self.year_min and (r.year is None or r.year < self.year_min):
-            return False
-        if self.year_max and (r.year is None or r.year > self.year_max):
-            return False
-        if self.author and not any(self.author.lower() in a.lower() for a in r.authors):
-            return False
-        if self.paper_ids and r.paper_id not in self.paper_ids:
-            return False
-        if self.venue and self.venue.lower() not in r.venue.lower():
-            return False
-        if self.categories and not self.categories.intersection(r.categories):
-            return False
-        return not self.source or r.source == self.source
-
-    def describe(self) -> dict:
-        """The filters that are set, as plain JSON (what an answer shows as "filters applied")."""
-        out: dict = {}
-        for name in ("year_min", "year_max", "author", "venue", "source"):
-            if getattr(self, name):
-                out[name] = getattr(self, name)
-        if self.categories:
-            out["categories"] = sorted(self.categories)
-        return out
 
 
 class HybridRetriever:

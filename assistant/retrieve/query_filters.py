@@ -25,31 +25,10 @@ from functools import cached_property
 from ..types import Record
 from .filter_check import years_text
 from .filter_merge import applied_from_question, describe, merge, summary  # noqa: F401 -- re-exported
-from .hybrid import Filters
+from .filters import Filters, QueryFilters, Span
 
 KINDS = ("year", "author", "venue", "categories")
 FUTURE_YEARS = 10  # a 4-digit number after a temporal cue is a year up to this far past the corpus's newest
-
-
-@dataclass(frozen=True)
-class Span:
-    """A phrase of the question that became a filter: its kind, the text as written and its place."""
-
-    kind: str  # year | author | venue | categories
-    text: str
-    start: int
-    end: int
-    value: str  # what it became, for display ("year >= 2025", "author Chen")
-
-
-@dataclass(frozen=True)
-class QueryFilters:
-    filters: Filters
-    cleaned: str  # the question without the filter phrases (what retrieval searches for)
-    spans: tuple[Span, ...] = ()
-
-    def __bool__(self) -> bool:
-        return bool(self.spans)
 
 
 @dataclass(frozen=True)
