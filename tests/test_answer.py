@@ -480,6 +480,20 @@ def test_a_question_for_a_named_methods_own_paper_declines_when_abstracts_only_d
     assert not ans.abstained
 
 
+def test_the_original_papers_of_a_name_is_asked_only_of_the_paper_that_coins_it(make):
+    extra = [Record("p-sinkreg", "Coherent Point Drift (CPD) is widely used for point set registration. We propose "
+                    "Sinkhorn-CPD, which replaces CPD's marginal constraint with dual penalties, so outliers are "
+                    "discarded on both sides.", label="Sinkhorn-CPD: outlier-robust registration", source="c.jsonl")]
+    a, _ = make(extra=extra, **{"answer.model": "extractive"})
+    a._model = None
+    ans = a.ask("Summarize the original Coherent Point Drift (CPD) paper.")
+    assert ans.abstained and "introduces CPD" in ans.answer
+    assert [t.rule for t in ans.trace][-1] == "name.not_introduced"
+    ans = a.ask("Summarize the original Sinkhorn-CPD paper.")  # the paper that coins it is in the corpus
+    assert not ans.abstained and ans.citations[0].paper_id == "p-sinkreg"
+    assert not a.ask("How does Sinkhorn-CPD change CPD?").abstained  # no original paper asked
+
+
 def test_a_name_in_a_question_that_describes_its_paper_is_not_a_near_miss(make):
     a, _ = make(**{"answer.model": "extractive"})
     a._model = None

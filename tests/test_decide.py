@@ -63,6 +63,11 @@ def test_each_rule_fires_on_its_finding_and_not_without_it():
     assert _rule(single(names=NameFinding(topic_names=("FNet",), own_paper_asked=True))) == (
         "abstain", "name.only_discussed")
     assert _rule(single(names=NameFinding(topic_names=("FNet",), own_paper_asked=True, strong=True)))[0] == "answer"
+    # "the original CPD paper": the linked paper uses CPD without coining it
+    assert _rule(single(names=NameFinding(topic_names=("CPD",), strong=True, original_asked=True, owned=False))) == (
+        "abstain", "name.not_introduced")
+    assert _rule(single(names=NameFinding(topic_names=("CPD",), strong=True, original_asked=True)))[0] == "answer"
+    assert _rule(single(names=NameFinding(topic_names=("CPD",), strong=True, owned=False)))[0] == "answer"
     assert _rule(single(topic_absent="protein")) == ("abstain", "topic.absent")
     miss = DetailFinding(0, "FID", "The X abstract reports no FID.", True, True, 0.6, 0.4)
     soft = DetailFinding(0, "batch size", "The X abstract reports no batch size.", False, True, 0.6, 0.4)

@@ -295,6 +295,12 @@ def test_is_there_a_paper_asks_for_one_and_are_there_papers_for_a_list(lex):
     ("What is the name of the new speech corpus that Kite is evaluated on?", "new speech corpus", False),
     # the asked noun phrase may have three words
     ("Which specific open-source LLM scored highest in Kite?", "specific open-source LLM", False),
+    # a question that is only a noun phrase asks for its head; "mean X" asks for a value
+    ("mean age of the speakers in the Kite corpus?", "mean age", True),
+    ("correlation between sparsity and accuracy in Orca?", "correlation", False),
+    ("Kite and Orca, which of them is faster?", "", False),  # a phrase with a verb is no bare noun phrase
+    ("What does sparse mean for Orca?", "", False),  # "mean" as a verb asks no value
+    ("What exactly does Orca prune, and how much?", "", False),  # an adverb qualifies the question
 ])
 def test_terse_questions_ask_what_follows_the_dash(lex, question, asked, numeric):
     q = analyze(question, None, lex)
@@ -481,6 +487,15 @@ def test_a_value_asked_for_a_named_setting_needs_a_figure_for_that_setting():
     assert missing_detail(("Lumen",), ("ImageNet-1K",), "accuracy", True, text) is None
     got = missing_detail(("Lumen",), ("COCO",), "accuracy", True, text)  # the figure is ImageNet-1K's
     assert got.firm and got.why == "The Lumen abstract reports no accuracy for COCO."
+
+
+def test_a_value_whose_quantity_the_abstract_never_names_is_firmly_missing():
+    text = "Kite was evaluated on 96 patients and 100 controls. Kite lowered the error rate (p=0.04)."
+    got = missing_detail(("Kite",), (), "mean age", True, text)  # no "age", "aged" anywhere
+    assert got.firm and got.why == "The Kite abstract reports no mean age."
+    got = missing_detail(("Kite",), (), "mean error", True, "Kite had a lower error on 96 images; aged 40 years.")
+    assert not got.firm  # the quantity is named, only not beside a figure: other wording may explain it
+    assert missing_detail(("Kite",), (), "mean age", True, "Patients (mean age 61 years) received Kite.") is None
 
 
 def test_a_named_competitor_the_papers_abstract_never_names_is_missing(lex):
@@ -765,3 +780,40 @@ def test_a_compound_of_a_common_acronym_and_plain_words_is_a_description_not_a_n
     lex = Lexicon.build(papers)
     assert lex.status("AI") == "common" and lex.status("AI-agent") == "subject"
     assert lex.is_common("AI-agent") and not lex.is_common("MLP-Mixer")
+
+
+def test_contracted_pronouns_and_names_inside_longer_proper_names_never_link():
+    lex = Lexicon.build([
+        ("p-im", "", "Ketamine given intramuscularly (IM) sedates children. IM ketamine caused vomiting in 8%.", True),
+        ("p-nih", "", "Of 210 radiology professors, 48 held a National Institutes of Health (NIH) grant. NIH funding "
+         "tracked the h-index, and a stroke scale score did not.", True),
+    ])
+    assert [k.name for k in lex.link("How much IM ketamine was given?")] == ["IM"]
+    assert analyze("I'm looking for the sedation trial in children", None, lex).topic == ()
+    assert [k.name for k in lex.link("Which professors had NIH funding?")] == ["NIH"]
+    # "the NIH Stroke Scale" is a scale's name (the corpus writes "stroke" as a word); NIH only modifies it
+    assert lex.link("Does the NIH Stroke Scale underrate right-hemisphere strokes?") == []
+
+
+@pytest.mark.parametrize("question, sides", [
+    # papers given by descriptions headed by their kind of report, however they are coordinated
+    ("Compare the Kite distillation vs FedAvg trial with the Lumen pruning study: designs and results.",
+     ["Kite", "Lumen"]),  # a paper's own name heading the description names the side
+    ("two speech experiments - the sparse routing study and the churn one. what did each find?",
+     ["sparse routing", "churn"]),
+    ("How does accuracy compare between the token pruning study that used DeiT and the 10-year churn review?",
+     ["token pruning study that used DeiT", "10-year churn review"]),
+])
+def test_described_papers_are_the_sides_of_a_comparison(lex, question, sides):
+    q = analyze(question, None, lex)
+    assert q.kind is Kind.COMPARE and [s.text for s in q.sides] == sides
+
+
+def test_a_missing_part_of_an_asked_phrase_leaves_the_rest_answered():
+    text = "Of 426 patients, one was not repairable (repair rate, 99.8%). Five died within a month."
+    got = missing_detail(("Kite",), (), "repair rate and 30-day mortality", True, text)
+    assert got.partial and not got.firm and got.why == "The Kite abstract reports no 30-day mortality."
+    assert missing_detail(("Kite",), (), "repair rate and 30-day mortality", True,
+                          text + " The 30-day mortality was 1.2%.") is None
+    got = missing_detail(("Kite",), (), "bleeding rate and 30-day mortality", True, text)
+    assert not got.partial  # no part is there: the whole asked detail is missing

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..index.sentences import split_sentences
 from .figures import MEASURES, NUMBER_WORDS, figures_in, has_figure
@@ -169,6 +169,8 @@ def _asked_parts(asked: str) -> tuple[list[list[str]], list[str]]:
 class Missing:
     why: str  # what to show: "The DiffMoE abstract reports no FID."
     firm: bool  # a named term, a figure or a named instance is absent: no other wording explains it
+    # other parts of the asked phrase are there ("repair rate and 30-day mortality")
+    partial: bool = field(default=False, repr=False)
 
 
 _KIND_OF = re.compile(r"\b(?:kinds?|types?|sorts?|forms?) of\b", re.I)
@@ -246,9 +248,19 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
                 relevant, soft = [s for s in sents if all(_phrase_present(p, s) or close(p, s) for p in parts)], True
         else:
             relevant = [s for s in sents if s in setting] or sents
+        if len(parts) > 1 and not any(figure_in(s) for s in relevant):
+            # "what repair rate and 30-day mortality?": each part with a figure of its own, in any sentence
+            lacking = [p for p in parts if not any(figure_in(s) and (_phrase_present(p, s) or close(p, s))
+                                                   for s in sents)]
+            if len(lacking) < len(parts):
+                said = [next((c.strip() for c in _SPLIT.split(asked) if all(w in c for w in p)), " ".join(p))
+                        for p in lacking]  # as the question wrote it ("30-day mortality")
+                return Missing(f"{who} reports no {' and '.join(said)}.", False, partial=True) if lacking else None
         if not any(figure_in(s) for s in relevant):
             if parts and not relevant:
-                return Missing(f"{who} reports no {phrase}.", False)
+                # the quantity's head word in no form anywhere ("mean age": no "age", "aged"): firm
+                absent = not any(_has_word(p[-1], low, stems, text) or close(p, text) for p in parts)
+                return Missing(f"{who} reports no {phrase}.", absent)
             return Missing(f"{who} reports no figure for {phrase or 'this'}.", not soft)
     elif _KIND_OF.search(asked):
         # "what kind of datasets / foundation model": a description answers; the asked noun must occur

@@ -40,6 +40,8 @@ RULES = MappingProxyType({
     "name.by_retrieval": "a term several abstracts use and none coins ('GDM') means the paper retrieval ranks first "
                          "for the whole question, not the first paper that defines it",
     "name.only_discussed": "the question asks for a named method's own paper and no abstract is about the name",
+    "name.not_introduced": "the question asks for the paper that introduced a name ('the original X paper') and the "
+                           "linked paper uses the name without coining it or heading its title with it",
     "near_miss.passing": "the question's subject is a name the corpus only mentions in passing",
     "near_miss.missing": "the question's subject is a name no abstract mentions",
     "near_miss.yes_no": "a yes/no question ('Is the Hawkins sign able to predict ...?') asks whether a finding "
@@ -76,6 +78,8 @@ class NameFinding:
     strong: bool = False  # a topic paper is named by its label head or a defined name
     followup: bool = False
     own_paper_asked: bool = False  # "according to the X paper", "its own paper"
+    original_asked: bool = False  # "the original X paper": the paper that introduced X
+    owned: bool = True  # a topic paper coins its topic name or heads its title with it
     describes_paper: bool = False  # "in the work that re-annotates ...": the question describes its paper
     content_words: int = 0
     yes_no: bool = False  # "Is/Does/Did ...?": whether a finding holds ("Did Chile's traffic law reform ...?")
@@ -92,6 +96,7 @@ class DetailFinding:
     named: bool  # the question names the paper (its wording checked strictly)
     evidence: float  # the evidence score (a named paper's weak evidence makes a soft miss count)
     override: float  # answer.detail_override
+    partial: bool = False  # other parts of the same asked phrase are there: answer those, name this one
 
 
 @dataclass(frozen=True)
@@ -251,6 +256,10 @@ def _single(t: _Trace, f: Findings) -> Decision:
     if n.topic_names and not n.strong and not n.followup and n.own_paper_asked:
         return t.abstain("name.only_discussed", f"{n.topic_names[0]}: linked by repetition only, its own paper asked",
                          f"No indexed abstract is about {n.topic_names[0]}; it is only discussed in others.")
+    if n.topic_names and n.original_asked and not n.owned and not n.followup:
+        return t.abstain("name.not_introduced", f"{n.topic_names[0]}: its linked paper uses the name without "
+                                                "introducing it; the original paper is asked",
+                         f"No indexed abstract introduces {n.topic_names[0]}; it is only discussed in others.")
     near_miss = n.unlinked and not n.placed and not n.strong and not n.describes_paper
     if near_miss and n.yes_no:
         term, status = n.unlinked[0]
@@ -271,7 +280,7 @@ def _single(t: _Trace, f: Findings) -> Decision:
             continue
         detail = (f"{d.why} (" + ("firm: no wording explains it" if d.firm
                                   else f"named paper, evidence {d.evidence:.2f} < {d.override:.2f}") + ")")
-        if d.part == 0:
+        if d.part == 0 and not d.partial:
             return t.abstain("detail.missing", detail, d.why)
         t.gap("detail.partial", detail, d.why)
     ev = f.evidence

@@ -91,6 +91,18 @@ def _unknown_name(token: str) -> str:
     return (head.upper() if len(head) <= 4 else head.capitalize()) + m.group(2)
 
 
+_TITLED_WORD = re.compile(r" ([A-Z][a-z]{2,})\b")
+
+
+def _titled_after(question: str, end: int, words: set[str]) -> bool:
+    """A capitalised word follows that the corpus writes in lower case (`words`) or that is common English: the name
+    is the modifier of a longer proper name ("NIH Stroke Scale", "the ACME Trial Group"), not a paper's name."""
+    m = _TITLED_WORD.match(question, end)
+    if not m or m.group(1).lower() in FUNCTION_WORDS:
+        return False
+    return m.group(1).lower() in words or is_word(m.group(1))
+
+
 @dataclass(frozen=True)
 class Link:
     name: str  # as written in the question
@@ -347,6 +359,8 @@ class Lexicon:
                 english = re.findall(r"[A-Za-z0-9]+", surface)
                 if all(is_word(w, acronym_ok=True) for w in english):
                     continue  # "it", "The", "ALL": never a name, whatever its case
+                if _titled_after(question, toks[i + n - 1][2], self.words):
+                    continue  # "the NIH Stroke Scale": part of a longer proper name, not the name of a paper
                 papers = self.papers_about(surface) if k not in self.acronym_words or surface.isupper() else ()
                 if papers:
                     strong = self.about[norm(surface)][papers[0]] >= 2

@@ -130,6 +130,10 @@ CLAUSE = re.compile(  # "Which X ..., and over how many Y?": a second thing aske
 )
 ASKED_TAIL = re.compile(  # a clause ending on what it asks: "over how many evaluation suites", "with which network"
     rf"^(?:{PREP}\s+)?(?:what|which|how many|how much|#)\s*(?P<d>(?:[\w\-^@.]+\s+){{0,4}}?[\w\-^@.]+)$", re.I)
+ASKED_NP = re.compile(  # a terse question that is only a noun phrase: "mean age of the patients in the X study?"
+    rf"^(?!(?i:{OPENER}|and|or|so|then|but|also|the|an?|tell|give|list|show|name|compare|contrast)\b)"
+    r"(?P<n>[A-Za-z][a-z\-]*(?:\s+[a-z][a-z\-]*){0,2})\s+(?:of|between)\s+(?=\S)"
+    r"(?!.*\b(?:is|are|was|were|does|do|did)\b)")
 NUMERIC = re.compile(
     r"\bhow (?:much|many|fast|large|small|big|long|often|far|well)\b|\bwhat (?:fraction|percentage|percent|share|"
     r"proportion|ratio|number|amount|speed-?up|gain|improvement)\b|\bby how\b|\bby what (?:margin|factor|amount)\b|"
@@ -140,7 +144,8 @@ NUMERIC = re.compile(
     re.I,
 )
 
-MEASURED = re.compile(  # "what X does Y achieve": a value is asked for
+MEASURED = re.compile(  # "what X does Y achieve", "mean age of ...": a value is asked for
+    r"\b(?:mean|median|average)\s+(?!(?:that|to|it|the|an?|for|in|of|by|when|we|they|this)\b)[a-z]|"
     r"\b(?:achieve|achieves|achieved|reach|reaches|reached|obtain|obtains|obtained|attain|attains|score|scores|get|gets|"
     r"yield|yields)\b|^what (?:is|are|was|were) .{0,40}\b(?:accuracy|error|rate|score|fid|bleu|f1|perplexity|latency|"
     r"throughput|auc|map|miou|psnr|speed|size)\b",
@@ -172,6 +177,9 @@ DESCRIBED_PAPER = re.compile(  # the question describes the paper it means: "In 
 )
 OWN_PAPER = re.compile(r"\b(?:its|their) own paper\b|\baccording to the (?P<n>[^\s,?]+) paper\b|"
                        r"\bthe (?P<m>[^\s,?]+) paper (?:propose|introduce|present|describe|say|report)", re.I)
+# the paper that introduced a name is asked for: "Summarize the original X paper", "X's original study"
+ORIGINAL = re.compile(r"\boriginal\s+(?:[^\s,?]+\s+){0,5}?(?:paper|study|article|publication|report|trial)\b|"
+                      r"\b(?:paper|study|article|work) that (?:first )?(?:introduced|proposed|coined)\b", re.I)
 # the kind of value a clause asks for, when the question names it: the abstract must then state a value of that
 # kind ("how long ...?" wants a time or length, "in millijoules" an energy), not just any number
 MEASURE_ASKED = {

@@ -42,8 +42,9 @@ from .listsize import LIST_POOL, LIST_SHOW, weigh_list
 from .metadata_asked import asks_metadata, on_topic
 from .nameforms import named_terms, norm
 from .naming import names_for
-from .phrasing import DESCRIBED_PAPER, OWN_PAPER, PAPER_ON, YES_NO
+from .phrasing import DESCRIBED_PAPER, ORIGINAL, OWN_PAPER, PAPER_ON, YES_NO
 from .question import Ask, Kind, analyze
+from .sides import shared_context
 from .state import Prepared
 from .support import SupportScorer, content_words
 from .topics import TopicWords, uses_distinctive
@@ -89,8 +90,9 @@ class Preparer:
         q = p.question
         p.topic, p.topic_names = q.topic, q.topic_names
         if q.kind is Kind.COMPARE:
+            context = shared_context(q.standalone, [s.text for s in q.sides])
             p.sides = [self._search(side.text, 1, p.filters, side.paper_ids) if side.paper_ids
-                       else self._described(side.text, p.filters) for side in q.sides]
+                       else self._described(side.text, p.filters, context) for side in q.sides]
             p.side_specs = list(q.sides)
             p.hits = _unique([h for side in p.sides for h in side[:1]])
         elif q.kind is Kind.LIST:
@@ -118,10 +120,12 @@ class Preparer:
         p.timings["retrieval_s"] = time.perf_counter() - t
         return p
 
-    def _described(self, text: str, filters: Filters | None, keep: int = 3) -> list[Hit]:
-        """Papers for a side given by description: of the best DESCRIBED_POOL, those using the description's
-        distinctive words (topics.py: "on-policy" in "the two papers on on-policy distillation") first."""
-        hits = self._search(text, DESCRIBED_POOL, filters)
+    def _described(self, text: str, filters: Filters | None, context: str = "", keep: int = 3) -> list[Hit]:
+        """Papers for a side given by description, searched with what the question says of all sides (`context`:
+        "staple line leaks after sleeve gastrectomy: how do the X study and the Y analysis compare?"): of the best
+        DESCRIBED_POOL, those using the description's distinctive words (topics.py: "on-policy" in "the two papers
+        on on-policy distillation") first."""
+        hits = self._search(f"{text} {context}".strip(), DESCRIBED_POOL, filters)
         keys = self.topics.distinctive(text)
         if keys:
             hits = sorted(hits, key=lambda h: not uses_distinctive(h, keys))  # stable: retrieval order within each
@@ -156,7 +160,8 @@ class Preparer:
                          + ("" if k.strong else " (weak)") for k in q.links),
             unconfirmed=tuple(n for n in q.topic_names if n not in p.topic_names), rechosen=p.rechosen,
             unlinked=q.unlinked, placed=q.topic_placed, strong=bool(q.topic_strong), followup=q.followup,
-            own_paper_asked=bool(OWN_PAPER.search(q.standalone)),
+            own_paper_asked=bool(OWN_PAPER.search(q.standalone)), original_asked=bool(ORIGINAL.search(q.standalone)),
+            owned=any(pid in lexicon.owners.get(norm(name), ()) for pid in p.topic for name in p.topic_names),
             describes_paper=bool(DESCRIBED_PAPER.search(q.standalone)), yes_no=bool(YES_NO.match(q.standalone)),
             content_words=len(content_words(q.standalone)))
         f = Findings("answer", names=names)
@@ -187,7 +192,7 @@ class Preparer:
                                      given=given)
             if missing:
                 out.append(DetailFinding(i, ask.asked, missing.why, missing.firm, bool(n_topic), ev.score,
-                                         self.settings.detail_override))
+                                         self.settings.detail_override, missing.partial))
         return tuple(out)
 
     def _evidence(self, p: Prepared) -> EvidenceFinding:

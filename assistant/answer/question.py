@@ -34,6 +34,7 @@ from .linker import Lexicon, Link
 from .nameforms import named_terms, norm
 from .phrasing import (
     ASKED,
+    ASKED_NP,
     ASKED_TAIL,
     CLAUSE,
     CUE,
@@ -49,7 +50,7 @@ from .phrasing import (
     TWO_PAPERS,
     WEAK_CUE,
 )
-from .sides import Side, clean, coordinated, framed_sides, listed, side_in, with_described
+from .sides import Side, clean, coordinated, described_sides, framed_sides, listed, side_in, with_described
 from .words import FUNCTION_WORDS, expand_contractions
 
 
@@ -154,8 +155,11 @@ def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False) -> A
     """What one clause asks for: its noun phrase and whether a value is asked (a later clause may be a
     fragment: "..., and over how many benchmarks?")."""
     c = clause.strip().rstrip("?").strip()
-    m = ASKED.match(c) or (ASKED_TAIL.match(c) if fragment else None)
+    m = (ASKED.match(c) or (ASKED_TAIL.match(c) if fragment else None)
+         or (None if fragment else ASKED_NP.match(c)))
     asked = NOT_NOUN.sub("", next((g for g in (m.groups() if m else ()) if g), "")).strip()
+    if asked and all(w.lower() in FUNCTION_WORDS for w in asked.split()):
+        asked = ""  # "What exactly does it ...": no noun is asked
     bounded = bool(m and m.re is ASKED and (m.group("a") or m.group("c")))  # ends at its auxiliary ("which X did")
     if not bounded:  # "what real data backed the tests": "real data" (not "self-supervised pretrained backbone did")
         asked = re.sub(r"^(\S+(?:\s+\S+)*?)\s+[a-z]+(?<!e)ed(?=\s|$).*$", r"\1", asked)
@@ -243,6 +247,9 @@ def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation,
         crit = re.sub(r"^(?:(?:in|from|across) (?:the |this |my |our )?(?:corpus|collection|index|library|abstracts) "
                       r"|here )?(?:that |which |who |to |about |on |in |of )?", "", crit, flags=re.I).strip(" ,?")
         return Kind.LIST, (), crit or q
+    described = described_sides(q, links) if CUE.search(q) or WEAK_CUE.search(q) else ()
+    if described:  # "compare the A vs B trial with the C study", "the X study and the Y one. What did each find?"
+        return Kind.COMPARE, described, ""
     distinct: list[Link] = []
     for link in links:
         if link.paper_ids[0] not in {d.paper_ids[0] for d in distinct}:

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from .linker import Link
 from .nameforms import norm
-from .phrasing import COMPARE_RX, OPENER, SIDES_END
+from .phrasing import COMPARE_RX, OPENER, SIDES_END, TWO_PAPERS
+from .words import FUNCTION_WORDS
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,69 @@ def framed_sides(q: str, links: list[Link]) -> tuple[Side, ...]:
             return ()
         return tuple(side_in(t, links) for t in texts[:MAX_SIDES])
     return ()
+
+
+# a paper given by a description headed by what kind of report it is: "the PK/PD study in MRSA pneumonia", "the
+# halofantrine one", "Mosaic vs Perimount randomized study" (opening the question), "the 10-year case review"
+_REPORT = (r"(?:study|trial|paper|review|analysis|series|experiment|cohort|report|survey|registry|work|one|article|"
+           r"replication|audit|investigation|meta-analysis)")
+_STOP = r"(?:and|with|vs\.?|versus|compared?|each|both|concluded?|found|finds?|reports?|reported|says?|said|differ|"\
+        r"measured?|showed?|shows|did|do|does)"
+_DESCRIBED = re.compile(
+    r"(?:^|(?<=\s))(?P<np>(?:the\s+|^(?!(?:compare|contrast|how|what|which|who|why|when|where|do|does|did|is|are|was|"
+    r"were|in|for|across|between|among|of)\b))(?!(?:two|2|three|3|both|other|same|first|second|third|former|latter|"
+    r"last)\b)"
+    rf"(?:[^\s,;:?.]+\s+){{0,8}}?{_REPORT}\b"
+    r"(?:\s+(?:in|of|from|on|that|which|with|among|at|for|by|using|comparing|assessing)\s+"
+    rf"(?:(?!\s{_STOP}\s|\s[-\u2013\u2014]\s)[^,;:?])*?)??)"
+    rf"(?=\s*(?:[,;:?]|\.(?:\s|$)|$|\s[-\u2013\u2014]\s)|\s+{_STOP}\b)", re.I)
+
+
+def described_sides(q: str, links: list[Link]) -> tuple[Side, ...]:
+    """Two to four papers each given by a description headed by its kind of report ("Compare the dynamic hip screw
+    vs nail randomized trial with the Gamma3 matched study", "the topical NAC perforation study and the
+    halofantrine one"): each description is a side, whatever coordinates them; () for fewer than two.
+
+    >>> [s.text for s in described_sides("Compare the A vs B randomized trial with the C matched study: designs?", [])]
+    ['A vs B randomized trial', 'C matched']
+    >>> [s.text for s in described_sides("How do the PK study in MRSA pneumonia and the MIC study differ?", [])]
+    ['PK study in MRSA pneumonia', 'MIC']
+    >>> [s.text for s in described_sides("The two cell papers, the colour one and the bridge one: what does each do?",
+    ...                                  [])]
+    ['colour cell', 'bridge cell']
+    >>> described_sides("In the X trial, what did each group receive?", [])
+    ()
+    """
+    found = [m.group("np") for m in _DESCRIBED.finditer(q)]
+    two = TWO_PAPERS.search(q)  # "the two cell segmentation papers, the four-colour one and the ...": the group
+    group = " ".join(g for g in (two.group("pre"), two.group("post")) if g) if two else ""
+    texts = [clean(t) + (f" {group}" if group and re.search(r"\bone$", t, re.I) else "") for t in found]
+    if not 2 <= len(texts) <= MAX_SIDES or not all(texts) or len({norm(t) for t in texts}) < len(texts):
+        return ()
+    return tuple(side_in(t, links) for t in texts)
+
+
+# words that frame a comparison rather than say what its papers share
+_FRAME = frozenset("compare compared comparing contrast contrasted differ differs difference differences each both one "
+                   "ones two three four study studies paper papers work works trial trials find found finds report "
+                   "reported reports say says said conclude concluded show showed shows measure measured look looked "
+                   "tell respectively versus vs".split())
+
+
+def shared_context(q: str, sides: list[str]) -> str:
+    """What the question says of every side, outside the sides' own phrases ("staple line leaks after sleeve
+    gastrectomy: how do the NG tube study and the registry analysis compare on leak rates?"): its content words.
+
+    >>> shared_context("statin users: compare the stroke study and the AF study - which showed a benefit?",
+    ...                ["stroke", "AF"])
+    'statin users benefit'
+    """
+    rest = q
+    for s in sorted(sides, key=len, reverse=True):
+        rest = re.sub(re.escape(s), " ", rest, flags=re.I)
+    words = [w for w in re.findall(r"[A-Za-z][\w\-/']*", rest)
+             if len(w) > 2 and w.lower() not in FUNCTION_WORDS and w.lower() not in _FRAME]
+    return " ".join(dict.fromkeys(words))
 
 
 def side_in(text: str, links: list[Link]) -> Side:

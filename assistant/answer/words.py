@@ -29,7 +29,10 @@ FUNCTION_WORDS = frozenset(
     "nor but so yet if then else whether because although though while where when why how "
     # auxiliaries and modal verbs
     "is are was were be been being am do does did done doing have has had having can could may might must shall "
-    "should will would not".split()
+    "should will would not "
+    # adverbs that qualify a question, never a thing asked ("What exactly does it run PCA on?")
+    "exactly precisely specifically roughly approximately actually really typically usually generally mainly "
+    "mostly basically ultimately concretely".split()
 )
 
 
@@ -97,11 +100,23 @@ _CONTRACTION = re.compile(
     r"\b(what|who|where|when|how|which|that|there|here|it|this)['’]s\b", re.I)
 
 
+# "I'm", "we've", "they're", "you'll", "I'd": a pronoun and its auxiliary (never a name: "I'm" is not "IM")
+_PRONOUN_AUX = re.compile(r"\b(I|you|we|they|he|she|it)['’](m|re|ve|ll|d)\b", re.I)
+_AUX = {"m": "am", "re": "are", "ve": "have", "ll": "will", "d": "would"}
+# "don't", "doesn't", "can't", "won't": an auxiliary and "not"
+_NOT = re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|could|would|should|ca|wo|need|must)n['’]t\b", re.I)
+
+
 def expand_contractions(text: str) -> str:
-    """"what's MrSteve's memory?" -> "what is MrSteve's memory?": the question patterns see the auxiliary.
+    """"what's MrSteve's memory?" -> "what is MrSteve's memory?": the question patterns see the auxiliary, and no
+    contracted pronoun is read as a name.
 
     >>> expand_contractions("what's MrSteve's memory, and where’s it used?")
     "what is MrSteve's memory, and where is it used?"
+    >>> expand_contractions("I'm looking for X; they've said it doesn't and can't.")
+    'I am looking for X; they have said it does not and can not.'
     """
-    return _CONTRACTION.sub(lambda m: m.group(1) + " is", text)
+    text = _CONTRACTION.sub(lambda m: m.group(1) + " is", text)
+    text = _PRONOUN_AUX.sub(lambda m: f"{m.group(1)} {_AUX[m.group(2).lower()]}", text)
+    return _NOT.sub(lambda m: {"ca": "can", "wo": "will"}.get(m.group(1).lower(), m.group(1)) + " not", text)
 
