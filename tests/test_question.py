@@ -299,6 +299,7 @@ def test_is_there_a_paper_asks_for_one_and_are_there_papers_for_a_list(lex):
     ("mean age of the speakers in the Kite corpus?", "mean age", True),
     ("correlation between sparsity and accuracy in Orca?", "correlation", False),
     ("Kite and Orca, which of them is faster?", "", False),  # a phrase with a verb is no bare noun phrase
+    ("Storage of vaccines in Kite clinics: a weak link?", "", False),  # capitalised: a paper's title
     ("What does sparse mean for Orca?", "", False),  # "mean" as a verb asks no value
     ("What exactly does Orca prune, and how much?", "", False),  # an adverb qualifies the question
 ])
@@ -807,6 +808,15 @@ def test_contracted_pronouns_and_names_inside_longer_proper_names_never_link():
 def test_described_papers_are_the_sides_of_a_comparison(lex, question, sides):
     q = analyze(question, None, lex)
     assert q.kind is Kind.COMPARE and [s.text for s in q.sides] == sides
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("Which experiments used sparse routing?", Kind.LIST),  # experiments, trials, cohorts: papers of the corpus
+    ("churn studies in here?", Kind.LIST),
+    ("Which trials were pooled in the churn meta-analysis?", Kind.SINGLE),  # the items of one paper
+])
+def test_studies_asked_across_the_corpus_are_lists_and_inside_one_report_are_not(lex, question, kind):
+    assert analyze(question, None, lex).kind is kind
 
 
 def test_a_missing_part_of_an_asked_phrase_leaves_the_rest_answered():

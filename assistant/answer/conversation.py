@@ -55,17 +55,17 @@ from dataclasses import dataclass, field
 
 from ..types import Turn
 from .figures import NUMBER_VALUES
+from .phrasing import REPORT
 from .support import STOP, content_words
 
 _ORD = {"first": 0, "former": 0, "second": 1, "latter": -1, "third": 2, "fourth": 3, "last": -1}
 _NUM = {**{w: NUMBER_VALUES[w] for w in ("two", "three", "four")}, "2": 2, "3": 3, "4": 4}
-_NOUN = r"(?:one|ones|paper|papers|method|methods|approach|approaches|work|works|model|models|framework|abstract|study)"
+_NOUN = rf"(?:one|ones|papers|method|methods|approach|approaches|works|model|models|framework|abstract|{REPORT})"
 _FIRST_N = re.compile(rf"\bthe (first|top|last) (two|three|four|2|3|4)(?: {_NOUN})?\b", re.I)
 _NTH = re.compile(rf"\bthe (first|second|third|fourth|last) {_NOUN}\b|\bthe (former|latter)(?: {_NOUN})?\b", re.I)
 _ALL = re.compile(rf"\b(?:both(?: of them| {_NOUN})?|each of them|each {_NOUN}|the two(?: {_NOUN})?|all of them|"
                   rf"these {_NOUN}|those {_NOUN})\b", re.I)
-_SINGULAR = re.compile(r"\b(?:this|that|the) (?:paper|method|approach|work|model|framework|study|system|technique)\b",
-                       re.I)
+_SINGULAR = re.compile(rf"\b(?:this|that|the) (?:method|approach|model|framework|system|technique|{REPORT})\b", re.I)
 _PRONOUN = re.compile(r"\b(they|them|their|theirs|it|its|these|those)\b|\b(there)(?=\s*\?*\s*$)", re.I)
 _DEFINITE = re.compile(
     r"\bthe (?:\w+ )?(?:(?:version|model|method|approach|framework|system|technique|algorithm|architecture|"

@@ -46,7 +46,9 @@ def kind_asked(asked: str) -> str:
 
 
 # "a, b and c"
-_ENUMERATION = re.compile(r"\b[\w\-]+(?:\s+[\w\-]+)?,\s+[\w\-]+(?:\s+[\w\-]+)?,?\s+(?:and|or)\s+[\w\-]+")
+# items listed: "reasoning, coding and math", "two modules: spatial pyramid pooling and 3D CNN", "(i) X ... (ii) Y"
+_ENUMERATION = re.compile(r"\b[\w\-]+(?:\s+[\w\-]+)?,\s+[\w\-]+(?:\s+[\w\-]+)?,?\s+(?:and|or)\s+[\w\-]+"
+                          r"|:\s*[\w\-]+(?:\s+[\w\-]+){0,3}\s+(?:and|or)\s+[\w\-]+|\((?:i|1|a)\)\s.+?\((?:ii|2|b)\)\s")
 NEAR = 8  # words between a named instance and the word for its kind ("a general LLM judge": no name near)
 _DEFINES = re.compile(r"((?:[\w\-]+\s+){1,6})\(([A-Z][A-Za-z0-9\-]{1,12})\)")
 

@@ -43,6 +43,27 @@ def list_header(found: int, show: int, criterion: str, complete: bool) -> str:
     return f"{count} in the indexed abstracts match “{criterion}”{tail}:"
 
 
+# what a criterion says papers do with its topic: "evaluate on KITTI", "deploy their models on microcontrollers"
+_DOING = re.compile(
+    r"^(?:(?:use|uses|used|using|involve|involves|involved|involving|propose|proposes|study|studies|studied|address|"
+    r"addresses|apply|applies|employ|employs|examine|examines|investigate|investigates|target|targets|mention|"
+    r"mentions|discuss|discusses|concern|concerns)\s+"
+    # a verb (base form, as after "papers that"), not a noun ("transformers for", "learning in")
+    r"|(?-i:[a-z]+(?<!s)(?<!ing))\s+(?:(?:their|its|the)\s+[a-z]+\s+)?(?:on|with|in|for|about|into)\s+)(?=\S)", re.I)
+
+
+def criterion_core(criterion: str) -> str:
+    """The topic of a list's criterion, without what the papers do with it: a sentence naming the topic matches.
+
+    >>> [criterion_core(c) for c in ("evaluate on KITTI", "deploy their models on microcontrollers",
+    ...                                "involve robotic surgery", "federated learning", "learning in healthcare",
+    ...                                "transformers for vision")]  # doctest: +NORMALIZE_WHITESPACE
+    ['KITTI', 'microcontrollers', 'robotic surgery', 'federated learning', 'learning in healthcare',
+     'transformers for vision']
+    """
+    return _DOING.sub("", criterion.strip(" .?")).strip() or criterion
+
+
 _TITLED = re.compile(r"(?<![.?!]\s)(?<!^)\b[A-Z][a-z]+(?:[\s\-]+[A-Z][a-z]+){1,3}\b")
 
 
@@ -78,6 +99,7 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
     parts += tuple(x for x in proper if not any(norm(x) in norm(y) for y in parts))
     unmatched = tuple(x for x in parts if not any(norm(x) in t for t in normed.values()))
     rare = topics.distinctive(q.criterion)  # one list per alternative ("X or Y"): [] where one needs no word
+    core = criterion_core(q.criterion)  # "evaluate on KITTI": a sentence on KITTI matches
     if not unmatched:
         for h in candidates(p.hits, q.criterion):  # the first LIST_SHOW, then those using every criterion word
             if parts and not all(norm(x) in normed[h.paper_id] for x in parts):
@@ -85,7 +107,7 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
             if rare and not uses_distinctive(h, rare):
                 continue  # "protein language models": a paper on language models only does not qualify
             sents = [s.text for s in split_sentences(h.text)]
-            row = scorer.matrix([q.criterion], sents)[0]
+            row = scorer.matrix(list(dict.fromkeys([q.criterion, core])), sents).max(axis=0)
             j = int(row.argmax())
             if row[j] >= bar:
                 p.rows.append((h, j, sents[j]))

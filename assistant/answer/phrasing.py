@@ -20,6 +20,12 @@ OPENER = rf"(?:{WH}|is|are|does|do|did|can|could|was|were)"
 SIDES_END = (r"(?:all|both|each|are|is|was|were|do|does|did|have|has|deal|deals|use|uses|target|targets|address|"
              r"addresses|tackle|tackles|propose|proposes|study|studies|share|differ|rely|relies|report|reports|"
              r"combine|combines|apply|applies|train|trains|evaluate|evaluates)")
+# the kinds of research report a question calls a paper by: "the PK/PD study", "that cohort", "the second trial"
+REPORT = (r"(?:study|trial|paper|review|analysis|series|experiment|cohort|report|survey|registry|work|article|"
+          r"replication|audit|investigation|meta-analysis)")
+# "Which trials were pooled in the X meta-analysis?": the items of one paper, not papers of the corpus
+IN_ONE_REPORT = re.compile(rf"\b(?:in|of|from|by) the (?:[^\s,;:?]+\s+){{0,6}}?{REPORT}\b", re.I)
+
 COMPARE_RX = [
     re.compile(r"^(?:how|in what ways?) (?:does|do|is|are) (?P<a>.+?) (?:differ|different) (?:from|to|than)"
                r" (?P<b>.+?)\??$", re.I),
@@ -70,13 +76,17 @@ CUE = re.compile(
 )
 WEAK_CUE = re.compile(r"\b(?:both|each|share|shared)\b", re.I)
 LIST = re.compile(
-    r"^(?:which|what) (?:papers|abstracts|works|studies|articles|methods|approaches|frameworks|models)\b(?P<c>.*?)\??$"
+    r"^(?:which|what) (?:papers|abstracts|works|studies|articles|methods|approaches|frameworks|models|experiments|"
+    r"trials|cohorts)\b(?P<c>.*?)\??$"
     r"|^(?:list|find|show|name)(?: me)?(?: all)? (?:the )?(?:papers|abstracts|works|studies|methods)\b(?P<c2>.*?)\??$"
     # "are there papers ...", "is there any research on ...": a list; "is there work / a paper that ...": one paper
     r"|^(?:are there (?:any |some )?(?:papers?|abstracts?|works?|studies|study|research|articles?)"
     r"|is there (?:any |some )(?:papers?|abstracts?|works?|studies|study|research|articles?)"
     r"|is there (?:papers|abstracts|works|studies|articles))\b(?P<c3>.*?)\??$"
     # terse asks: "papers building on X?", "any paper on X?", "which ones are X papers?", "anything on X?"
+    # "guinea pig studies in here?": a description, then the papers asked for, and where
+    r"|^(?!(?:which|what|who|how|is|are|do|does|did|can)\b)(?P<c11>[^?,;:]{3,60}?)\s+(?:papers|studies|works|abstracts|"
+    r"experiments|trials)\s+(?:in here|here|in the (?:corpus|collection|index|library))\s*\??$"
     r"|^(?:any |all |other )?(?:papers?|abstracts?|works|studies|articles)\s+(?=(?:on|about|that|which|who|using|"
     r"building|proposing|introducing|applying|with|where|for|in)\b)(?P<c4>.*?)\??$"
     r"|^(?:which|what) ones (?:are|were|is)\s+(?P<c5>.*?)(?:\s+(?:papers|works|studies|abstracts))?\??$"
@@ -130,9 +140,11 @@ CLAUSE = re.compile(  # "Which X ..., and over how many Y?": a second thing aske
 )
 ASKED_TAIL = re.compile(  # a clause ending on what it asks: "over how many evaluation suites", "with which network"
     rf"^(?:{PREP}\s+)?(?:what|which|how many|how much|#)\s*(?P<d>(?:[\w\-^@.]+\s+){{0,4}}?[\w\-^@.]+)$", re.I)
-ASKED_NP = re.compile(  # a terse question that is only a noun phrase: "mean age of the patients in the X study?"
+# a terse question that is only a noun phrase, typed in lower case: "mean age of the patients in the X study?" (a
+# capitalised one reads as a paper's title: "Storage of vaccines in the community: weak link in the cold chain?")
+ASKED_NP = re.compile(
     rf"^(?!(?i:{OPENER}|and|or|so|then|but|also|the|an?|tell|give|list|show|name|compare|contrast)\b)"
-    r"(?P<n>[A-Za-z][a-z\-]*(?:\s+[a-z][a-z\-]*){0,2})\s+(?:of|between)\s+(?=\S)"
+    r"(?P<n>[a-z][a-z\-]*(?:\s+[a-z][a-z\-]*){0,2})\s+(?:of|between)\s+(?=\S)"
     r"(?!.*\b(?:is|are|was|were|does|do|did)\b)")
 NUMERIC = re.compile(
     r"\bhow (?:much|many|fast|large|small|big|long|often|far|well)\b|\bwhat (?:fraction|percentage|percent|share|"
@@ -190,8 +202,8 @@ MEASURE_ASKED = {
                          re.I),
     "memory": re.compile(r"\b(?:giga|mega|tera)bytes\b|\bin (?:GB|MB|GiB|MiB)\b|\bhow much (?:GPU )?memory\b", re.I),
     # "what are the 12 languages ...?", "list the three tasks": the count is known, the items themselves are asked
-    "names": re.compile(rf"^(?:(?:what|which)\s+(?:is|are|was|were)\s+|(?:list|name|give me)\s+)the\s+{COUNTED}",
-                        re.I),
+    "names": re.compile(rf"^(?:(?:what|which)\s+(?:is|are|was|were)\s+|(?:list|name|give me)\s+)the\s+{COUNTED}"
+                        rf"|^(?:what|which)\s+{COUNTED}(?!\s+of\b)", re.I),  # "which nine acupoints were needled?"
 }
 # "Is/Does/Did/Can ...?": a yes/no question, whether a finding holds
 YES_NO = re.compile(r"^(?:is|are|was|were|does|do|did|can|could|has|have|had|will|would|should|may|might)\b", re.I)

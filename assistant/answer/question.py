@@ -40,6 +40,7 @@ from .phrasing import (
     CUE,
     DESCRIBED_PAIR,
     DESCRIBED_PAPER,
+    IN_ONE_REPORT,
     LEAD,
     LIST,
     MEASURE_ASKED,
@@ -239,6 +240,8 @@ def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation,
     if m and (len(referents) == 1 or (m.group("m10") and (any(link.strong for link in links) or referents
                                                           or DESCRIBED_PAPER.search(q)))):
         m = None  # "Which datasets are used by FedMerge?", "... in the paper on X?", "What models did they tune?"
+    if m and re.match(r"^(?:which|what) (?:experiments|trials|cohorts)\b", q, re.I) and IN_ONE_REPORT.search(q):
+        m = None  # "Which trials were pooled in the X meta-analysis?": the items of one paper
     if m:
         lead = next((g for g in ("m8", "m9", "m10") if m.group(g)), "")
         crit = (f"{m.group(lead)} {m.group('c' + lead[1:])}" if lead

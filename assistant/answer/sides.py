@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from .linker import Link
 from .nameforms import norm
-from .phrasing import COMPARE_RX, OPENER, SIDES_END, TWO_PAPERS
+from .phrasing import COMPARE_RX, OPENER, REPORT, SIDES_END, TWO_PAPERS
 from .words import FUNCTION_WORDS
 
 
@@ -91,8 +91,7 @@ def framed_sides(q: str, links: list[Link]) -> tuple[Side, ...]:
 
 # a paper given by a description headed by what kind of report it is: "the PK/PD study in MRSA pneumonia", "the
 # halofantrine one", "Mosaic vs Perimount randomized study" (opening the question), "the 10-year case review"
-_REPORT = (r"(?:study|trial|paper|review|analysis|series|experiment|cohort|report|survey|registry|work|one|article|"
-           r"replication|audit|investigation|meta-analysis)")
+_REPORT = rf"(?:{REPORT}|one)"
 _STOP = r"(?:and|with|vs\.?|versus|compared?|each|both|concluded?|found|finds?|reports?|reported|says?|said|differ|"\
         r"measured?|showed?|shows|did|do|does)"
 _DESCRIBED = re.compile(
