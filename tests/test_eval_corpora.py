@@ -62,6 +62,15 @@ def test_roles_were_fixed_with_at_least_two_corpora_held_out():
             assert run.role == corpora.SPECS[run.corpus].role
 
 
+def test_every_run_has_its_question_file():
+    for run in corpora.RUNS.values():  # a second question set over a corpus reads its own file ("pubmedqa-b")
+        if run.corpus != "bundled" and not run.pubmedqa_own:
+            path = corpora._question_file(run)
+            assert path.is_file() and path.parent.name == (run.questions or corpora.SPECS[run.corpus].questions
+                                                           or run.corpus)
+    assert corpora._question_file(corpora.RUNS["pubmedqa-b"]).parent.name == "pubmedqa-b"
+
+
 @pytest.mark.skipif(not (corpora.SHARED / "pubmedqa" / "ori_pqal.json").is_file(), reason="needs ../shared/data")
 def test_pubmedqa_corpus_has_every_context_as_one_abstract():
     rows = list(corpora.pubmedqa(corpora.SHARED))
