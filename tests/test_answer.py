@@ -469,6 +469,23 @@ def test_a_described_side_retrieval_is_sure_of_is_a_row_of_the_comparison(make):
     assert {c.paper_id for c in ans.citations} >= {"p-prune", "p-fedmerge"}, ans.answer
 
 
+def test_described_sides_are_found_with_the_questions_shared_context_and_stated_counts(make):
+    extra = [
+        Record("p-ent1", "Double-balloon enteroscopy (DBE) was studied for small bowel disease. Forty-four patients "
+               "with chronic bleeding underwent DBE; the diagnostic yield was 75%.", label="", source="c.jsonl"),
+        Record("p-ent2", "Double-balloon enteroscopy (DBE) was studied in 61 patients with small bowel disease; the "
+               "diagnostic yield was 70%.", label="", source="c.jsonl"),
+        Record("p-ent3", "Emergency DBE within 24 hours of overt obscure bleeding found Dieulafoy lesions in 40% of "
+               "patients.", label="", source="c.jsonl"),
+    ]
+    a, _ = make(extra=extra, **{"answer.model": "extractive"})
+    a._model = None
+    ans = a.ask("Compare the diagnostic double-balloon enteroscopy series of 44 patients with the emergency DBE "
+                "study in overt obscure bleeding: yields and main lesions found.")
+    assert ans.kind == "compare"
+    assert {c.paper_id for c in ans.citations} >= {"p-ent1", "p-ent3"}, ans.answer  # 44 written "Forty-four"
+
+
 def test_a_question_for_a_named_methods_own_paper_declines_when_abstracts_only_discuss_it(make):
     extra = [Record("p-mixer", "Token mixing with MLPs is cheap. Compared with MLP-Mixer, our pooling mixer halves the "
                     "cost; MLP-Mixer needs more memory.", label="Pooling mixer", label_derived=True, source="c.jsonl")]
@@ -492,6 +509,20 @@ def test_the_original_papers_of_a_name_is_asked_only_of_the_paper_that_coins_it(
     ans = a.ask("Summarize the original Sinkhorn-CPD paper.")  # the paper that coins it is in the corpus
     assert not ans.abstained and ans.citations[0].paper_id == "p-sinkreg"
     assert not a.ask("How does Sinkhorn-CPD change CPD?").abstained  # no original paper asked
+
+
+def test_a_paper_named_once_by_its_coined_name_gets_the_named_papers_bar(make):
+    extra = [Record("p-crater", "Lunar landers navigate by craters, and crater catalogs are large. In this paper, we "
+                    "propose Zorrocrater, an automated crater template generation method based on principal component "
+                    "analysis of crater elevation maps.", label="Crater templates by elevation analysis",
+                    source="c.jsonl")]
+    a, _ = make(extra=extra, **{"answer.model": "extractive"})
+    a._model = None
+    ans = a.ask("What exactly does Zorrocrater run PCA on?")  # written once, and "PCA" only spelled out
+    assert not ans.abstained and ans.citations[0].paper_id == "p-crater"
+    bar = next(t for t in ans.trace if t.rule == "evidence.weak")
+    assert "named paper Zorrocrater" in bar.detail or "named subject" in bar.detail
+    assert not any(t.rule == "name.uncovered" for t in ans.trace)  # PCA: "principal component analysis"
 
 
 def test_a_name_in_a_question_that_describes_its_paper_is_not_a_near_miss(make):

@@ -52,6 +52,8 @@ def test_names_link_to_their_papers_in_order(lex):
     ("Compare how Kite and Orca each use sparse experts.", ["p-kite", "p-orca"]),
     # "Both A and B <predicate>. What does each ...?": a comparison of the two
     ("Both Kite and Lumen use sparse experts. What task does each tackle?", ["p-kite", "p-lumen"]),
+    # "Across A, B and C, what ... each ...?"
+    ("Across Kite, Orca, and Lumen, what speed-up did each report?", ["p-kite", "p-orca", "p-lumen"]),
 ])
 def test_comparisons_find_every_side(lex, question, sides):
     q = analyze(question, None, lex)
@@ -827,3 +829,13 @@ def test_a_missing_part_of_an_asked_phrase_leaves_the_rest_answered():
                           text + " The 30-day mortality was 1.2%.") is None
     got = missing_detail(("Kite",), (), "bleeding rate and 30-day mortality", True, text)
     assert not got.partial  # no part is there: the whole asked detail is missing
+
+
+def test_an_acronym_several_abstracts_define_and_none_coins_links_weakly():
+    lex = Lexicon.build([
+        ("p-a", "", "ST-elevation myocardial infarction (STEMI) patients got stents. STEMI mortality fell to 4%.", True),
+        ("p-b", "", "In ST-elevation myocardial infarction (STEMI), thrombus aspiration helped. STEMI is common.", True),
+        ("p-c", "", "We propose AspirNet (ASPN), a thrombus detector. ASPN finds 90% of thrombi in STEMI scans.", True),
+    ])
+    assert [(k.name, k.strong) for k in lex.link("What did the STEMI study find?")] == [("STEMI", False)]
+    assert [(k.name, k.strong) for k in lex.link("How accurate is ASPN?")] == [("ASPN", True)]  # coined: its name

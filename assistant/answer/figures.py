@@ -14,6 +14,26 @@ import re
 NUMBER_VALUES = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
     "eighteen nineteen twenty".split())} | {"thirty": 30, "forty": 40, "fifty": 50}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_WRITTEN = re.compile(rf"\b({'|'.join(_TENS)})(?:[\s\-]({'|'.join(list(NUMBER_VALUES)[1:10])}))?\b"
+                      rf"|\b({'|'.join(list(NUMBER_VALUES)[2:20])})\b", re.I)
+
+
+def counts_in(text: str) -> set[int]:
+    """The whole numbers a text states, in digits or in words ("Forty-four patients", "44 patients").
+
+    >>> sorted(counts_in("Forty-four patients (20 women) and twelve controls; 3.5 mg"))
+    [12, 20, 44]
+    """
+    out = {int(d) for d in re.findall(r"(?<![\d.,])\d{1,6}(?![\d.,]\d)", text)}
+    for m in _WRITTEN.finditer(text):
+        if m.group(1):
+            out.add(_TENS[m.group(1).lower()] + (NUMBER_VALUES[m.group(2).lower()] if m.group(2) else 0))
+        else:
+            out.add(NUMBER_VALUES[m.group(3).lower()])
+    return out
+
+
 CARDINAL = "(?:" + "|".join(w for w in NUMBER_VALUES if w != "zero") + ")"
 NUMBER_WORDS = re.compile(rf"\b(?:{CARDINAL[3:-1]}|twice|double|triple|half|dozens?|"
                           r"hundreds?|thousands?|millions?|orders? of magnitude|\w+fold)\b", re.I)

@@ -364,6 +364,8 @@ class Lexicon:
                 papers = self.papers_about(surface) if k not in self.acronym_words or surface.isupper() else ()
                 if papers:
                     strong = self.about[norm(surface)][papers[0]] >= 2
+                    if strong and not self.owners.get(k) and len(self.mentions.get(k, {})) >= 2:
+                        strong = False  # a term several abstracts use and none coins ("STEMI", "RCTs"): weak
                     if not strong and all(is_word(w) for w in english):
                         continue  # "SORT" is a name only where an abstract defines it
                     found.append(Link(surface, toks[i][1], papers, strong))

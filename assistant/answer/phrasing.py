@@ -50,6 +50,9 @@ COMPARE_RX = [
     # "Two papers cluster tokens: one for ColBERT indexes and one called Token Pooling for ViTs. What does each save?"
     re.compile(r"^(?:there are )?(?:two|2) (?:papers|works|studies|methods|approaches|abstracts)\b[^:;.?]*[:;,]\s*"
                r"one (?P<a>[^.;?]+?),?\s+and (?:one|the other) (?P<b>[^.;?]+?)\s*[.?;].*$", re.I),
+    # "Across A, B and C, what cost per QALY did each report?": the items before the question, each asked about
+    re.compile(r"^(?:across|among|between|for|of|in) (?P<a>[^?]+?),?\s+and\s+(?P<b>[^,?]+?),\s*"
+               r"(?:what|which|how|who|did|does|do|is|are|was|were)\b[^?]*\b(?:each|both|they|their)\b[^?]*\??$", re.I),
     # "A vs B: ...", not "How many prompts were collected in the study of global versus local harms?"
     re.compile(rf"^(?!(?:{OPENER}|in|on)\b)(?P<a>[^:]+?) "
                r"(?:vs\.?|versus) (?P<b>[^:]+?)(?::.*)?\??$", re.I),

@@ -36,6 +36,7 @@ from .decide import (
     decide,
 )
 from .evidence import ABSTAIN_SENTENCE, PASSING_MARGIN, effective_threshold, gather_evidence, weak_evidence
+from .figures import counts_in
 from .lexcache import LexiconCache
 from .linker import Lexicon
 from .listsize import LIST_POOL, LIST_SHOW, weigh_list
@@ -126,9 +127,10 @@ class Preparer:
         DESCRIBED_POOL, those using the description's distinctive words (topics.py: "on-policy" in "the two papers
         on on-policy distillation") first."""
         hits = self._search(f"{text} {context}".strip(), DESCRIBED_POOL, filters)
-        keys = self.topics.distinctive(text)
-        if keys:
-            hits = sorted(hits, key=lambda h: not uses_distinctive(h, keys))  # stable: retrieval order within each
+        keys, counts = self.topics.distinctive(text), {n for n in counts_in(text) if n >= 2}
+        if keys or counts:  # "the series of 44 patients": an abstract stating 44 ("Forty-four patients") first
+            hits = sorted(hits, key=lambda h: (bool(keys) and not uses_distinctive(h, keys),
+                                               bool(counts) and not counts & counts_in(h.text)))  # stable
         return hits[:keep]
 
     # -- weigh: findings, then the one decision ------------------------------------------------
@@ -212,6 +214,9 @@ class Preparer:
         th = effective_threshold(ev, th)  # a question about a paper the corpus holds needs less sentence-level evidence
         if ev.subjects:
             adjustments.append(f"named subject {', '.join(ev.subjects)}: -{PASSING_MARGIN:.2f}")
+        elif p.topic and set(p.topic) & set(p.question.topic_strong):  # a name its paper coins, written once
+            th -= PASSING_MARGIN
+            adjustments.append(f"named paper {', '.join(p.topic_names)}: -{PASSING_MARGIN:.2f}")
         # what the answer can show: the main paper's sentences, else another (topic) paper's above the bar
         shown = [b for b in ev.best if not p.topic or hits[b[0]].paper_id in p.topic]
         main_best = [b for b in shown if b[0] == p.main or b[2] >= effective_threshold(ev, s.abstain_threshold)]

@@ -79,7 +79,7 @@ def framed_sides(q: str, links: list[Link]) -> tuple[Side, ...]:
             continue
         a, b = (_CLAUSE_END.sub("", m.group(g)) for g in ("a", "b"))
         items = [_ATTRIBUTE_OF.sub("", i) for i in (*split_items(a), *split_items(b))]
-        shaped = [i for i in items if _SIDE_START.match(i)]
+        shaped = [i for i in items[:-1] if _SIDE_START.match(i)] + items[-1:]  # (the last item ends the list)
         if len(items) > 2 and len(shaped) >= 2:  # "Compare cohort size and follow-up of the A, the B and the C"
             items = shaped
         texts = [re.sub(r"\x00(\d+)\x00", lambda t: quoted[int(t.group(1))], clean(i)) for i in items]
