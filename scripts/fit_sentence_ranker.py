@@ -6,10 +6,11 @@ the tuning development corpora.
 For every answerable single-paper question (factoid, paraphrase, follow-up) and every side of a
 comparison or list in eval/questions.jsonl and eval/questions-blind{,2,3}.jsonl (over the bundled
 corpus; the outside reader's questions-dev.jsonl is never read here) and in the question files of the
-development corpora whose role is "tune" (eval/corpora.py: arxiv-cl, pubmedqa; the held-out corpora are
-never read), the abstract holding each gold passage is one group: its sentences are the candidates, the
-ones containing a gold passage are the answers. The question is analysed by the assistant over its own
-corpus (follow-ups after their history), so the features are the ones the answer path sees.
+development corpora whose role is "tune" (eval/corpora.py: arxiv-cl, pubmedqa and its second set
+pubmedqa-b, arxiv-ai-ro, arxiv-cv-lg; the held-out corpora are never read), the abstract holding each gold
+passage is one group: its sentences are the candidates, the ones containing a gold passage are the answers.
+The question is analysed by the assistant over its own corpus (follow-ups after their history), so the
+features are the ones the answer path sees.
 
 Reported: leave-one-file-out top-1 / top-3 accuracy of the fitted ranker against the evidence-score
 order (what the answer used before; a tuning corpus's file left out measures another corpus), then the
@@ -39,10 +40,13 @@ FILES = ("eval/questions.jsonl", "eval/questions-blind.jsonl", "eval/questions-b
 KINDS = ("factoid", "paraphrase", "followup", "compare", "multi")
 
 
-def tune_corpora() -> list[str]:
-    from eval.corpora import SPECS
+def tune_question_files() -> list[tuple[str, Path]]:
+    """(corpus, question file) of every tuning run with a written question file: each tuning corpus's own, and a
+    second set over one (`pubmedqa-b`)."""
+    from eval.corpora import RUNS, SPECS, _question_file
 
-    return [n for n, spec in SPECS.items() if spec.role == "tune" and not spec.distractors]
+    return [(r.corpus, _question_file(r)) for r in RUNS.values()
+            if r.role == "tune" and r.corpus in SPECS and not r.pubmedqa_own and not SPECS[r.corpus].distractors]
 
 
 def corpus_assistant(name: str, store_root: Path):
@@ -121,11 +125,12 @@ def main() -> int:
     lines = (ROOT / "data" / "corpus.jsonl").read_text(encoding="utf-8").splitlines()
     records = {d["paper_id"]: d["text"] for d in map(json.loads, lines)}
     per_file = {f: groups_of(ROOT / f, assistant, records) for f in FILES}
-    from eval.corpora import questions_path
-
-    for name in tune_corpora():
-        other, texts = corpus_assistant(name, args.store_root)
-        per_file[str(questions_path(name).relative_to(ROOT))] = groups_of(questions_path(name), other, texts)
+    opened: dict[str, tuple] = {}
+    for name, path in tune_question_files():
+        if name not in opened:
+            opened[name] = corpus_assistant(name, args.store_root)
+        other, texts = opened[name]
+        per_file[str(path.relative_to(ROOT))] = groups_of(path, other, texts)
     report: dict = {"fitted": datetime.now(UTC).isoformat(timespec="seconds"), "files": list(per_file),
                     "l2": args.l2, "held_out": {}}
     for f in per_file:  # leave one file out
