@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from ..index.sentences import split_sentences
 from ..types import Hit
+from .decide import EvidenceFinding
 from .linker import GENERIC
 from .nameforms import norm
 from .support import _NAMED, SupportScorer, injected_sentences
@@ -124,3 +125,32 @@ def weak_evidence(ev: Evidence, threshold: float, names: bool = True) -> tuple[b
 
 def effective_threshold(ev: Evidence, threshold: float) -> float:
     return threshold - PASSING_MARGIN if ev.subjects else threshold
+
+
+def evidence_bar(ev: Evidence, hits: list[Hit], s, *, dense_ok: bool, topic: tuple[str, ...], named_paper: str,
+                 main: int) -> EvidenceFinding:
+    """The evidence strength and the bar it is held to (settings `s`: AnswerSettings), every adjustment of the bar
+    named. `dense_ok`: the dense scores are calibrated (every searchable paper has its vectors); `named_paper`: the
+    names of topic papers the question names by a name they coin ("" when none)."""
+    th, adjustments = s.abstain_threshold, []
+    dense = [h.scores["dense"] for h in hits if "dense" in h.scores] if dense_ok else []
+    lead = len(hits) > 1 and hits[0].score - hits[1].score >= s.confident_gap
+    if lead or (dense and hits[0].scores.get("dense", 0.0) >= s.confident_cosine):
+        th -= s.confident_relief  # retrieval singles out one paper: a paraphrase needs less wording overlap
+        adjustments.append(f"retrieval singles out one paper: -{s.confident_relief:.2f}")
+    if not topic and ev.cosine >= s.paraphrase_cosine and ev.score < th:
+        th = ev.score  # a paraphrase: close in meaning to a sentence, however few words it shares
+        adjustments.append(f"paraphrase (cosine {ev.cosine:.2f} >= {s.paraphrase_cosine:.2f}): "
+                           "bar lowered to the evidence")
+    th = effective_threshold(ev, th)  # a question about a paper the corpus holds needs less sentence-level evidence
+    if ev.subjects:
+        adjustments.append(f"named subject {', '.join(ev.subjects)}: -{PASSING_MARGIN:.2f}")
+    elif named_paper:  # a name its paper coins, written once in its abstract
+        th -= PASSING_MARGIN
+        adjustments.append(f"named paper {named_paper}: -{PASSING_MARGIN:.2f}")
+    # what the answer can show: the main paper's sentences, else another (topic) paper's above the bar
+    shown = [b for b in ev.best if not topic or hits[b[0]].paper_id in topic]
+    main_best = [b for b in shown if b[0] == main or b[2] >= effective_threshold(ev, s.abstain_threshold)]
+    uncovered = tuple(ev.missing) if ev.missing and len(ev.missing) < len(ev.named) else ()
+    return EvidenceFinding(ev.score, th, s.abstain_threshold, tuple(adjustments), max(dense) if dense else None,
+                           s.dense_floor, bool(topic), bool(main_best) or not hits, uncovered)

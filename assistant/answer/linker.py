@@ -34,7 +34,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .nameforms import NAMED, described, fold, inner_capitals, label_head, norm
+from .nameforms import NAMED, described, fold, inner_capitals, label_head, modifies_longer_name, norm, unknown_name
 from .support import stem
 from .words import FUNCTION_WORDS, OWN_WORK, is_english, is_word
 
@@ -72,35 +72,6 @@ _PROPOSE = re.compile(
     r"|(?:^|\. )([A-Z][\w\-&^]*[A-Z0-9][\w\-&^]*),? (?:a|an) (?:\w+ ){0,3}?(?:method|model|approach|framework|"
     r"algorithm|network|benchmark)"
 )
-
-
-_VERSIONED = re.compile(r"([a-z]{2,})(-\d+(?:\.\d+)?[a-z]?)")
-
-
-def _unknown_name(token: str) -> str:
-    """A lower-case token the corpus does not write but shaped like a model's name ("gpt-4", "resnet-50"):
-    written with capitals so it is read as a name (a short head as an acronym); '' otherwise.
-
-    >>> _unknown_name("gpt-4"), _unknown_name("resnet-50"), _unknown_name("top-1"), _unknown_name("model")
-    ('GPT-4', 'Resnet-50', '', '')
-    """
-    m = _VERSIONED.fullmatch(token)
-    if not m or is_word(m.group(1)):
-        return ""
-    head = m.group(1)
-    return (head.upper() if len(head) <= 4 else head.capitalize()) + m.group(2)
-
-
-_TITLED_WORD = re.compile(r" ([A-Z][a-z]{2,})\b")
-
-
-def _titled_after(question: str, end: int, words: set[str]) -> bool:
-    """A capitalised word follows that the corpus writes in lower case (`words`) or that is common English: the name
-    is the modifier of a longer proper name ("NIH Stroke Scale", "the ACME Trial Group"), not a paper's name."""
-    m = _TITLED_WORD.match(question, end)
-    if not m or m.group(1).lower() in FUNCTION_WORDS:
-        return False
-    return m.group(1).lower() in words or is_word(m.group(1))
 
 
 @dataclass(frozen=True)
@@ -254,7 +225,7 @@ class Lexicon:
                     continue
                 surface = self.surface.get(norm(question[span[0][1]: span[-1][2]]), "")
                 if not surface and n == 1:
-                    surface = _unknown_name(span[0][0])
+                    surface = unknown_name(span[0][0])
                 word = n == 1 and (is_word(span[0][0]) or len(span[0][0]) < 2 or (
                     is_english(span[0][0]) and not self._own_name(span[0][0])))  # "kite" is Kite's own name
                 if not surface or word:
@@ -359,7 +330,7 @@ class Lexicon:
                 english = re.findall(r"[A-Za-z0-9]+", surface)
                 if all(is_word(w, acronym_ok=True) for w in english):
                     continue  # "it", "The", "ALL": never a name, whatever its case
-                if _titled_after(question, toks[i + n - 1][2], self.words):
+                if modifies_longer_name(question, toks[i + n - 1][2], self.words):
                     continue  # "the NIH Stroke Scale": part of a longer proper name, not the name of a paper
                 papers = self.papers_about(surface) if k not in self.acronym_words or surface.isupper() else ()
                 if papers:

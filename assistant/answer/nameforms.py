@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from .words import FUNCTION_WORDS, is_word
+
 NAMED = re.compile(
     r"(?<![\w^&-])(?:[A-Za-z][A-Za-z0-9-]*@\d+(?:\.\d+)?|[A-Z][A-Za-z0-9]*(?:[-&^][A-Za-z0-9]+)+|[A-Z]{2,}[A-Za-z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z0-9]*"
     r"|[A-Za-z]+\d+[A-Za-z0-9]*)\+?(?![\w^&-])"
@@ -84,3 +86,32 @@ def label_head(label: str) -> str:
         return label.strip() if len(label.split()) <= 2 else ""
     head = label.split(":")[0].strip()
     return head if head and len(head.split()) <= 4 else ""
+
+
+_VERSIONED = re.compile(r"([a-z]{2,})(-\d+(?:\.\d+)?[a-z]?)")
+
+
+def unknown_name(token: str) -> str:
+    """A lower-case token the corpus does not write but shaped like a model's name ("gpt-4", "resnet-50"):
+    written with capitals so it is read as a name (a short head as an acronym); '' otherwise.
+
+    >>> unknown_name("gpt-4"), unknown_name("resnet-50"), unknown_name("top-1"), unknown_name("model")
+    ('GPT-4', 'Resnet-50', '', '')
+    """
+    m = _VERSIONED.fullmatch(token)
+    if not m or is_word(m.group(1)):
+        return ""
+    head = m.group(1)
+    return (head.upper() if len(head) <= 4 else head.capitalize()) + m.group(2)
+
+
+_TITLED_WORD = re.compile(r" ([A-Z][a-z]{2,})\b")
+
+
+def modifies_longer_name(question: str, end: int, words: set[str]) -> bool:
+    """A capitalised word follows that the corpus writes in lower case (`words`) or that is common English: the name
+    is the modifier of a longer proper name ("NIH Stroke Scale", "the ACME Trial Group"), not a paper's name."""
+    m = _TITLED_WORD.match(question, end)
+    if not m or m.group(1).lower() in FUNCTION_WORDS:
+        return False
+    return m.group(1).lower() in words or is_word(m.group(1))

@@ -35,7 +35,12 @@ from .decide import (
     SideFinding,
     decide,
 )
-from .evidence import ABSTAIN_SENTENCE, PASSING_MARGIN, effective_threshold, gather_evidence, weak_evidence
+from .evidence import (
+    ABSTAIN_SENTENCE,
+    evidence_bar,
+    gather_evidence,
+    weak_evidence,
+)
 from .figures import counts_in
 from .lexcache import LexiconCache
 from .linker import Lexicon
@@ -199,30 +204,9 @@ class Preparer:
 
     def _evidence(self, p: Prepared) -> EvidenceFinding:
         """The evidence strength and the bar it is held to, with every adjustment of the bar named."""
-        ev, hits, s = p.evidence, p.hits, self.settings
-        th, adjustments = s.abstain_threshold, []
-        # dense-based declines only where every searchable paper has its vectors (lexical-first ingest)
-        dense = [h.scores["dense"] for h in hits if "dense" in h.scores] if self._dense_calibrated() else []
-        lead = len(hits) > 1 and hits[0].score - hits[1].score >= s.confident_gap
-        if lead or (dense and hits[0].scores.get("dense", 0.0) >= s.confident_cosine):
-            th -= s.confident_relief  # retrieval singles out one paper: a paraphrase needs less wording overlap
-            adjustments.append(f"retrieval singles out one paper: -{s.confident_relief:.2f}")
-        if not p.topic and ev.cosine >= s.paraphrase_cosine and ev.score < th:
-            th = ev.score  # a paraphrase: close in meaning to a sentence, however few words it shares
-            adjustments.append(f"paraphrase (cosine {ev.cosine:.2f} >= {s.paraphrase_cosine:.2f}): "
-                               "bar lowered to the evidence")
-        th = effective_threshold(ev, th)  # a question about a paper the corpus holds needs less sentence-level evidence
-        if ev.subjects:
-            adjustments.append(f"named subject {', '.join(ev.subjects)}: -{PASSING_MARGIN:.2f}")
-        elif p.topic and set(p.topic) & set(p.question.topic_strong):  # a name its paper coins, written once
-            th -= PASSING_MARGIN
-            adjustments.append(f"named paper {', '.join(p.topic_names)}: -{PASSING_MARGIN:.2f}")
-        # what the answer can show: the main paper's sentences, else another (topic) paper's above the bar
-        shown = [b for b in ev.best if not p.topic or hits[b[0]].paper_id in p.topic]
-        main_best = [b for b in shown if b[0] == p.main or b[2] >= effective_threshold(ev, s.abstain_threshold)]
-        uncovered = tuple(ev.missing) if ev.missing and len(ev.missing) < len(ev.named) else ()
-        return EvidenceFinding(ev.score, th, s.abstain_threshold, tuple(adjustments), max(dense) if dense else None,
-                               s.dense_floor, bool(p.topic), bool(main_best) or not hits, uncovered)
+        named = bool(set(p.topic) & set(p.question.topic_strong))
+        return evidence_bar(p.evidence, p.hits, self.settings, dense_ok=self._dense_calibrated(), topic=p.topic,
+                            named_paper=", ".join(p.topic_names) if named else "", main=p.main)
 
     def _weigh_compare(self, p: Prepared, lexicon: Lexicon, th: float) -> CompareFinding:
         """Each side's row paper and whether it was found, whether a side is a name no abstract is about and no
