@@ -37,7 +37,7 @@ def first_sentence(text: str) -> str:
 
 
 def run_figures(run_dir: Path) -> dict:
-    recs = [json.loads(line) for line in (run_dir / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    recs = [json.loads(line) for line in (run_dir / "results.jsonl").read_text(encoding="utf-8").split("\n")
             if line.strip()]
     fact = [r for r in recs if r.get("kind") == "factoid" and r.get("must_mention")]
     hit = [r for r in fact if not r.get("abstained") and any(t.lower() in first_sentence(r.get("answer", "")).lower()

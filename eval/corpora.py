@@ -128,7 +128,8 @@ SPECS: dict[str, CorpusSpec] = {s.name: s for s in (
                "game theory); added 2026-12-02 evening as a third tuning corpus",
                arxiv_slice(("cs.AI", "cs.RO", "cs.GT"), 400, "ai-ro")),
     CorpusSpec("arxiv-cv-lg", "tune", "400 arXiv abstracts, primary category cs.CV or cs.LG (vision, machine "
-               "learning); added 2026-12-02 night as a fourth tuning corpus", arxiv_slice(("cs.CV", "cs.LG"), 400, "cv-lg")),
+               "learning); added 2026-12-02 night as a fourth tuning corpus",
+               arxiv_slice(("cs.CV", "cs.LG"), 400, "cv-lg")),
     CorpusSpec("arxiv-gr-iv", "heldout", "400 arXiv abstracts, primary category cs.GR or eess.IV (graphics, imaging)",
                arxiv_slice(("cs.GR", "eess.IV"), 400, "gr-iv")),
     CorpusSpec("arxiv-it-ce", "heldout", "375 arXiv abstracts, primary cs.IT, cs.CE or cs.SD (information theory, "

@@ -109,7 +109,7 @@ def _load_progress(out: Path, config: dict) -> dict[str, dict]:
     try:
         if json.loads(cfg.read_text(encoding="utf-8")) != json.loads(json.dumps(config, sort_keys=True)):
             return {}
-        recs = [json.loads(line) for line in prog.read_text(encoding="utf-8").splitlines() if line.strip()]
+        recs = [json.loads(line) for line in prog.read_text(encoding="utf-8").split("\n") if line.strip()]
     except (OSError, json.JSONDecodeError):
         return {}
     return {r["id"]: r for r in recs if not r.get("error")}

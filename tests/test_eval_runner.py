@@ -311,6 +311,32 @@ def test_an_interrupted_run_resumes_without_asking_again(tmp_path, settings):
     assert len(load_run(tmp_path / "run")[1]) == 4 and not (tmp_path / "run" / "progress.jsonl").exists()
 
 
+def test_a_run_resumes_when_a_record_holds_a_unicode_line_separator(tmp_path, settings):
+    """An abstract with U+2029 (a PubMedQA context has one) is written raw in progress.jsonl: reading it back
+    must split on newlines only, or the run silently starts again."""
+    class Interrupting(StandIn):
+        def __init__(self, stop_at=None):
+            super().__init__()
+            self.asked, self.stop_at = [], stop_at
+
+        def ask(self, question, conversation=None, **kw):
+            if question == self.stop_at:
+                raise KeyboardInterrupt
+            self.asked.append(question)
+            return super().ask(question, conversation, **kw)
+
+    rows = [dict(q) for q in QUESTIONS[:3]]
+    rows[0]["question"] = rows[0]["question"].rstrip("?") + "\u2029 in short?"
+    qpath = write_questions(tmp_path / "q.jsonl", rows)
+    with pytest.raises(KeyboardInterrupt):
+        run_eval(qpath, tmp_path / "run", settings, assistant=Interrupting(stop_at=rows[2]["question"]),
+                 progress=False, plots=False)
+    assert "\u2029" in (tmp_path / "run" / "progress.jsonl").read_text(encoding="utf-8")
+    second = Interrupting()
+    run_eval(qpath, tmp_path / "run", settings, assistant=second, progress=False, plots=False, resume=True)
+    assert second.asked == [rows[2]["question"]]
+
+
 def test_an_empty_store_stops_with_the_ingest_hint(tmp_path, capsys):
     qpath = write_questions(tmp_path / "q.jsonl")
     rc = main(["--data-dir", str(tmp_path / "empty"), "--preset", "debug", "eval", "run", "--questions", str(qpath),

@@ -826,8 +826,8 @@ def test_a_missing_part_of_an_asked_phrase_leaves_the_rest_answered():
 
 def test_an_acronym_several_abstracts_define_and_none_coins_links_weakly():
     lex = Lexicon.build([
-        ("p-a", "", "ST-elevation myocardial infarction (STEMI) patients got stents. STEMI mortality fell to 4%.", True),
-        ("p-b", "", "In ST-elevation myocardial infarction (STEMI), thrombus aspiration helped. STEMI is common.", True),
+        ("p-a", "", "ST-elevation myocardial infarction (STEMI) patients got stents. STEMI deaths fell to 4%.", True),
+        ("p-b", "", "In ST-elevation myocardial infarction (STEMI), thrombus aspiration helped. STEMI is rare.", True),
         ("p-c", "", "We propose AspirNet (ASPN), a thrombus detector. ASPN finds 90% of thrombi in STEMI scans.", True),
     ])
     assert [(k.name, k.strong) for k in lex.link("What did the STEMI study find?")] == [("STEMI", False)]
