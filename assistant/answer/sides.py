@@ -92,16 +92,16 @@ def framed_sides(q: str, links: list[Link]) -> tuple[Side, ...]:
 # a paper given by a description headed by what kind of report it is: "the PK/PD study in MRSA pneumonia", "the
 # halofantrine one", "Mosaic vs Perimount randomized study" (opening the question), "the 10-year case review"
 _REPORT = rf"(?:{REPORT}|one)"
-_STOP = r"(?:and|with|vs\.?|versus|compared?|each|both|concluded?|found|finds?|reports?|reported|says?|said|differ|"\
-        r"measured?|showed?|shows|did|do|does)"
+_SIDE_ENDS = (r"(?:and|with|vs\.?|versus|compared?|each|both|concluded?|found|finds?|reports?|reported|says?|said|"
+              r"differ|measured?|showed?|shows|did|do|does)")  # where a described side ends
 _DESCRIBED = re.compile(
     r"(?:^|(?<=\s))(?P<np>(?:the\s+|^(?!(?:compare|contrast|how|what|which|who|why|when|where|do|does|did|is|are|was|"
     r"were|in|for|across|between|among|of)\b))(?!(?:two|2|three|3|both|other|same|first|second|third|former|latter|"
     r"last)\b)"
     rf"(?:[^\s,;:?.]+\s+){{0,8}}?{_REPORT}\b"
     r"(?:\s+(?:in|of|from|on|that|which|with|among|at|for|by|using|comparing|assessing)\s+"
-    rf"(?:(?!\s{_STOP}\s|\s[-\u2013\u2014]\s)[^,;:?])*?)??)"
-    rf"(?=\s*(?:[,;:?]|\.(?:\s|$)|$|\s[-\u2013\u2014]\s)|\s+{_STOP}\b)", re.I)
+    rf"(?:(?!\s{_SIDE_ENDS}\s|\s[-\u2013\u2014]\s)[^,;:?])*?)??)"
+    rf"(?=\s*(?:[,;:?]|\.(?:\s|$)|$|\s[-\u2013\u2014]\s)|\s+{_SIDE_ENDS}\b)", re.I)
 
 
 def described_sides(q: str, links: list[Link]) -> tuple[Side, ...]:
