@@ -417,6 +417,18 @@ def test_a_paper_asked_for_by_a_topic_no_abstract_uses_is_declined_naming_the_wo
     assert not a.ask("Is there a paper here on underwater object detection?").abstained
 
 
+def test_a_topic_whose_compound_no_abstract_writes_is_declined_though_its_parts_are_words_of_the_corpus(make):
+    extra = [Record("p-dance", "We introduce DanceChat for music-to-dance generation: given music and a text "
+                    "prompt, it generates dance motion.", label="DanceChat: music-to-dance", source="c.jsonl")]
+    a, _ = make(extra=extra, **{"answer.model": "extractive"})
+    a._model = None
+    for q in ("Any papers on text-to-music generation?", "Is there a paper on text-to-music generation?"):
+        ans = a.ask(q)
+        assert ans.abstained and "text-to-music" in ans.answer, (q, ans.answer)
+    ans = a.ask("Any papers on music-to-dance generation?")  # the corpus writes it: answered
+    assert not ans.abstained and "p-dance" in {c.paper_id for c in ans.citations}
+
+
 def test_an_off_topic_question_is_declined_and_a_paraphrase_answered(make_minilm):
     a, _ = make_minilm()
     ans = a.ask("How do coral reefs respond to ocean warming?")

@@ -814,6 +814,14 @@ def test_studies_asked_across_the_corpus_are_lists_and_inside_one_report_are_not
     assert analyze(question, None, lex).kind is kind
 
 
+def test_how_long_wants_a_duration_not_a_lone_unit_word():
+    lone = "Anxiety fell on the day before surgery in the intervention group (P=0.001)."
+    assert missing_detail(("Kite",), (), "", True, lone, measure="duration").firm
+    for text in ("Each session lasted 45 min.", "Follow-up was one year.", "It cut training from days to hours.",
+                 "Sessions took an hour."):
+        assert missing_detail(("Kite",), (), "", True, text, measure="duration") is None, text
+
+
 def test_a_missing_part_of_an_asked_phrase_leaves_the_rest_answered():
     text = "Of 426 patients, one was not repairable (repair rate, 99.8%). Five died within a month."
     got = missing_detail(("Kite",), (), "repair rate and 30-day mortality", True, text)

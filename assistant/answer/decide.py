@@ -46,7 +46,8 @@ RULES = MappingProxyType({
     "near_miss.missing": "the question's subject is a name no abstract mentions",
     "near_miss.yes_no": "a yes/no question ('Is the Hawkins sign able to predict ...?') asks whether a finding "
                         "holds: a name no paper is about is its context, not a paper asked for (no near-miss)",
-    "topic.absent": "'is there a paper on X?' where a word of X is used by no abstract and no chunk is close",
+    "topic.absent": "'is there a paper on X?' where a word of X is used by no abstract and no chunk is close, or a "
+                    "compound of X ('text-to-music') no abstract writes",
     "detail.missing": "the main thing asked is not in the topic paper's abstract",
     "detail.partial": "a further part asked is not in the abstract: answer the rest and say which",
     "name.uncovered": "some named terms of the question are in no retrieved abstract: answer, naming them",
@@ -272,7 +273,7 @@ def _single(t: _Trace, f: Findings) -> Decision:
                else f"No indexed abstract mentions {term}.")
         return t.abstain(rule, f"subject {term!r} is {status}; {n.content_words} content words", why)
     if f.topic_absent:
-        return t.abstain("topic.absent", f"{f.topic_absent!r} is used by no abstract and no chunk is close",
+        return t.abstain("topic.absent", f"{f.topic_absent!r} is used by no abstract",
                          f"No indexed abstract mentions {f.topic_absent}.")
     for d in f.details:
         counts = d.firm or (d.named and d.evidence < d.override)

@@ -76,9 +76,12 @@ def figures_in(question: str) -> frozenset[str]:
 
 
 MEASURES = {  # "how long ...?", "in millijoules": the abstract must state a value of that kind, not just any number
-    "duration": ("time or duration", re.compile(  # "how long": a time ("from days to hours") or a length
-        r"\b(?:ms|milliseconds?|seconds?|minutes?|mins|hours?|hrs|days?|weeks?|months?|years?|epochs?|"
-        r"GPU[- ]?(?:hours?|days?))\b"
+    # "how long": a time ("from days to hours", "30-day", "an hour") or a length; a lone singular unit is no
+    # duration ("the day before surgery")
+    "duration": ("time or duration", re.compile(
+        r"\b(?:ms|milliseconds|seconds|minutes|mins|hours|hrs|days|weeks|months|years|epochs|GPU[- ]?(?:hours|days))\b"
+        rf"|(?:\d[\d.,]*|\b(?:{CARDINAL[3:-1]}|an?|half an?|a few|several))\s*-?\s*(?:ms|millisecond|second|sec|minute|"
+        r"min|hour|hr|h|day|week|month|year|epoch|GPU[- ]?(?:hour|day))s?\b"
         r"|\d[\d.,]*\s*(?:s|sec|h|steps?|iterations?|rounds?|tokens?|frames?|words?)\b", re.I)),
     "time": ("time figure", re.compile(  # a unit asked ("in seconds"): a number with a time unit, "3 days", "120 ms"
         rf"(?:\d[\d.,]*|\b(?:{CARDINAL[3:-1]}|a few|several|"

@@ -72,11 +72,23 @@ class TopicWords:
             out.append(keys)
         return out
 
-    def off_topic_words(self, phrase: str, hits: list[Hit], calibrated: bool) -> tuple[str, ...]:
+    def off_topic_words(self, phrase: str, hits: list[Hit], calibrated: bool,
+                        compounds: bool = True) -> tuple[str, ...]:
         """Words of `phrase` no abstract uses, when the best chunk is far from it (LIST_TOPIC_COSINE; only for
-        the dense scores it was calibrated on, `calibrated`): off the corpus's topics."""
+        the dense scores it was calibrated on, `calibrated`), or a compound of it no abstract writes: off the
+        corpus's topics."""
         dense = [h.scores["dense"] for h in hits if "dense" in h.scores] if calibrated else []
-        return self.unused_words(phrase, hits) if dense and max(dense) < LIST_TOPIC_COSINE else ()
+        if dense and max(dense) < LIST_TOPIC_COSINE:
+            return self.unused_words(phrase, hits)
+        return self.unwritten_compounds(phrase) if compounds else ()
+
+    def unwritten_compounds(self, phrase: str) -> tuple[str, ...]:
+        """Hyphenated compounds of a topic that no abstract writes, in any spacing ("text-to-music" where the
+        corpus has "music-to-dance", "e-cigarette", "whole-body"): a topic the corpus lacks, whatever its parts.
+        (Only for a topic or a list's criterion: a paraphrase coins compounds of its own, "two-handed".)"""
+        texts = self.lexicon.get().texts
+        return tuple(w for w in dict.fromkeys(re.findall(r"(?<![\w\-])[a-z]+(?:-[a-z]+)+(?![\w\-])", phrase))
+                     if len(norm(w)) >= 6 and not any(norm(w) in t for t in texts))
 
     def absent_words(self, criterion: str, hits: list[Hit], calibrated: bool) -> tuple[str, ...]:
         """A list's criterion words nothing matches: every alternative ("music or song lyrics") has a word no
@@ -86,13 +98,13 @@ class TopicWords:
             unused = self.unused_words(criterion, hits)
             if unused and all(any(re.search(rf"\b{re.escape(w)}\b", a) for w in unused) for a in alternatives):
                 return unused
-        return self.off_topic_words(criterion, hits, calibrated)
+        return self.off_topic_words(criterion, hits, calibrated, compounds=False)  # (a description coins its own)
 
     def unused_words(self, criterion: str, hits: list[Hit]) -> tuple[str, ...]:
         """Lower-case words of a list's criterion that no abstract of the corpus uses (any form) and that no
         retrieved abstract says in other words (a 1-3 word span within SOFT_MATCH): the part nothing matches."""
         stems = self.lexicon.get().stems
-        out = []
+        out = list(self.unwritten_compounds(criterion))
         # "that stands in for"
         verbs = set(re.findall(r"\b(?:that|which|who|to|not|can|will|does|do)\s+([a-z]+)", criterion))
         for w in dict.fromkeys(re.findall(r"\b[a-z]{4,}\b", criterion)):
