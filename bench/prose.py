@@ -68,7 +68,9 @@ def verify_rewrites(corpora: list[str], sample: int, seed: int = 0) -> dict:
     verifier = get_verifier(Settings().verify)
     for path in corpora:
         pairs = []
-        for line in Path(path).read_text(encoding="utf-8").splitlines():
+        for line in Path(path).read_text(encoding="utf-8").split("\n"):  # (a text may hold U+2029)
+            if not line.strip():
+                continue
             d = json.loads(line)
             text = d.get("text") or d.get("abstract") or ""
             label = d.get("label") or d.get("title") or ""
