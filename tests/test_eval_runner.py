@@ -287,18 +287,21 @@ def test_claim_to_question_and_feedback_ratings():
     assert datasets.is_thumbs_down("down") and datasets.is_thumbs_down(-1) and not datasets.is_thumbs_down("up")
 
 
+class Interrupting(StandIn):
+    """A stand-in that stops the run (as Ctrl-C would) at one question and records what it was asked."""
+
+    def __init__(self, stop_at=None):
+        super().__init__()
+        self.asked, self.stop_at = [], stop_at
+
+    def ask(self, question, conversation=None, **kw):
+        if question == self.stop_at:
+            raise KeyboardInterrupt
+        self.asked.append(question)
+        return super().ask(question, conversation, **kw)
+
+
 def test_an_interrupted_run_resumes_without_asking_again(tmp_path, settings):
-    class Interrupting(StandIn):
-        def __init__(self, stop_at=None):
-            super().__init__()
-            self.asked, self.stop_at = [], stop_at
-
-        def ask(self, question, conversation=None, **kw):
-            if question == self.stop_at:
-                raise KeyboardInterrupt
-            self.asked.append(question)
-            return super().ask(question, conversation, **kw)
-
     qpath = write_questions(tmp_path / "q.jsonl", QUESTIONS[:4])
     first = Interrupting(stop_at=QUESTIONS[2]["question"])
     with pytest.raises(KeyboardInterrupt):
@@ -314,17 +317,6 @@ def test_an_interrupted_run_resumes_without_asking_again(tmp_path, settings):
 def test_a_run_resumes_when_a_record_holds_a_unicode_line_separator(tmp_path, settings):
     """An abstract with U+2029 (a PubMedQA context has one) is written raw in progress.jsonl: reading it back
     must split on newlines only, or the run silently starts again."""
-    class Interrupting(StandIn):
-        def __init__(self, stop_at=None):
-            super().__init__()
-            self.asked, self.stop_at = [], stop_at
-
-        def ask(self, question, conversation=None, **kw):
-            if question == self.stop_at:
-                raise KeyboardInterrupt
-            self.asked.append(question)
-            return super().ask(question, conversation, **kw)
-
     rows = [dict(q) for q in QUESTIONS[:3]]
     rows[0]["question"] = rows[0]["question"].rstrip("?") + "\u2029 in short?"
     qpath = write_questions(tmp_path / "q.jsonl", rows)

@@ -26,6 +26,7 @@ from .decide import EvidenceFinding
 from .linker import GENERIC
 from .nameforms import norm
 from .support import _NAMED, SupportScorer, injected_sentences
+from .terms import spelled_out
 
 ABSTAIN_SENTENCE = "The indexed abstracts do not answer this question."
 PASSING_MARGIN = 0.12
@@ -47,17 +48,6 @@ def named_terms(question: str) -> list[str]:
     return list(dict.fromkeys(terms))
 
 
-def _spelled_out(term: str, text: str) -> bool:
-    """An acronym of 3-6 capitals written out word by word in `text` ("PCA": "principal component analysis").
-
-    >>> _spelled_out("PCA", "based on principal component analysis of maps"), _spelled_out("PCA", "a PC app")
-    (True, False)
-    """
-    if not re.fullmatch(r"[A-Z]{3,6}", term):
-        return False
-    return bool(re.search(r"\b" + r"[\s\-]+".join(f"{c}[a-z]+" for c in term.lower()) + r"\b", text, re.I))
-
-
 def gather_evidence(question: str, hits: list[Hit], scorer: SupportScorer, top: int = 5,
                     restrict: bool = True) -> Evidence:
     """`restrict`: only abstracts about a named term of the question give evidence ("Which dataset evaluates
@@ -68,7 +58,7 @@ def gather_evidence(question: str, hits: list[Hit], scorer: SupportScorer, top: 
     for term in ev.named:
         pat = re.compile(re.escape(term.lower()))
         counts = [len(pat.findall(h.text.lower())) + 2 * len(pat.findall(h.title.lower())) for h in hits[:top]]
-        if not any(counts) and not any(_spelled_out(term, h.text) for h in hits[:top]):
+        if not any(counts) and not any(spelled_out(term, h.text) for h in hits[:top]):
             ev.missing.append(term)
         elif not any(counts):
             ev.passing.append(term)  # "PCA" written out: "principal component analysis"

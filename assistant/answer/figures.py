@@ -14,7 +14,7 @@ import re
 NUMBER_VALUES = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
     "eighteen nineteen twenty".split())} | {"thirty": 30, "forty": 40, "fifty": 50}
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_TENS = {w: v for w, v in NUMBER_VALUES.items() if v >= 20} | {"sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 _WRITTEN = re.compile(rf"\b({'|'.join(_TENS)})(?:[\s\-]({'|'.join(list(NUMBER_VALUES)[1:10])}))?\b"
                       rf"|\b({'|'.join(list(NUMBER_VALUES)[2:20])})\b", re.I)
 
@@ -75,18 +75,19 @@ def figures_in(question: str) -> frozenset[str]:
     return frozenset(m.group(0).lower() for rx in (_FIGURE, NUMBER_WORDS) for m in rx.finditer(question))
 
 
+# a unit of time after a quantity ("3 days", "120 ms", "one-year")
+_TIME_UNIT = (r"(?:ms|milliseconds?|s|secs?|seconds?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?|"
+              r"GPU[- ]?(?:hours?|days?))")
 MEASURES = {  # "how long ...?", "in millijoules": the abstract must state a value of that kind, not just any number
     # "how long": a time ("from days to hours", "30-day", "an hour") or a length; a lone singular unit is no
     # duration ("the day before surgery")
     "duration": ("time or duration", re.compile(
         r"\b(?:ms|milliseconds|seconds|minutes|mins|hours|hrs|days|weeks|months|years|epochs|GPU[- ]?(?:hours|days))\b"
-        rf"|(?:\d[\d.,]*|\b(?:{CARDINAL[3:-1]}|an?|half an?|a few|several))\s*-?\s*(?:ms|millisecond|second|sec|minute|"
-        r"min|hour|hr|h|day|week|month|year|epoch|GPU[- ]?(?:hour|day))s?\b"
+        rf"|(?:\d[\d.,]*|\b(?:{CARDINAL[3:-1]}|an?|half an?|a few|several))\s*-?\s*(?:{_TIME_UNIT}|epochs?)\b"
         r"|\d[\d.,]*\s*(?:s|sec|h|steps?|iterations?|rounds?|tokens?|frames?|words?)\b", re.I)),
     "time": ("time figure", re.compile(  # a unit asked ("in seconds"): a number with a time unit, "3 days", "120 ms"
         rf"(?:\d[\d.,]*|\b(?:{CARDINAL[3:-1]}|a few|several|"
-        r"hundreds of|thousands of))\s*-?\s*(?:ms|milliseconds?|s|secs?|seconds?|minutes?|mins?|hours?|hrs?|h|days?|"
-        r"weeks?|months?|years?|GPU[- ]?(?:hours?|days?))\b", re.I)),
+        rf"hundreds of|thousands of))\s*-?\s*{_TIME_UNIT}\b", re.I)),
     "energy": ("energy figure",
                re.compile(r"\d[\d.,]*\s*(?:[mkµμ]?J|[mk]?Wh|[mk]?W)\b|\b(?:milli|kilo)?joules?\b|\bwatts?\b")),
     "memory": ("memory figure", re.compile(r"\d[\d.,]*\s*(?:[KMGT]i?B|bytes?)\b|\b(?:kilo|mega|giga|tera)bytes\b")),

@@ -10,19 +10,19 @@ from .nameforms import named_terms, norm
 
 
 def has_term(term: str, text: str) -> bool:
-    return norm(term) in norm(text) or _spelled_out(term, text)
+    return norm(term) in norm(text) or spelled_out(term, text)
 
 
 _SKIP = frozenset("of and for the to in on a an".split())
 
 
-def _spelled_out(term: str, text: str) -> bool:
+def spelled_out(term: str, text: str) -> bool:
     """An acronym the abstract writes out: "FID" in "Frechet Inception Distance", "ASR" in "speech recognition"
     (the spelled-out words may drop one leading qualifier, "automatic"). Three letters, two words at least.
 
-    >>> _spelled_out("ASR", "End-to-end models reach state-of-the-art performance for speech recognition.")
+    >>> spelled_out("ASR", "End-to-end models reach state-of-the-art performance for speech recognition.")
     True
-    >>> _spelled_out("FID", "We report top-1 accuracy.")
+    >>> spelled_out("FID", "We report top-1 accuracy.")
     False
     """
     acro = re.sub(r"s$", "", term)
