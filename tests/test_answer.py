@@ -610,3 +610,43 @@ def test_two_papers_given_by_one_description_are_the_two_that_use_its_distinctiv
     assert ans.kind == "compare"
     assert {c.paper_id for c in ans.citations} >= {"p-chirp-a", "p-chirp-b"}, ans.answer
     assert "p-song-c" not in {c.paper_id for c in ans.citations}
+
+
+def test_a_contrast_inside_one_paper_is_answered_about_that_paper(make):
+    extra = [
+        Record("p-zorb", "Zorbitide was tested against placebo in adults with septic shock. Mortality at 28 days was "
+               "21% with zorbitide versus 34% with placebo. Zorbitide shortened the time on vasopressors.",
+               label="", source="c.jsonl"),
+        Record("p-halo", "Halofantrine was given to children with malaria. Parasite clearance took 48 hours on "
+               "average; QT prolongation was seen in 8% of the children.", label="", source="c.jsonl"),
+    ]
+    a, _ = make(extra=extra, **{"answer.model": "extractive"})
+    a._model = None
+    ans = a.ask("28-day mortality with zorbitide vs placebo in septic shock?")
+    assert ans.kind == "answer" and [c.paper_id for c in ans.citations] == ["p-zorb"], ans.answer
+    assert "compare.within_one" in [s.rule for s in ans.trace]
+    assert ans.answer.split(" [1]")[0].endswith("Mortality at 28 days was 21% with zorbitide versus 34% with placebo")
+    assert "|" not in ans.answer  # no comparison table
+    # sides that find different papers, or that the question calls separate reports, stay a comparison
+    ans = a.ask("Compare the zorbitide septic shock trial with the halofantrine malaria study")
+    assert ans.kind == "compare" and {c.paper_id for c in ans.citations} >= {"p-zorb", "p-halo"}, ans.answer
+    for q in ("zorbitide vs placebo in septic shock: what did the trials find?",
+              "Compare the zorbitide septic shock study with the placebo mortality trial"):
+        ans = a.ask(q)
+        assert ans.kind == "compare" and "compare.within_one" not in [s.rule for s in ans.trace], q
+
+
+def test_two_described_sides_that_find_the_same_paper_first_are_given_their_rows_jointly(make):
+    extra = [
+        Record("p-mic", "Vancomycin MIC trend of MRSA isolates in a Portuguese hospital over three years, including "
+               "MRSA pneumonia and PK/PD breakpoints. The share of isolates with MIC above 1 mg/L fell from 86% to "
+               "59%.", label="", source="c.jsonl"),
+        Record("p-pkpd", "Vancomycin pharmacokinetic-pharmacodynamic targets were studied in 31 patients with "
+               "methicillin-resistant S. aureus pneumonia. Cmin and AUC predicted efficacy and kidney safety.",
+               label="", source="c.jsonl"),
+    ]
+    a, _ = make(extra=extra, **{"answer.model": "extractive"})
+    a._model = None
+    ans = a.ask("How do the PK/PD study in MRSA pneumonia and the MIC-trend study from a Portuguese hospital differ?")
+    assert ans.kind == "compare" and {c.paper_id for c in ans.citations} >= {"p-mic", "p-pkpd"}, ans.answer
+    assert "No indexed abstract describes" not in ans.answer  # the paper both find first goes to the MIC-trend side

@@ -840,3 +840,16 @@ def test_an_acronym_several_abstracts_define_and_none_coins_links_weakly():
     ])
     assert [(k.name, k.strong) for k in lex.link("What did the STEMI study find?")] == [("STEMI", False)]
     assert [(k.name, k.strong) for k in lex.link("How accurate is ASPN?")] == [("ASPN", True)]  # coined: its name
+
+
+def test_a_term_no_abstract_coins_after_an_indefinite_article_is_a_common_noun():
+    lex = Lexicon.build([
+        ("p-a", "", "ST-elevation myocardial infarction (STEMI) patients got stents. STEMI deaths fell to 4%.", True),
+        ("p-b", "", "In ST-elevation myocardial infarction (STEMI), thrombus aspiration helped. STEMI is rare.", True),
+        ("p-c", "", "We propose AspirNet (ASPN), a thrombus detector. ASPN finds 90% of thrombi in STEMI scans.", True),
+    ])
+    assert lex.link("Is there a STEMI of the right ventricle here?") == []  # "a STEMI": any such infarction
+    assert lex.link("any STEMI?") == []
+    assert [k.name for k in lex.link("What did the STEMI study find?")] == ["STEMI"]  # the one the corpus has
+    assert [k.name for k in lex.link("Is there a STEMI trial here?")] == ["STEMI"]  # a modifier of "trial"
+    assert [(k.name, k.strong) for k in lex.link("Is there an ASPN variant?")] == [("ASPN", True)]  # coined: a name

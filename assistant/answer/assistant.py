@@ -179,12 +179,12 @@ class Assistant:
         """Add the turn: the papers it was about (named, referred to, or the answer's main paper)."""
         q = prep.question
         cited = tuple(c.paper_id for c in answer.citations)
-        if q.kind is Kind.COMPARE:
+        if prep.kind is Kind.COMPARE:
             focus = tuple(h.paper_id for side in prep.sides for h in side[:1])
         elif prep.topic:
             focus = prep.topic
         else:
-            focus = cited[:1] if q.kind is Kind.SINGLE else cited
+            focus = cited[:1] if prep.kind is Kind.SINGLE else cited
         lex = self.lexicon.get()
         labels = {h.paper_id: real_name(h.record, lex) or short_name(h.title) for h in prep.hits}  # never "Federated"
         for pid, name in zip(prep.topic, prep.topic_names):  # the name the user used, spelled as the paper spells it
@@ -258,7 +258,7 @@ def _write(prep: Prepared, ctx: Context):
     if prep.abstain:
         return Draft("abstain", f"{ABSTAIN_SENTENCE} {prep.why}".strip(), related=list(prep.hits[:3]),
                      notes=[n for n in (prep.why, prep.reason) if n])
-    return (yield from WRITERS[prep.question.kind].write(prep, ctx))
+    return (yield from WRITERS[prep.kind].write(prep, ctx))
 
 
 def with_coverage(answer: Answer, coverage: dict) -> Answer:

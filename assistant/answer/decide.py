@@ -55,6 +55,8 @@ RULES = MappingProxyType({
     "evidence.weak": "the best evidence sentence is below the evidence bar",
     "evidence.no_sentence": "the answer would have no trusted sentence to show (main paper's, or another's "
                             "above the bar)",
+    "compare.within_one": "every side of a comparison finds the same paper first and the question does not call its "
+                          "sides separate reports ('X vs placebo'): a contrast inside that paper, answered about it",
     "compare.side": "each side of a comparison: the paper that is its row and how it was found "
                     "(named, evidence, retrieval)",
     "compare.no_side": "no side of a comparison is described by an abstract",
@@ -165,6 +167,7 @@ class Findings:
     filters: FilterFinding | None = None
     metadata: tuple[str, ...] = ()  # record fields the question asks for ('authors', 'year', 'venue', 'recent')
     on_topic: int = 0  # 'most recent paper on X': retrieved papers whose abstract uses every word of X
+    within: str = ""  # a comparison inside one paper, answered about it: its sides and that paper
 
 
 @dataclass(frozen=True)
@@ -217,6 +220,8 @@ def decide(f: Findings) -> Decision:
         return _compare(t, f.compare)
     if f.kind == "list" and f.listing is not None:
         return _listing(t, f.listing)
+    if f.within:
+        t.add("compare.within_one", PASS, f.within)
     d = _single(t, f)
     return _metadata(t, f, d) if f.metadata else d
 

@@ -20,13 +20,21 @@ _WRITTEN = re.compile(rf"\b({'|'.join(_TENS)})(?:[\s\-]({'|'.join(list(NUMBER_VA
 
 
 def counts_in(text: str) -> set[int]:
-    """The whole numbers a text states, in digits or in words ("Forty-four patients", "44 patients").
+    """The whole numbers a text states as counts, in digits or in words ("Forty-four patients", "44 patients");
+    a length of time is no count ("the 10-year review", "ten years", "24 hours").
 
     >>> sorted(counts_in("Forty-four patients (20 women) and twelve controls; 3.5 mg"))
     [12, 20, 44]
+    >>> sorted(counts_in("a 10-year review of 14 patients, followed for three years"))
+    [14]
     """
-    out = {int(d) for d in re.findall(r"(?<![\d.,])\d{1,6}(?![\d.,]\d)", text)}
+    def timed(m: re.Match) -> bool:
+        return bool(_TIMED.match(text, m.end()))
+
+    out = {int(m.group(0)) for m in re.finditer(r"(?<![\d.,])\d{1,6}(?![\d.,]\d)", text) if not timed(m)}
     for m in _WRITTEN.finditer(text):
+        if timed(m):
+            continue
         if m.group(1):
             out.add(_TENS[m.group(1).lower()] + (NUMBER_VALUES[m.group(2).lower()] if m.group(2) else 0))
         else:
@@ -78,6 +86,7 @@ def figures_in(question: str) -> frozenset[str]:
 # a unit of time after a quantity ("3 days", "120 ms", "one-year")
 _TIME_UNIT = (r"(?:ms|milliseconds?|s|secs?|seconds?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?|"
               r"GPU[- ]?(?:hours?|days?))")
+_TIMED = re.compile(rf"[\s\-]*{_TIME_UNIT}\b", re.I)  # right after a number: a length of time, not a count
 MEASURES = {  # "how long ...?", "in millijoules": the abstract must state a value of that kind, not just any number
     # "how long": a time ("from days to hours", "30-day", "an hour") or a length; a lone singular unit is no
     # duration ("the day before surgery")

@@ -49,6 +49,9 @@ _OURS = re.compile(rf"{OWN_WORK}\b|\b(?:we|this (?:paper|work|study))\s+(?:call|
 _CITES = re.compile(r"\b(?:like|such as|e\.g\.|including|compared (?:with|to)|than|unlike|traditional|existing|prior|"
                     r"previous|conventional|classic(?:al)?|popular|standard|widely used|well-known|similar|resembl\w*|"
                     r"inspired by|based on|follow\w*|extends?|built (?:on|upon))", re.I)
+_INDEFINITE = re.compile(r"\b(?:a|an|any|another|some|every|each)\s+$", re.I)  # right before a term: a common noun
+# ... unless the term modifies the noun after it ("an IM shot", "a STEMI trial"): a word that is no function word
+_MODIFIES = re.compile(rf"[\s\-]+(?!(?:{'|'.join(sorted(FUNCTION_WORDS))})\b)[a-z][a-z\-]+")
 _ITS = re.compile(r"\b(?:our|its|the proposed|this (?:method|model|framework|approach|paper|work))\b", re.I)
 
 
@@ -339,6 +342,9 @@ class Lexicon:
                         strong = False  # a term several abstracts use and none coins ("STEMI", "RCTs"): weak
                     if not strong and all(is_word(w) for w in english):
                         continue  # "SORT" is a name only where an abstract defines it
+                    if (not strong and _INDEFINITE.search(question[:toks[i][1]])
+                            and not _MODIFIES.match(question, toks[i + n - 1][2])):
+                        continue  # "Is there an RCT of ...?": a term no abstract coins, used as a common noun
                     found.append(Link(surface, toks[i][1], papers, strong))
                     taken.update(range(i, i + n))
         return sorted(found, key=lambda link: link.start)

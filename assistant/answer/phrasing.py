@@ -25,6 +25,11 @@ REPORT = (r"(?:study|trial|paper|review|analysis|series|experiment|cohort|report
           r"replication|audit|investigation|meta-analysis)")
 # "Which trials were pooled in the X meta-analysis?": the items of one paper, not papers of the corpus
 IN_ONE_REPORT = re.compile(rf"\b(?:in|of|from|by) the (?:[^\s,;:?]+\s+){{0,6}}?{REPORT}\b", re.I)
+A_REPORT = re.compile(rf"\b{REPORT}\b", re.I)  # a side called a report: "the PK/PD study in MRSA pneumonia"
+# "the two studies", "each paper", "both trials": the question itself says its sides are separate reports
+SEPARATE_REPORTS = re.compile(r"\b(?:studies|trials|papers|reviews|analyses|experiments|cohorts|reports|surveys|"
+                              r"registries|works|articles|investigations|meta-analyses|abstracts)\b|"
+                              rf"\b(?:each|both|either|neither|other)\s+(?:[^\s,;:?]+\s+){{0,2}}?{REPORT}\b", re.I)
 
 COMPARE_RX = [
     re.compile(r"^(?:how|in what ways?) (?:does|do|is|are) (?P<a>.+?) (?:differ|different) (?:from|to|than)"

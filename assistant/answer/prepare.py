@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import replace
 
 from ..retrieve import query_filters
@@ -48,9 +49,9 @@ from .listsize import LIST_POOL, LIST_SHOW, weigh_list
 from .metadata_asked import asks_metadata, on_topic
 from .nameforms import named_terms, norm
 from .naming import names_for
-from .phrasing import DESCRIBED_PAPER, ORIGINAL, OWN_PAPER, PAPER_ON, YES_NO
-from .question import Ask, Kind, analyze
-from .sides import shared_context
+from .phrasing import A_REPORT, DESCRIBED_PAPER, ORIGINAL, OWN_PAPER, PAPER_ON, SEPARATE_REPORTS, YES_NO
+from .question import Ask, Kind, Question, analyze
+from .sides import assign_rows, shared_context
 from .state import Prepared
 from .support import SupportScorer, content_words
 from .topics import TopicWords, uses_distinctive
@@ -101,6 +102,11 @@ class Preparer:
                        else self._described(side.text, p.filters, context) for side in q.sides]
             p.side_specs = list(q.sides)
             p.hits = _unique([h for side in p.sides for h in side[:1]])
+            p.within = one_paper(q, p.sides)
+            if p.within:  # "X vs placebo", "A versus B in the Y trial": a contrast inside one paper is about it
+                p.topic = (p.within,)
+                p.topic_names = tuple(s.text for s in q.sides if p.within in s.paper_ids)[:1]
+                p.hits = _unique(p.hits[:1] + self._search(q.standalone, p.k, p.filters))[: p.k]
         elif q.kind is Kind.LIST:
             p.hits = self._search(q.criterion, LIST_POOL, p.filters)  # wide: the criterion is checked on each
         else:
@@ -132,26 +138,33 @@ class Preparer:
         DESCRIBED_POOL, those using the description's distinctive words (topics.py: "on-policy" in "the two papers
         on on-policy distillation") first."""
         hits = self._search(f"{text} {context}".strip(), DESCRIBED_POOL, filters)
+        return sorted(hits, key=self._misses(text))[:keep]  # stable: retrieval's order within a tier
+
+    def _misses(self, text: str) -> Callable[[Hit], int]:
+        """How far a paper is from a described side's own marks: 2 when it lacks the side's distinctive words
+        (topics.py: "on-policy"), 1 more when it lacks a count the side states ("the series of 44 patients": an
+        abstract stating 44, "Forty-four patients")."""
         keys, counts = self.topics.distinctive(text), {n for n in counts_in(text) if n >= 2}
-        if keys or counts:  # "the series of 44 patients": an abstract stating 44 ("Forty-four patients") first
-            hits = sorted(hits, key=lambda h: (bool(keys) and not uses_distinctive(h, keys),
-                                               bool(counts) and not counts & counts_in(h.text)))  # stable
-        return hits[:keep]
+        return lambda h: (2 * (bool(keys) and not uses_distinctive(h, keys))
+                          + (bool(counts) and not counts & counts_in(h.text)))
 
     # -- weigh: findings, then the one decision ------------------------------------------------
     def weigh(self, p: Prepared) -> Prepared:
         q = p.question
         lexicon = self.lexicon.get()
         p.names = names_for(p.hits, lexicon)  # real names only: never a generic first word (naming.py)
-        if q.kind is Kind.COMPARE:
+        if p.kind is Kind.COMPARE:
             f = Findings("compare", compare=self._weigh_compare(p, lexicon, self.settings.abstain_threshold))
-        elif q.kind is Kind.LIST:
+        elif p.kind is Kind.LIST:
             bar = self.settings.abstain_threshold + LIST_MARGIN
             f = Findings("list", listing=weigh_list(p, self.topics, self.scorer, bar, self._dense_calibrated()))
         else:
             f = self._weigh_single(p, lexicon)
+            if p.within:
+                f.within = (f"{' vs '.join(repr(s.text) for s in q.sides)}: each side's best paper is "
+                            f"{p.names.get(p.within) or p.hits[0].title}")
         f.filters = _filter_finding(p)
-        if q.kind is Kind.SINGLE and p.hits:
+        if p.kind is Kind.SINGLE and p.hits:
             f.metadata = asks_metadata(q.text)
             p.on_topic = on_topic(q.text, p.hits) if "recent" in f.metadata else []
             f.on_topic = len(p.on_topic)
@@ -213,11 +226,17 @@ class Preparer:
         other side speaks of it, and whether a setting asked ("on FEMNIST") is in none."""
         q = p.question
         candidates = {h.paper_id for side in p.sides for h in side}  # every paper retrieved for a side
-        chosen: list[Hit] = []
-        named_first = sorted(range(len(p.sides)), key=lambda i: not q.sides[i].paper_ids)
-        for i in named_first:  # each side's best paper that is not already a row; named sides choose first
-            p.sides[i] = [h for h in p.sides[i] if h.paper_id not in {c.paper_id for c in chosen}][:1]
-            chosen += p.sides[i]
+        chosen: set[str] = set()
+        for i in [i for i, s in enumerate(q.sides) if s.paper_ids]:  # named sides choose first
+            p.sides[i] = [h for h in p.sides[i] if h.paper_id not in chosen][:1]
+            chosen |= {h.paper_id for h in p.sides[i]}
+        described = [i for i, s in enumerate(q.sides) if not s.paper_ids]
+        pools = [[h for h in p.sides[i] if h.paper_id not in chosen] for i in described]
+        misses = [self._misses(q.sides[i].text) for i in described]  # a paper missing a side's marks fits less
+        fit = [[gather_evidence(q.sides[i].text, [h], self.scorer, top=1).score - miss(h) for h in pool]
+               for i, pool, miss in zip(described, pools, misses)]
+        for i, pool, j in zip(described, pools, assign_rows([[h.paper_id for h in pool] for pool in pools], fit)):
+            p.sides[i] = [pool[j]] if j is not None else []  # described sides' rows, chosen jointly
         p.side_evidence = [gather_evidence(s.text, hs, self.scorer, top=1) for s, hs in zip(q.sides, p.sides)]
         if _CHOICE.match(q.standalone):  # "Which of A and B generates ...?": the side that answers comes first
             fit = [gather_evidence(q.standalone, hs, self.scorer, top=1).score for hs in p.sides]
@@ -300,6 +319,20 @@ def _filter_finding(p: Prepared) -> FilterFinding | None:
         return None
     return FilterFinding(applied, tuple(s.text.strip() for s in p.filters_from_question),
                          leaves_none=none.message if none else "", check=none.rule if none else "")
+
+
+def one_paper(q: Question, sides: list[list[Hit]]) -> str:
+    """The paper every side of a comparison finds first, when the question does not say its sides are separate
+    reports ("epinephrine vs saline in the canine arrest model?", "X's speed-up vs full precision"): the contrast
+    is inside that paper. Sides named by different papers, or a question naming two reports ("the X study ...
+    the Y trial"), are never one paper; '' otherwise."""
+    firsts = {side[0].paper_id for side in sides if side}
+    named = {s.paper_ids[0] for s in q.sides if s.paper_ids}
+    reports = len(A_REPORT.findall(q.standalone))  # "the X study ... with the Y trial": two reports
+    if (len(sides) < 2 or not all(sides) or len(firsts) != 1 or len(named) > 1 or reports > 1
+            or SEPARATE_REPORTS.search(q.standalone)):
+        return ""
+    return firsts.pop()
 
 
 def _unique(hits: list[Hit]) -> list[Hit]:

@@ -225,3 +225,31 @@ def clean(s: str) -> str:
     s = re.sub(r"^(?:the |a |an )", "", s.strip(" ?.,"), flags=re.I).strip()
     core = _DESCRIBED_TAIL.sub("", _DESCRIBED_HEAD.sub("", s)).strip()
     return core if core and core.lower() not in _PAPER_NOUN else s
+
+
+RANK_COST = 0.1  # a described side's later candidate must fit this much better per place to be preferred
+
+
+def assign_rows(candidates: list[list[str]], fit: list[list[float]]) -> list[int | None]:
+    """Each side's row paper, chosen jointly: one candidate per side (`candidates[i]`, retrieval's order, with
+    how well each fits the side, `fit[i]`), no paper twice, the most total fit (less RANK_COST per place down
+    retrieval's order). When two sides find the same paper first, it goes to the side that has no good other
+    one ("the PK/PD study" has a second fitting paper, "the MIC-trend study" has not). None: no candidate left.
+
+    >>> assign_rows([["a", "b"], ["a", "c"]], [[0.44, 0.34], [0.42, 0.20]])
+    [1, 0]
+    >>> assign_rows([["a", "b"], ["a", "c"]], [[0.6, 0.2], [0.5, 0.45]])
+    [0, 1]
+    >>> assign_rows([["a"], ["a"]], [[0.5], [0.4]])
+    [0, None]
+    """
+    options = [[*range(len(c)), None] for c in candidates]
+    best, best_score = [None] * len(candidates), float("-inf")
+    for pick in itertools.product(*options):
+        papers = [candidates[i][j] for i, j in enumerate(pick) if j is not None]
+        if len(papers) != len(set(papers)):
+            continue
+        score = sum(fit[i][j] - RANK_COST * j + 1.0 for i, j in enumerate(pick) if j is not None)  # a row beats none
+        if score > best_score + 1e-9:
+            best, best_score = list(pick), score
+    return best

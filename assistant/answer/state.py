@@ -1,7 +1,7 @@
 """The typed state of one answer: what preparation found (`Prepared`) and what a writer made (`Draft`).
 
     prep = Prepared(question, hits=[...], ...)      # analyze -> retrieve -> weigh (prepare.py)
-    draft = yield from WRITERS[prep.question.kind].write(prep, ctx)   # kinds/*.py
+    draft = yield from WRITERS[prep.kind].write(prep, ctx)   # kinds/*.py
     answer = draft.to_answer(prep, model_name)
 """
 
@@ -16,7 +16,7 @@ from ..retrieve.query_filters import Span, describe
 from ..types import Answer, Citation, Hit
 from .decide import Decision, Findings
 from .evidence import Evidence
-from .question import Question, Side
+from .question import Kind, Question, Side
 
 
 def cite(marker: int, hit: Hit, sentence_ids) -> Citation:
@@ -53,6 +53,12 @@ class Prepared:
     timings: dict[str, float] = field(default_factory=dict)
     turns: list = field(default_factory=list)  # earlier turns of the conversation (for the prompt)
     names: dict[str, str] = field(default_factory=dict)  # paper_id -> its short name (lexicon), for the hits
+    within: str = ""  # a comparison whose every side is in one paper ("X vs placebo"): that paper's id, else ""
+
+    @property
+    def kind(self) -> Kind:
+        """The kind of answer written: the question's, except that a contrast inside one paper is a single answer."""
+        return Kind.SINGLE if self.within else self.question.kind
 
     @property
     def abstain(self) -> bool:

@@ -1,6 +1,6 @@
 """One writer per answer kind, behind one small interface (`base.Writer.write`).
 
-    draft = yield from WRITERS[prep.question.kind].write(prep, ctx)
+    draft = yield from WRITERS[prep.kind].write(prep, ctx)
 """
 
 from __future__ import annotations
