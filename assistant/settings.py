@@ -93,9 +93,9 @@ class EmbeddingSettings(_Group):
         3, ge=0, description="Retries of a failed embedding request (timeouts, connection errors, 429, 5xx, a cut "
         "or malformed reply), with exponential backoff; a 4xx or a wrong dimension fails at once.",
     )
-    batch_size: int = Field(32, ge=1, description="Texts per encode batch (batches are length-sorted). 32, not 64: "
-                            "ONNX Runtime's arena holds ~0.9 GB instead of ~1.5 GB, at the same speed "
-                            "(bench/README.md).")
+    batch_size: int = Field(32, ge=1, description="Texts per encode batch of the torch and server backends "
+                            "(batches are length-sorted). The ONNX int8 backend embeds one text per run: its "
+                            "activations are quantised per run, so a batch would change every vector in it.")
     max_seq_tokens: int = Field(256, ge=16, description="Tokens the embedder reads per text.")
     query_cache: int = Field(1024, ge=0, description="Query embeddings kept in an LRU cache.")
 

@@ -191,3 +191,18 @@ def test_embedding_backend_gets_its_own_collection(settings):
     torch = settings.with_overrides({"embedding.backend": "torch"})
     assert onnx.index_name() != torch.index_name()
     assert torch.index_name() == torch.with_overrides({"embedding.backend": "torch"}).index_name()
+
+
+def test_an_onnx_vector_does_not_depend_on_the_texts_embedded_with_it(tmp_path):
+    from conftest import make_settings
+
+    from assistant.index.embedder import get_embedder
+    from assistant.index.embedder.onnx_int8 import OnnxEmbedder
+
+    emb = get_embedder(make_settings(tmp_path, preset="extractive", **{"embedding.backend": "onnx"}).embedding)
+    assert isinstance(emb, OnnxEmbedder)  # the int8 model (the debug preset's hash embedder has no such issue)
+    text = "vaping among teenagers"
+    alone = emb.embed_documents([text])[0]
+    others = ["A much longer sentence about electronic cigarettes and adolescent smoking in schools. " * 3, "short"]
+    assert (emb.embed_documents([text, *others])[0] == alone).all()  # int8 activations: one scale per run
+    assert (emb.embed_documents([*others, text])[2] == emb.embed_query(text)).all()

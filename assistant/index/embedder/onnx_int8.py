@@ -188,7 +188,6 @@ class OnnxEmbedder:
         self._pool = None
         self._pool_lock = threading.Lock()
         self.name = name
-        self.batch_size = settings.batch_size
         self.dim = int(self._run([[101, 102]])[0].shape[0])
         self._cache = LRU(settings.query_cache)
 
@@ -221,8 +220,10 @@ class OnnxEmbedder:
         if not texts:
             return out
         ids = self._tokenize(texts)
-        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-        batches = [order[lo : lo + self.batch_size] for lo in range(0, len(order), self.batch_size)]
+        # One text per run: the activations are quantised per run (one int8 scale for the whole batch), so in a
+        # batch every vector would depend on the other texts (cosine 0.987 to the same text alone), and answers on
+        # what was embedded before them. Alone is as fast here: no padding (bench/README.md, 2026-12-03).
+        batches = [[i] for i in sorted(range(len(ids)), key=lambda i: len(ids[i]))]
         if self.workers > 1 and len(batches) > 1:
             results = self._executor().map(lambda idx: (idx, self._run([ids[i] for i in idx])), batches)
         else:
