@@ -853,3 +853,17 @@ def test_a_term_no_abstract_coins_after_an_indefinite_article_is_a_common_noun()
     assert [k.name for k in lex.link("What did the STEMI study find?")] == ["STEMI"]  # the one the corpus has
     assert [k.name for k in lex.link("Is there a STEMI trial here?")] == ["STEMI"]  # a modifier of "trial"
     assert [(k.name, k.strong) for k in lex.link("Is there an ASPN variant?")] == [("ASPN", True)]  # coined: a name
+
+
+def test_a_term_many_abstracts_use_is_no_side_of_a_comparison():
+    lex = Lexicon.build([
+        ("p-a", "", "We propose KneeNet for bone-loss screening. KneeNet reached an AUROC of 0.93 on 224 knees.", True),
+        ("p-b", "", "Retinal grading with CLIP. The area under the ROC curve (AUROC) was 0.98; AUROC rose with data.",
+         True),
+        ("p-c", "", "A sepsis score from vitals. Its AUROC was 0.81 in the test cohort.", True),
+        ("p-e", "", "We propose HipNet for fracture detection. HipNet beats KneeNet on hips.", True),
+    ])
+    q = analyze("What AUROC did KneeNet reach for normal vs bone loss?", None, lex)
+    assert q.kind is Kind.SINGLE and [s.text for s in q.sides] == []
+    q = analyze("KneeNet vs HipNet: which detects more?", None, lex)  # two papers' own names: a comparison
+    assert q.kind is Kind.COMPARE and [s.text for s in q.sides] == ["KneeNet", "HipNet"]

@@ -92,6 +92,9 @@ class Question:
     links: tuple[Link, ...] = field(default=(), repr=False)
 
 
+SHARED_BY = 3  # a term this many abstracts use, none coining it, is a shared term ("AUROC"), never a compared paper
+
+
 def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Question:
     # "what fid does diffmoe reach?" reads as its capitalised form; "what's X's ..." as "what is X's ..."
     q = lexicon.restore_case(expand_contractions(text.strip()))
@@ -122,7 +125,8 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
     strong = tuple(p for p in topic_ids
                    if referents or any(link.strong for link in topic_links if link.paper_ids[0] == p))
     topic_names = tuple(conversation.labels.get(p, p) for p in referents) if referents else tuple(pairs.values())
-    kind, sides, criterion = _kind(standalone, links, referents, conversation, original=q)
+    shared = frozenset(k.name for k in links if not k.strong and len(lexicon.mentioned_in(k.name)) >= SHARED_BY)
+    kind, sides, criterion = _kind(standalone, links, referents, conversation, original=q, shared=shared)
     details = tuple(t for t in named_terms(standalone)
                     if norm(t) not in {norm(n) for n in topic_names} and lexicon.status(t) != "common"
                     and not any(norm(t) in norm(n) or norm(n) in norm(t) for n in topic_names)
@@ -230,7 +234,7 @@ def _name_runs(phrases: list[str], lexicon: Lexicon) -> list[str]:
 
 
 def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation,
-          original: str = "") -> tuple[Kind, tuple[Side, ...], str]:
+          original: str = "", shared: frozenset[str] = frozenset()) -> tuple[Kind, tuple[Side, ...], str]:
     m = LIST.match(q)
     terse = m and next((g for g in ("c5", "c6", "c7") if m.group(g)), "")
     if terse and (any(link.strong and link.name in q[m.start(terse):] for link in links)  # "anything on the cost of X?"
@@ -254,8 +258,8 @@ def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation,
     if described:  # "compare the A vs B trial with the C study", "the X study and the Y one. What did each find?"
         return Kind.COMPARE, described, ""
     distinct: list[Link] = []
-    for link in links:
-        if link.paper_ids[0] not in {d.paper_ids[0] for d in distinct}:
+    for link in links:  # a term many abstracts use and none coins ("AUROC", "PCI") names no side
+        if link.name not in shared and link.paper_ids[0] not in {d.paper_ids[0] for d in distinct}:
             distinct.append(link)
     choice = (re.match(r"^(?:which|who)\b", q, re.I) and coordinated(q, distinct, ("or",))
               if len(distinct) >= 2 else False)
