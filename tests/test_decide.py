@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from assistant.answer.decide import (
     RULES,
     CompareFinding,
@@ -145,3 +147,20 @@ def test_a_term_rechosen_by_retrieval_is_traced():
     d = decide(Findings("answer", evidence=GOOD, names=NameFinding(rechosen=("GDM: p-a -> p-b",))))
     assert ("name.by_retrieval", "pass") in [(s.rule, s.verdict) for s in d.trace] and d.verdict == "answer"
 
+
+
+def test_a_term_many_abstracts_share_earns_no_named_subject_relief():
+    from assistant.answer.evidence import PASSING_MARGIN, Evidence, evidence_bar
+    from assistant.settings import AnswerSettings
+    from assistant.types import Hit, Record
+
+    s = AnswerSettings()
+    hits = [Hit("p-a", Record("p-a", "MACE fell to 4% at one year. MACE was the primary end point."), 0.5),
+            Hit("p-b", Record("p-b", "Stents were compared."), 0.49)]
+    ev = Evidence(0.25, best=[(0, 0, 0.25)], named=["MACE"], subjects=["MACE"])
+    own = evidence_bar(ev, hits, s, dense_ok=False, topic=(), named_paper="", main=0)
+    shared = evidence_bar(ev, hits, s, dense_ok=False, topic=(), named_paper="", main=0, shared=frozenset({"MACE"}))
+    assert own.threshold == pytest.approx(s.abstain_threshold - PASSING_MARGIN)  # a paper's own subject: relief
+    assert shared.threshold == pytest.approx(s.abstain_threshold)  # "MACE", used by many abstracts: none
+    assert any("no relief for MACE" in a for a in shared.adjustments)
+    assert decide(Findings(kind="answer", evidence=shared)).rule == "evidence.weak"

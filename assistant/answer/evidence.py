@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from ..index.sentences import split_sentences
 from ..types import Hit
 from .decide import EvidenceFinding
-from .linker import GENERIC
+from .linker import GENERIC, SHARED_BY
 from .nameforms import norm
 from .support import _NAMED, SupportScorer, injected_sentences
 from .terms import spelled_out
@@ -118,10 +118,11 @@ def effective_threshold(ev: Evidence, threshold: float) -> float:
 
 
 def evidence_bar(ev: Evidence, hits: list[Hit], s, *, dense_ok: bool, topic: tuple[str, ...], named_paper: str,
-                 main: int) -> EvidenceFinding:
+                 main: int, shared: frozenset[str] = frozenset()) -> EvidenceFinding:
     """The evidence strength and the bar it is held to (settings `s`: AnswerSettings), every adjustment of the bar
     named. `dense_ok`: the dense scores are calibrated (every searchable paper has its vectors); `named_paper`: the
-    names of topic papers the question names by a name they coin ("" when none)."""
+    names of topic papers the question names by a name they coin ("" when none); `shared`: the question's named
+    terms many abstracts use and none coins ("MACE", "RCTs"): they name no subject paper, so earn no relief."""
     th, adjustments = s.abstain_threshold, []
     dense = [h.scores["dense"] for h in hits if "dense" in h.scores] if dense_ok else []
     lead = len(hits) > 1 and hits[0].score - hits[1].score >= s.confident_gap
@@ -132,12 +133,16 @@ def evidence_bar(ev: Evidence, hits: list[Hit], s, *, dense_ok: bool, topic: tup
         th = ev.score  # a paraphrase: close in meaning to a sentence, however few words it shares
         adjustments.append(f"paraphrase (cosine {ev.cosine:.2f} >= {s.paraphrase_cosine:.2f}): "
                            "bar lowered to the evidence")
-    th = effective_threshold(ev, th)  # a question about a paper the corpus holds needs less sentence-level evidence
-    if ev.subjects:
-        adjustments.append(f"named subject {', '.join(ev.subjects)}: -{PASSING_MARGIN:.2f}")
+    subjects = [t for t in ev.subjects if t not in shared]
+    if subjects:  # a question about a paper the corpus holds needs less sentence-level evidence
+        th -= PASSING_MARGIN
+        adjustments.append(f"named subject {', '.join(subjects)}: -{PASSING_MARGIN:.2f}")
     elif named_paper:  # a name its paper coins, written once in its abstract
         th -= PASSING_MARGIN
         adjustments.append(f"named paper {named_paper}: -{PASSING_MARGIN:.2f}")
+    if len(subjects) < len(ev.subjects):
+        adjustments.append(f"no relief for {', '.join(t for t in ev.subjects if t in shared)}: a term "
+                           f"{SHARED_BY}+ abstracts share")
     # what the answer can show: the main paper's sentences, else another (topic) paper's above the bar
     shown = [b for b in ev.best if not topic or hits[b[0]].paper_id in topic]
     main_best = [b for b in shown if b[0] == main or b[2] >= effective_threshold(ev, s.abstain_threshold)]

@@ -40,6 +40,7 @@ from .words import FUNCTION_WORDS, OWN_WORK, is_english, is_word
 
 COMMON = 3  # a name that is the subject of more papers than this is a common term
 MAX_NGRAM = 6
+SHARED_BY = 3  # a term this many abstracts use, none coining it, is shared: no compared paper, no named-subject relief
 GENERIC = frozenset(
     "llm llms ai ml gnn gnns cnn cnns rl nlp fl moe vit vits gpu gpus sota api apis mlp mlps rnn rnns lstm "
     "gan gans vae qa nn dnn dnns cv iot".split()
@@ -296,6 +297,10 @@ class Lexicon:
 
     def mentioned_in(self, term: str) -> set[str]:
         return set(self.mentions.get(norm(term), {}))
+
+    def is_shared(self, term: str) -> bool:
+        """A term SHARED_BY or more abstracts use and none coins ("AUROC", "MACE", "RCTs"): it picks out no paper."""
+        return not self.owners.get(norm(term)) and len(self.mentioned_in(term)) >= SHARED_BY
 
     def by_retrieval(self, name: str, pid: str, ranked: list[str]) -> str:
         """The paper a term means that no paper coins or heads its label with ("gestational diabetes mellitus

@@ -218,8 +218,9 @@ class Preparer:
     def _evidence(self, p: Prepared) -> EvidenceFinding:
         """The evidence strength and the bar it is held to, with every adjustment of the bar named."""
         named = bool(set(p.topic) & set(p.question.topic_strong))
+        shared = frozenset(t for t in p.evidence.subjects if self.lexicon.get().is_shared(t))
         return evidence_bar(p.evidence, p.hits, self.settings, dense_ok=self._dense_calibrated(), topic=p.topic,
-                            named_paper=", ".join(p.topic_names) if named else "", main=p.main)
+                            named_paper=", ".join(p.topic_names) if named else "", main=p.main, shared=shared)
 
     def _weigh_compare(self, p: Prepared, lexicon: Lexicon, th: float) -> CompareFinding:
         """Each side's row paper and whether it was found, whether a side is a name no abstract is about and no

@@ -92,9 +92,6 @@ class Question:
     links: tuple[Link, ...] = field(default=(), repr=False)
 
 
-SHARED_BY = 3  # a term this many abstracts use, none coining it, is a shared term ("AUROC"), never a compared paper
-
-
 def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Question:
     # "what fid does diffmoe reach?" reads as its capitalised form; "what's X's ..." as "what is X's ..."
     q = lexicon.restore_case(expand_contractions(text.strip()))
@@ -125,7 +122,7 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
     strong = tuple(p for p in topic_ids
                    if referents or any(link.strong for link in topic_links if link.paper_ids[0] == p))
     topic_names = tuple(conversation.labels.get(p, p) for p in referents) if referents else tuple(pairs.values())
-    shared = frozenset(k.name for k in links if not k.strong and len(lexicon.mentioned_in(k.name)) >= SHARED_BY)
+    shared = frozenset(k.name for k in links if not k.strong and lexicon.is_shared(k.name))
     kind, sides, criterion = _kind(standalone, links, referents, conversation, original=q, shared=shared)
     details = tuple(t for t in named_terms(standalone)
                     if norm(t) not in {norm(n) for n in topic_names} and lexicon.status(t) != "common"
