@@ -867,3 +867,10 @@ def test_a_term_many_abstracts_use_is_no_side_of_a_comparison():
     assert q.kind is Kind.SINGLE and [s.text for s in q.sides] == []
     q = analyze("KneeNet vs HipNet: which detects more?", None, lex)  # two papers' own names: a comparison
     assert q.kind is Kind.COMPARE and [s.text for s in q.sides] == ["KneeNet", "HipNet"]
+
+
+def test_an_asked_quantity_the_abstract_writes_as_its_acronym_is_there():
+    text = "We propose LegoSLM. It gets an average of 49% WERR over the USM-CTC baseline on 8 MLS test sets."
+    assert missing_detail(("LegoSLM",), (), "relative WER reduction", True, text) is None  # "WERR"
+    got = missing_detail(("LegoSLM",), (), "relative WER reduction", True, text.replace("WERR", "BLEU gain"))
+    assert got is not None and "relative" in got.why

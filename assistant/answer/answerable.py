@@ -48,7 +48,7 @@ from .figures import MEASURES, NUMBER_WORDS, figures_in, has_figure
 from .instances import EVALUATED_ON, WORD, Common, kind_asked, names_instance
 from .nameforms import named_terms
 from .support import STOP, stem
-from .terms import following, has_term
+from .terms import abbreviated, following, has_term
 
 __all__ = ["MEASURES", "Missing", "figures_in", "has_figure", "has_term", "missing_detail", "states_asked"]
 
@@ -235,6 +235,9 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
         figure_in = (lambda s: pattern.search(s)) if pattern else (lambda s: has_figure(s, given))
         if not any(figure_in(s) for s in sents):  # no figure anywhere: no wording difference can explain it
             return Missing(f"{who} reports no figure for {phrase or 'this'}.", True)
+        short = abbreviated(written, text)  # "relative WER reduction" written as the abstract's "WERR"
+        if short and any(re.search(rf"\b{re.escape(short)}\b", s) and figure_in(s) for s in sents):
+            return None
         soft = False
         # "what accuracy does X reach on ScanObjectNN": the sentence that names the setting (or refers back to it)
         where = tuple(t for t in details if not (common and common(t)))  # not a description ("MoE-like")
