@@ -31,9 +31,18 @@ from assistant.index.sentences import split_sentences
 
 
 def first_sentence(text: str) -> str:
-    plain = re.sub(r"\*\*|__", "", text.split("\n\n")[0])
+    """The answer's first sentence, with the bold paper name it may open with ("**What the HellaSwag? On the
+    Validity ...**: In addition, ..."): a title's own "?" ends no sentence.
+
+    >>> first_sentence("**What the HellaSwag? A Study**: The authors release GoldenSwag [1]. It is small [1].")
+    'What the HellaSwag? A Study: The authors release GoldenSwag [1].'
+    """
+    head = text.split("\n\n")[0]
+    label = re.match(r"\*\*([^*\n]+)\*\*:\s*", head)
+    plain = re.sub(r"\*\*|__", "", head[label.end():] if label else head)
     sents = split_sentences(plain)
-    return sents[0].text if sents else ""
+    first = sents[0].text if sents else ""
+    return f"{label.group(1)}: {first}" if label else first
 
 
 def run_figures(run_dir: Path) -> dict:
