@@ -15,7 +15,6 @@ Runs as a LangChain runnable sequence over a typed `Prepared` state (see `Assist
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -25,7 +24,8 @@ from ..retrieve.hybrid import Filters, HybridRetriever
 from ..retrieve.langchain import PaperRetriever
 from ..settings import AnswerSettings
 from ..types import Hit
-from .answerable import figures_in, has_term, missing_detail
+from .answerable import figures_in, missing_detail
+from .comparing import one_paper, weigh_compare
 from .decide import (
     CompareFinding,
     DetailFinding,
@@ -33,25 +33,23 @@ from .decide import (
     FilterFinding,
     Findings,
     NameFinding,
-    SideFinding,
     decide,
 )
 from .evidence import (
     ABSTAIN_SENTENCE,
     evidence_bar,
     gather_evidence,
-    weak_evidence,
 )
 from .figures import counts_in
 from .lexcache import LexiconCache
 from .linker import Lexicon
 from .listsize import LIST_POOL, LIST_SHOW, weigh_list
 from .metadata_asked import asks_metadata, on_topic
-from .nameforms import named_terms, norm
+from .nameforms import norm
 from .naming import names_for
-from .phrasing import A_REPORT, DESCRIBED_PAPER, ORIGINAL, OWN_PAPER, PAPER_ON, SEPARATE_REPORTS, YES_NO
-from .question import Ask, Kind, Question, analyze
-from .sides import assign_rows, shared_context
+from .phrasing import DESCRIBED_PAPER, ORIGINAL, OWN_PAPER, PAPER_ON, YES_NO
+from .question import Ask, Kind, analyze
+from .sides import shared_context
 from .state import Prepared
 from .support import SupportScorer, content_words
 from .topics import TopicWords, uses_distinctive
@@ -60,7 +58,6 @@ LIST_MAX = LIST_SHOW  # papers a list answer writes out (listsize.py); LIST_POOL
 CALIBRATED_EMBEDDER = "all-MiniLM-L6-v2"  # the embeddings the dense-score settings were calibrated on
 LIST_MARGIN = 0.05  # a listed paper's best sentence must beat the abstention threshold by this much
 DESCRIBED_POOL = 8  # papers retrieved for a described comparison side before its distinctive words reorder them
-_CHOICE = re.compile(r"^(?:which|who)\b", re.I)
 __all__ = ["ABSTAIN_SENTENCE", "LIST_MAX", "Preparer"]
 
 
@@ -223,67 +220,9 @@ class Preparer:
                             named_paper=", ".join(p.topic_names) if named else "", main=p.main, shared=shared)
 
     def _weigh_compare(self, p: Prepared, lexicon: Lexicon, th: float) -> CompareFinding:
-        """Each side's row paper and whether it was found, whether a side is a name no abstract is about and no
-        other side speaks of it, and whether a setting asked ("on FEMNIST") is in none."""
-        q = p.question
-        candidates = {h.paper_id for side in p.sides for h in side}  # every paper retrieved for a side
-        chosen: set[str] = set()
-        for i in [i for i, s in enumerate(q.sides) if s.paper_ids]:  # named sides choose first
-            p.sides[i] = [h for h in p.sides[i] if h.paper_id not in chosen][:1]
-            chosen |= {h.paper_id for h in p.sides[i]}
-        described = [i for i, s in enumerate(q.sides) if not s.paper_ids]
-        pools = [[h for h in p.sides[i] if h.paper_id not in chosen] for i in described]
-        misses = [self._misses(q.sides[i].text) for i in described]  # a paper missing a side's marks fits less
-        fit = [[gather_evidence(q.sides[i].text, [h], self.scorer, top=1).score - miss(h) for h in pool]
-               for i, pool, miss in zip(described, pools, misses)]
-        for i, pool, j in zip(described, pools, assign_rows([[h.paper_id for h in pool] for pool in pools], fit)):
-            p.sides[i] = [pool[j]] if j is not None else []  # described sides' rows, chosen jointly
-        p.side_evidence = [gather_evidence(s.text, hs, self.scorer, top=1) for s, hs in zip(q.sides, p.sides)]
-        if _CHOICE.match(q.standalone):  # "Which of A and B generates ...?": the side that answers comes first
-            fit = [gather_evidence(q.standalone, hs, self.scorer, top=1).score for hs in p.sides]
-            order = sorted(range(len(p.sides)), key=lambda i: -fit[i])
-            p.sides, p.side_evidence = [p.sides[i] for i in order], [p.side_evidence[i] for i in order]
-            p.side_specs = [p.side_specs[i] for i in order]
-        # a side is found when it is named, its sentences answer, or (a described side) retrieval is sure of it
         sure = self._dense_calibrated() and self.retriever.settings.fusion == "score"  # (the share means this only)
-        hows = []
-        for s, hs, e in zip(p.side_specs, p.sides, p.side_evidence):
-            weak, why_weak = weak_evidence(e, th, names=bool(s.paper_ids))  # a description's words are not names
-            agree = self._agreement(hs[0]) if hs and sure else 0.0
-            found = bool(hs) and bool(s.paper_ids or not weak or (sure and agree >= self.settings.agreement_floor))
-            p.side_found.append(found)
-            hows.append("not retrieved" if not hs else "named" if s.paper_ids else f"evidence {e.score:.2f} answers"
-                        if not weak else f"retrieval agreement {agree:.2f} >= {self.settings.agreement_floor:.2f}"
-                        if found else why_weak)
-        any_found, why = any(p.side_found), ""
-        unknown = [""] * len(p.side_specs)
-        for i, side in enumerate(p.side_specs):  # "How do FedMerge and FedProx differ?": a name no abstract is about
-            status = lexicon.status(side.text) if not side.paper_ids and named_terms(side.text) == [side.text] else ""
-            if status not in ("passing", "missing") or lexicon.is_common(side.text):
-                continue
-            p.side_found[i], unknown[i] = False, status  # the paper retrieved for it only mentions it: not its row
-            if any_found and not why and not any(has_term(side.text, hs[0].text)
-                                                 for hs, ok in zip(p.sides, p.side_found) if ok):
-                why = (f"No indexed abstract is about {side.text}; it is only mentioned in passing."
-                       if status == "passing"
-                       else f"No indexed abstract mentions {side.text}.")  # and no other side's abstract speaks of it
-        found = [hs[0] for hs, ok in zip(p.sides, p.side_found) if ok]
-        sides = tuple(SideFinding(s.text, hs[0].paper_id if hs else "", bool(s.paper_ids), ok, how, unk)
-                      for s, hs, ok, how, unk in zip(p.side_specs, p.sides, p.side_found, hows, unknown))
-        absent = ""
-        if found and not why:
-            asked = [t for t in q.details if not lexicon.is_common(t)  # not a description, not in a side's own words
-                     and not any(norm(t) in norm(side.text) for side in q.sides)]
-            # a setting no side's abstract names, and no other paper retrieved for a side either (that one may be
-            # the side)
-            gone = [t for t in asked
-                    if not any(has_term(t, h.text) for h in found) and not lexicon.mentioned_in(t) & candidates]
-            absent = gone[0] if gone else ""
-        who = " and ".join(p.names.get(h.paper_id, h.title) for h in found)
-        if found and not why and not absent:
-            rows = list({h.paper_id: h for h in found}.values())
-            p.hits = rows + [h for h in p.hits if h not in rows]  # the rows lead what the answer retrieved
-        return CompareFinding(sides, why, absent, who, len(found))
+        return weigh_compare(p, lexicon, self.scorer, th, marks=self._misses, sure=sure, agreement=self._agreement,
+                             floor=self.settings.agreement_floor)
 
     def _dense_calibrated(self) -> bool:
         """The dense-score rules (dense floor, side agreement, close-match relief) were calibrated on the
@@ -320,20 +259,6 @@ def _filter_finding(p: Prepared) -> FilterFinding | None:
         return None
     return FilterFinding(applied, tuple(s.text.strip() for s in p.filters_from_question),
                          leaves_none=none.message if none else "", check=none.rule if none else "")
-
-
-def one_paper(q: Question, sides: list[list[Hit]]) -> str:
-    """The paper every side of a comparison finds first, when the question does not say its sides are separate
-    reports ("epinephrine vs saline in the canine arrest model?", "X's speed-up vs full precision"): the contrast
-    is inside that paper. Sides named by different papers, or a question naming two reports ("the X study ...
-    the Y trial"), are never one paper; '' otherwise."""
-    firsts = {side[0].paper_id for side in sides if side}
-    named = {s.paper_ids[0] for s in q.sides if s.paper_ids}
-    reports = len(A_REPORT.findall(q.standalone))  # "the X study ... with the Y trial": two reports
-    if (len(sides) < 2 or not all(sides) or len(firsts) != 1 or len(named) > 1 or reports > 1
-            or SEPARATE_REPORTS.search(q.standalone)):
-        return ""
-    return firsts.pop()
 
 
 def _unique(hits: list[Hit]) -> list[Hit]:

@@ -1,0 +1,110 @@
+"""Weighing a comparison: each side's row paper and whether it was found (prepare.py calls this; decide.py
+turns the finding into a verdict).
+
+- the rows: named sides take their papers first; described sides are given theirs jointly (`sides.assign_rows`:
+  the paper two sides both find first goes to the side that has no other fitting paper);
+- a side is found when it is named, its sentences answer, or (a described side) retrieval is sure of it;
+- a side that is a name no abstract is about, and that no found side's abstract speaks of, declines the
+  comparison; a setting asked ("on FEMNIST") that no side's abstract names declines it too;
+- `one_paper`: a comparison whose every side finds the same paper first is a contrast inside that paper.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from ..types import Hit
+from .answerable import has_term
+from .decide import CompareFinding, SideFinding
+from .evidence import gather_evidence, weak_evidence
+from .linker import Lexicon
+from .nameforms import named_terms, norm
+from .phrasing import A_REPORT, SEPARATE_REPORTS
+from .question import Question
+from .sides import assign_rows
+from .state import Prepared
+from .support import SupportScorer
+
+_CHOICE = re.compile(r"^(?:which|who)\b", re.I)
+
+
+def one_paper(q: Question, sides: list[list[Hit]]) -> str:
+    """The paper every side of a comparison finds first, when the question does not say its sides are separate
+    reports ("epinephrine vs saline in the canine arrest model?", "X's speed-up vs full precision"): the contrast
+    is inside that paper. Sides named by different papers, or a question naming two reports ("the X study ...
+    the Y trial"), are never one paper; '' otherwise."""
+    firsts = {side[0].paper_id for side in sides if side}
+    named = {s.paper_ids[0] for s in q.sides if s.paper_ids}
+    reports = len(A_REPORT.findall(q.standalone))  # "the X study ... with the Y trial": two reports
+    if (len(sides) < 2 or not all(sides) or len(firsts) != 1 or len(named) > 1 or reports > 1
+            or SEPARATE_REPORTS.search(q.standalone)):
+        return ""
+    return firsts.pop()
+
+
+def weigh_compare(p: Prepared, lexicon: Lexicon, scorer: SupportScorer, th: float, *,
+                  marks: Callable[[str], Callable[[Hit], int]], sure: bool, agreement: Callable[[Hit], float],
+                  floor: float) -> CompareFinding:
+    """Each side's row paper and whether it was found, whether a side is a name no abstract is about and no
+    other side speaks of it, and whether a setting asked ("on FEMNIST") is in none. `marks(side)`: how far a
+    paper is from a described side's own marks (prepare.Preparer._misses); `sure`: retrieval's agreement
+    (`agreement(hit)` >= `floor`) may find a described side."""
+    q = p.question
+    candidates = {h.paper_id for side in p.sides for h in side}  # every paper retrieved for a side
+    chosen: set[str] = set()
+    for i in [i for i, s in enumerate(q.sides) if s.paper_ids]:  # named sides choose first
+        p.sides[i] = [h for h in p.sides[i] if h.paper_id not in chosen][:1]
+        chosen |= {h.paper_id for h in p.sides[i]}
+    described = [i for i, s in enumerate(q.sides) if not s.paper_ids]
+    pools = [[h for h in p.sides[i] if h.paper_id not in chosen] for i in described]
+    misses = [marks(q.sides[i].text) for i in described]  # a paper missing a side's marks fits less
+    fit = [[gather_evidence(q.sides[i].text, [h], scorer, top=1).score - miss(h) for h in pool]
+           for i, pool, miss in zip(described, pools, misses)]
+    for i, pool, j in zip(described, pools, assign_rows([[h.paper_id for h in pool] for pool in pools], fit)):
+        p.sides[i] = [pool[j]] if j is not None else []  # described sides' rows, chosen jointly
+    p.side_evidence = [gather_evidence(s.text, hs, scorer, top=1) for s, hs in zip(q.sides, p.sides)]
+    if _CHOICE.match(q.standalone):  # "Which of A and B generates ...?": the side that answers comes first
+        fit = [gather_evidence(q.standalone, hs, scorer, top=1).score for hs in p.sides]
+        order = sorted(range(len(p.sides)), key=lambda i: -fit[i])
+        p.sides, p.side_evidence = [p.sides[i] for i in order], [p.side_evidence[i] for i in order]
+        p.side_specs = [p.side_specs[i] for i in order]
+    # a side is found when it is named, its sentences answer, or (a described side) retrieval is sure of it
+    hows = []
+    for s, hs, e in zip(p.side_specs, p.sides, p.side_evidence):
+        weak, why_weak = weak_evidence(e, th, names=bool(s.paper_ids))  # a description's words are not names
+        agree = agreement(hs[0]) if hs and sure else 0.0
+        found = bool(hs) and bool(s.paper_ids or not weak or (sure and agree >= floor))
+        p.side_found.append(found)
+        hows.append("not retrieved" if not hs else "named" if s.paper_ids else f"evidence {e.score:.2f} answers"
+                    if not weak else f"retrieval agreement {agree:.2f} >= {floor:.2f}"
+                    if found else why_weak)
+    any_found, why = any(p.side_found), ""
+    unknown = [""] * len(p.side_specs)
+    for i, side in enumerate(p.side_specs):  # "How do FedMerge and FedProx differ?": a name no abstract is about
+        status = lexicon.status(side.text) if not side.paper_ids and named_terms(side.text) == [side.text] else ""
+        if status not in ("passing", "missing") or lexicon.is_common(side.text):
+            continue
+        p.side_found[i], unknown[i] = False, status  # the paper retrieved for it only mentions it: not its row
+        if any_found and not why and not any(has_term(side.text, hs[0].text)
+                                             for hs, ok in zip(p.sides, p.side_found) if ok):
+            why = (f"No indexed abstract is about {side.text}; it is only mentioned in passing."
+                   if status == "passing"
+                   else f"No indexed abstract mentions {side.text}.")  # and no other side's abstract speaks of it
+    found = [hs[0] for hs, ok in zip(p.sides, p.side_found) if ok]
+    sides = tuple(SideFinding(s.text, hs[0].paper_id if hs else "", bool(s.paper_ids), ok, how, unk)
+                  for s, hs, ok, how, unk in zip(p.side_specs, p.sides, p.side_found, hows, unknown))
+    absent = ""
+    if found and not why:
+        asked = [t for t in q.details if not lexicon.is_common(t)  # not a description, not in a side's own words
+                 and not any(norm(t) in norm(side.text) for side in q.sides)]
+        # a setting no side's abstract names, and no other paper retrieved for a side either (that one may be
+        # the side)
+        gone = [t for t in asked
+                if not any(has_term(t, h.text) for h in found) and not lexicon.mentioned_in(t) & candidates]
+        absent = gone[0] if gone else ""
+    who = " and ".join(p.names.get(h.paper_id, h.title) for h in found)
+    if found and not why and not absent:
+        rows = list({h.paper_id: h for h in found}.values())
+        p.hits = rows + [h for h in p.hits if h not in rows]  # the rows lead what the answer retrieved
+    return CompareFinding(sides, why, absent, who, len(found))
