@@ -130,6 +130,9 @@ SPECS: dict[str, CorpusSpec] = {s.name: s for s in (
     CorpusSpec("arxiv-cv-lg", "tune", "400 arXiv abstracts, primary category cs.CV or cs.LG (vision, machine "
                "learning); added 2026-12-02 night as a fourth tuning corpus",
                arxiv_slice(("cs.CV", "cs.LG"), 400, "cv-lg")),
+    CorpusSpec("arxiv-lg-bib", "tune", "400 arXiv abstracts, primary category cs.LG (machine learning, much of it "
+               "theory with TeX), as BibTeX; added 2026-12-03 as a fifth tuning corpus, its questions weighted to the "
+               "kinds that fail on the held-out corpora", arxiv_slice(("cs.LG",), 400, "lg-bib"), fmt="bib"),
     CorpusSpec("arxiv-gr-iv", "heldout", "400 arXiv abstracts, primary category cs.GR or eess.IV (graphics, imaging)",
                arxiv_slice(("cs.GR", "eess.IV"), 400, "gr-iv")),
     CorpusSpec("arxiv-it-ce", "heldout", "375 arXiv abstracts, primary cs.IT, cs.CE or cs.SD (information theory, "
