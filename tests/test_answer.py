@@ -650,3 +650,31 @@ def test_two_described_sides_that_find_the_same_paper_first_are_given_their_rows
     ans = a.ask("How do the PK/PD study in MRSA pneumonia and the MIC-trend study from a Portuguese hospital differ?")
     assert ans.kind == "compare" and {c.paper_id for c in ans.citations} >= {"p-mic", "p-pkpd"}, ans.answer
     assert "No indexed abstract describes" not in ans.answer  # the paper both find first goes to the MIC-trend side
+
+
+def test_a_side_that_quotes_a_title_is_the_paper_with_that_title(make):
+    extra = [
+        Record("p-noln", "We remove every LayerNorm from GPT-2 models by fine-tuning and find the models still work.",
+               title="Transformers Don't Need LayerNorm at Inference Time: Scaling LayerNorm Removal",
+               label="Transformers Don't Need LayerNorm at Inference Time", source="c.jsonl"),
+        Record("p-gpas", "Pre-LayerNorm transformers need LayerNorm; we scale activations to keep LayerNorm gradients "
+               "and report what LayerNorm does at inference time and in training.", title="GPAS: Activation Scaling",
+               label="GPAS: Activation Scaling", source="c.jsonl"),
+        Record("p-eln", "We propose Elementwise Layer Normalization (ELN), a drop-in replacement for LayerNorm.",
+               title="ELN", label="ELN", source="c.jsonl"),
+    ]
+    a, _ = make(extra=extra, **{"answer.model": "extractive"})
+    a._model = None
+    ans = a.ask("ELN vs 'Transformers Don't Need LayerNorm at Inference Time': what's each paper's take on LayerNorm?")
+    assert ans.kind == "compare" and {c.paper_id for c in ans.citations} >= {"p-eln", "p-noln"}, ans.answer
+
+
+def test_examples_a_list_criterion_gives_are_not_alternatives_to_it(make):
+    extra = [Record("p-diff", "We train latent diffusion models with transformers for image generation; diffusion "
+                    "models beat GANs on FID.", label="", source="c.jsonl")]
+    a, _ = make(extra=extra, **{"answer.model": "extractive"})
+    a._model = None
+    ans = a.ask("Are there any papers here on generating music, e.g. with transformers or diffusion models?")
+    assert ans.abstained and "music" in ans.answer, ans.answer  # "diffusion models" is an example, not the topic
+    ans = a.ask("any music generation papers in this set?")  # a list ("... papers in this set?"), and none matches
+    assert ans.abstained and [s.rule for s in ans.trace][-1].startswith("list."), ans.trace

@@ -25,8 +25,15 @@ from .question import Question
 from .sides import assign_rows
 from .state import Prepared
 from .support import SupportScorer
+from .words import QUOTED_SPAN
 
 _CHOICE = re.compile(r"^(?:which|who)\b", re.I)
+
+
+def quotes_title(side: str, hit: Hit) -> bool:
+    """The side quotes the paper's title, or its opening ("'Transformers Don't Need LayerNorm at Inference Time'")."""
+    side = side.strip()
+    return bool(QUOTED_SPAN.fullmatch(side)) and norm(hit.title).startswith(norm(side[1:-1]))
 
 
 def one_paper(q: Question, sides: list[list[Hit]]) -> str:
@@ -74,9 +81,11 @@ def weigh_compare(p: Prepared, lexicon: Lexicon, scorer: SupportScorer, th: floa
     for s, hs, e in zip(p.side_specs, p.sides, p.side_evidence):
         weak, why_weak = weak_evidence(e, th, names=bool(s.paper_ids))  # a description's words are not names
         agree = agreement(hs[0]) if hs and sure else 0.0
-        found = bool(hs) and bool(s.paper_ids or not weak or (sure and agree >= floor))
+        titled = bool(hs) and quotes_title(s.text, hs[0])
+        found = bool(hs) and bool(s.paper_ids or titled or not weak or (sure and agree >= floor))
         p.side_found.append(found)
-        hows.append("not retrieved" if not hs else "named" if s.paper_ids else f"evidence {e.score:.2f} answers"
+        hows.append("not retrieved" if not hs else "named" if s.paper_ids else "its title quoted" if titled
+                    else f"evidence {e.score:.2f} answers"
                     if not weak else f"retrieval agreement {agree:.2f} >= {floor:.2f}"
                     if found else why_weak)
     any_found, why = any(p.side_found), ""

@@ -45,11 +45,11 @@ def counts_in(text: str) -> set[int]:
 CARDINAL = "(?:" + "|".join(w for w in NUMBER_VALUES if w != "zero") + ")"
 NUMBER_WORDS = re.compile(rf"\b(?:{CARDINAL[3:-1]}|twice|double|triple|half|dozens?|"
                           r"hundreds?|thousands?|millions?|orders? of magnitude|\w+fold)\b", re.I)
-# a figure: a number standing on its own ("3.71%", "7,964 samples", "42.8B tokens", "1.8x", "16-bit"), not a
-# digit inside a name ("CIFAR-10", "GPT-4o", "CSI300"), a formula ("sum_{i=1}", "x^2"), an enumeration "(1)" or a
-# citation "[2]"
-_FIGURE = re.compile(r"(?<![\w^_{=@.\-/])\d+(?:[.,]\d+)*(?:\s?%|\s?×|(?:x|k|K|M|B|T|G|GB|MB|TB|ms|s|h|fps)\b|-[a-z]|"
-                     r"(?![\w\-^]))")
+# a figure: a number standing on its own ("3.71%", "7,964 samples", "42.8B tokens", "1.8x", "16-bit"), or a range
+# ("7-9%", "20-75%"), not a digit inside a name ("CIFAR-10", "GPT-4o", "CSI300"), a formula ("sum_{i=1}", "x^2"),
+# an enumeration "(1)" or a citation "[2]"
+_FIGURE = re.compile(r"(?<![\w^_{=@.\-/])\d+(?:[.,]\d+)*(?:[-–]\d+(?:[.,]\d+)*)?"
+                     r"(?:\s?%|\s?×|(?:x|k|K|M|B|T|G|GB|MB|TB|ms|s|h|fps)\b|-[a-z]|(?![\w\-^]))")
 _NOT_FIGURE = re.compile(r"\(\s*(?:\d{1,2}|[ivx]{1,4}|[a-e])\s*\)|\[\d+(?:[,\s–-]+\d+)*\]")
 
 
@@ -60,6 +60,8 @@ def has_figure(sentence: str, given: frozenset[str] = frozenset()) -> bool:
 
     >>> [has_figure(s) for s in ("Gains of 3.71%.", "On CIFAR-10 and GPT-4o.", "It uses 42.8B tokens.", "(1) a pool")]
     [True, False, True, False]
+    >>> has_figure("It surpasses earlier methods by 7-9% on average."), has_figure("A 20-75% parameter reduction.")
+    (True, True)
     >>> has_figure("We introduce two benchmarks.", frozenset({"two"}))
     False
     >>> has_figure("Counseling is a process, not a one-time event."), has_figure("It keeps one model per client.")

@@ -93,8 +93,9 @@ LIST = re.compile(
     r"|is there (?:papers|abstracts|works|studies|articles))\b(?P<c3>.*?)\??$"
     # terse asks: "papers building on X?", "any paper on X?", "which ones are X papers?", "anything on X?"
     # "guinea pig studies in here?": a description, then the papers asked for, and where
-    r"|^(?!(?:which|what|who|how|is|are|do|does|did|can)\b)(?P<c11>[^?,;:]{3,60}?)\s+(?:papers|studies|works|abstracts|"
-    r"experiments|trials)\s+(?:in here|here|in the (?:corpus|collection|index|library))\s*\??$"
+    r"|^(?!(?:which|what|who|how|is|are|do|does|did|can)\b)(?:any |some )?(?P<c11>[^?,;:]{3,60}?)\s+(?:papers|studies|"
+    r"works|abstracts|experiments|trials)\s+(?:in here|here|in (?:the|this|my|our) (?:corpus|collection|index|library|"
+    r"set))\s*\??$"
     r"|^(?:any |all |other )?(?:papers?|abstracts?|works|studies|articles)\s+(?=(?:on|about|that|which|who|using|"
     r"building|proposing|introducing|applying|with|where|for|in)\b)(?P<c4>.*?)\??$"
     r"|^(?:which|what) ones (?:are|were|is)\s+(?P<c5>.*?)(?:\s+(?:papers|works|studies|abstracts))?\??$"

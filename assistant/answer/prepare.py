@@ -25,7 +25,7 @@ from ..retrieve.langchain import PaperRetriever
 from ..settings import AnswerSettings
 from ..types import Hit
 from .answerable import figures_in, missing_detail
-from .comparing import one_paper, weigh_compare
+from .comparing import one_paper, quotes_title, weigh_compare
 from .decide import (
     CompareFinding,
     DetailFinding,
@@ -53,6 +53,7 @@ from .sides import shared_context
 from .state import Prepared
 from .support import SupportScorer, content_words
 from .topics import TopicWords, uses_distinctive
+from .words import QUOTED_SPAN
 
 LIST_MAX = LIST_SHOW  # papers a list answer writes out (listsize.py); LIST_POOL are retrieved and checked
 CALIBRATED_EMBEDDER = "all-MiniLM-L6-v2"  # the embeddings the dense-score settings were calibrated on
@@ -140,10 +141,13 @@ class Preparer:
     def _misses(self, text: str) -> Callable[[Hit], int]:
         """How far a paper is from a described side's own marks: 2 when it lacks the side's distinctive words
         (topics.py: "on-policy"), 1 more when it lacks a count the side states ("the series of 44 patients": an
-        abstract stating 44, "Forty-four patients")."""
+        abstract stating 44, "Forty-four patients"); 4 when the side quotes a title ("'Transformers Don't Need
+        LayerNorm at Inference Time'") the paper's title does not open with."""
         keys, counts = self.topics.distinctive(text), {n for n in counts_in(text) if n >= 2}
+        quoted = bool(QUOTED_SPAN.fullmatch(text.strip()))
         return lambda h: (2 * (bool(keys) and not uses_distinctive(h, keys))
-                          + (bool(counts) and not counts & counts_in(h.text)))
+                          + (bool(counts) and not counts & counts_in(h.text))
+                          + 4 * (quoted and not quotes_title(text, h)))
 
     # -- weigh: findings, then the one decision ------------------------------------------------
     def weigh(self, p: Prepared) -> Prepared:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from .linker import Link
 from .nameforms import norm
 from .phrasing import COMPARE_RX, OPENER, REPORT, SIDES_END, TWO_PAPERS
-from .words import FUNCTION_WORDS
+from .words import FUNCTION_WORDS, QUOTED_SPAN
 
 
 @dataclass(frozen=True)
@@ -30,8 +30,7 @@ _ITEMS = re.compile(r"(\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|vs\.?|versus)\s+)",
 _CLAUSE_END = re.compile(r"\s*(?:[:;?]|\s[-\u2013\u2014]\s).*$|\s+(?:each|both|respectively)\b.*$", re.S | re.I)
 # an item that starts a new side: a determiner, a capitalised word or a name ("the B cohort", "Orca", "GPT-4o")
 _SIDE_START = re.compile(r"^(?:[Tt]he|[Aa]n?|[Oo]ne|[Bb]oth)\b|^[A-Z0-9]|^\S*[A-Z]")
-_QUOTED = re.compile(  # "the 'Simple vs. Optimal Pricing' paper": a quoted title
-    r"(?:(?<=\s)|^)(['\"\u201c\u2018])[^'\"\u201c\u201d\u2018\u2019\x00]{2,100}?['\"\u201d\u2019](?=[\s,.;:?]|$)")
+_QUOTED = QUOTED_SPAN  # "the 'Simple vs. Optimal Pricing' paper": a quoted title (an apostrophe inside it kept)
 # "the follow-up of the A study": an attribute asked of the side, not part of it
 _ATTRIBUTE_OF = re.compile(r"^(?!(?:the|a|an)\s)[\w\-]+(?:\s+[\w\-]+){0,2}\s+(?:of|in|for)\s+(?=the\s)", re.I)
 

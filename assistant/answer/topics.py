@@ -26,6 +26,11 @@ LIST_WORDS = frozenset("paper papers work works study studies abstract abstracts
                        "approach approaches model models collection corpus".split())
 
 
+# the examples a topic gives of itself: "..., e.g. with transformers", "(such as YOLO)", "like BERT or GPT"
+EXAMPLES = re.compile(r"[,;]?\s*\(?\b(?:e\.\s?g\.?|for example|for instance|such as)\s.*$"
+                      r"|\s*[,;(]\s*(?:like|including)\s.*$", re.I)
+
+
 def uses_distinctive(hit: Hit, keys: list[list[str]]) -> bool:
     """The paper's label or abstract uses one of some alternative's distinctive words (`TopicWords.distinctive`)."""
     text = norm(f"{hit.title} {hit.text}")
@@ -92,7 +97,10 @@ class TopicWords:
 
     def absent_words(self, criterion: str, hits: list[Hit], calibrated: bool) -> tuple[str, ...]:
         """A list's criterion words nothing matches: every alternative ("music or song lyrics") has a word no
-        abstract uses in any form or in other words; else (as for any topic) only when no chunk is close."""
+        abstract uses in any form or in other words; else (as for any topic) only when no chunk is close. Examples
+        the criterion gives ("generating music, e.g. with transformers or diffusion models") are not alternatives:
+        the topic is what comes before them."""
+        criterion = EXAMPLES.sub("", criterion).strip() or criterion
         alternatives = [a for a in re.split(r"\s+or\s+|/", criterion) if a.strip()]
         if all(_names_topic(a) for a in alternatives):  # a long description has words of its own: only the gate below
             unused = self.unused_words(criterion, hits)

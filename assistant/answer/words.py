@@ -107,15 +107,31 @@ _AUX = {"m": "am", "re": "are", "ve": "have", "ll": "will", "d": "would"}
 _NOT = re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|could|would|should|ca|wo|need|must)n['’]t\b", re.I)
 
 
+# a quoted title, whose words stay as written ("'Transformers Don't Need LayerNorm at Inference Time'")
+QUOTED_SPAN = re.compile(r"(?:(?<=\s)|^)(['\"\u201c\u2018])"
+                         r"(?:[^'\"\u201c\u201d\u2018\u2019\n\x00]|(?<=\w)['\u2019](?=\w)){2,120}?"
+                         r"['\"\u201d\u2019](?=[\s,.;:?!)]|$)")
+
+
 def expand_contractions(text: str) -> str:
     """"what's MrSteve's memory?" -> "what is MrSteve's memory?": the question patterns see the auxiliary, and no
-    contracted pronoun is read as a name.
+    contracted pronoun is read as a name. A quoted title keeps its words.
 
     >>> expand_contractions("what's MrSteve's memory, and where’s it used?")
     "what is MrSteve's memory, and where is it used?"
     >>> expand_contractions("I'm looking for X; they've said it doesn't and can't.")
     'I am looking for X; they have said it does not and can not.'
+    >>> expand_contractions("ELN vs 'Transformers Don't Need LayerNorm': what's each one's take?")
+    "ELN vs 'Transformers Don't Need LayerNorm': what is each one's take?"
     """
+    out, at = [], 0
+    for m in QUOTED_SPAN.finditer(text):
+        out += [_expand(text[at:m.start()]), m.group(0)]
+        at = m.end()
+    return "".join([*out, _expand(text[at:])])
+
+
+def _expand(text: str) -> str:
     text = _CONTRACTION.sub(lambda m: m.group(1) + " is", text)
     text = _PRONOUN_AUX.sub(lambda m: f"{m.group(1)} {_AUX[m.group(2).lower()]}", text)
     return _NOT.sub(lambda m: {"ca": "can", "wo": "will"}.get(m.group(1).lower(), m.group(1)) + " not", text)
