@@ -263,7 +263,7 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=Path("/tmp/roles2-cache"))
     ap.add_argument("--arxiv", type=int, default=3000, help="unstructured CS abstracts for silver labels")
     ap.add_argument("--C", type=float, default=2.0, help="inverse L2 strength of the logistic regression")
-    ap.add_argument("--trans", type=float, default=0.5, help="weight of the transition log-probabilities")
+    ap.add_argument("--trans", type=float, default=0.4, help="weight of the transition log-probabilities")
     ap.add_argument("--cs-weight", type=float, default=1.0, help="sample weight of CS sentences vs PubMedQA")
     ap.add_argument("--lone", type=float, default=1.0, help="share of sentences also trained on alone")
     ap.add_argument("--rules", type=Path, help="the cue-rule roles.py to measure as 'before'")
