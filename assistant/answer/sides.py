@@ -241,6 +241,8 @@ def assign_rows(candidates: list[list[str]], fit: list[list[float]]) -> list[int
     [0, 1]
     >>> assign_rows([["a"], ["a"]], [[0.5], [0.4]])
     [0, None]
+    >>> assign_rows([["a", "b", "c"], ["a", "b", "c"]], [[0.0] * 3, [0.0] * 3])  # alike sides: retrieval's order
+    [0, 1]
     """
     options = [[*range(len(c)), None] for c in candidates]
     best, best_score = [None] * len(candidates), float("-inf")
