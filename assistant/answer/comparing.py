@@ -65,12 +65,11 @@ def weigh_compare(p: Prepared, lexicon: Lexicon, scorer: SupportScorer, th: floa
         chosen |= {h.paper_id for h in p.sides[i]}
     described = [i for i, s in enumerate(q.sides) if not s.paper_ids]
     pools = [[h for h in p.sides[i] if h.paper_id not in chosen] for i in described]
-    misses = [marks(q.sides[i].text) for i in described]  # a paper missing a side's marks fits less
     if len({q.sides[i].text for i in described}) < len(described):  # "the two X papers": the sides are alike,
         fit = [[0.0] * len(pool) for pool in pools]  # so retrieval's order gives the rows (assign_rows' RANK_COST)
-    else:
+    else:  # a paper missing a side's marks fits less
         fit = [[gather_evidence(q.sides[i].text, [h], scorer, top=1).score - miss(h) for h in pool]
-               for i, pool, miss in zip(described, pools, misses)]
+               for i, pool, miss in zip(described, pools, [marks(q.sides[i].text) for i in described])]
     for i, pool, j in zip(described, pools, assign_rows([[h.paper_id for h in pool] for pool in pools], fit)):
         p.sides[i] = [pool[j]] if j is not None else []  # described sides' rows, chosen jointly
     p.side_evidence = [gather_evidence(s.text, hs, scorer, top=1) for s, hs in zip(q.sides, p.sides)]
