@@ -52,7 +52,7 @@ _CITES = re.compile(r"\b(?:like|such as|e\.g\.|including|compared (?:with|to)|th
                     r"inspired by|based on|follow\w*|extends?|built (?:on|upon))", re.I)
 _INDEFINITE = re.compile(r"\b(?:a|an|any|another|some|every|each)\s+$", re.I)  # right before a term: a common noun
 # ... unless the term modifies the noun after it ("an IM shot", "a STEMI trial"): a word that is no function word
-_MODIFIES = re.compile(rf"[\s\-]+(?!(?:{'|'.join(sorted(FUNCTION_WORDS))})\b)[a-z][a-z\-]+")
+_MODIFIES = re.compile(rf"[\s\-]+(?!(?:{'|'.join(map(re.escape, sorted(FUNCTION_WORDS)))})\b)[a-z][a-z\-]+")
 _ITS = re.compile(r"\b(?:our|its|the proposed|this (?:method|model|framework|approach|paper|work))\b", re.I)
 
 

@@ -30,7 +30,6 @@ _ITEMS = re.compile(r"(\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|vs\.?|versus)\s+)",
 _CLAUSE_END = re.compile(r"\s*(?:[:;?]|\s[-\u2013\u2014]\s).*$|\s+(?:each|both|respectively)\b.*$", re.S | re.I)
 # an item that starts a new side: a determiner, a capitalised word or a name ("the B cohort", "Orca", "GPT-4o")
 _SIDE_START = re.compile(r"^(?:[Tt]he|[Aa]n?|[Oo]ne|[Bb]oth)\b|^[A-Z0-9]|^\S*[A-Z]")
-_QUOTED = QUOTED_SPAN  # "the 'Simple vs. Optimal Pricing' paper": a quoted title (an apostrophe inside it kept)
 # "the follow-up of the A study": an attribute asked of the side, not part of it
 _ATTRIBUTE_OF = re.compile(r"^(?!(?:the|a|an)\s)[\w\-]+(?:\s+[\w\-]+){0,2}\s+(?:of|in|for)\s+(?=the\s)", re.I)
 
@@ -70,8 +69,8 @@ def framed_sides(q: str, links: list[Link]) -> tuple[Side, ...]:
     >>> [s.text for s in framed_sides("How do the 'Fast vs. Exact Pricing' paper and Orca differ?", [])]
     ["'Fast vs. Exact Pricing'", 'Orca']
     """
-    quoted = [m.group(0) for m in _QUOTED.finditer(q)]  # a quoted title is one piece, whatever it holds ("vs.")
-    masked = _QUOTED.sub(lambda m: f"\x00{quoted.index(m.group(0))}\x00", q)
+    quoted = [m.group(0) for m in QUOTED_SPAN.finditer(q)]  # a quoted title is one piece, whatever it holds ("vs.")
+    masked = QUOTED_SPAN.sub(lambda m: f"\x00{quoted.index(m.group(0))}\x00", q)
     for rx in COMPARE_RX:
         m = rx.match(masked)
         if not m:

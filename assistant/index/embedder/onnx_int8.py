@@ -223,7 +223,7 @@ class OnnxEmbedder:
         # One text per run: the activations are quantised per run (one int8 scale for the whole batch), so in a
         # batch every vector would depend on the other texts (cosine 0.987 to the same text alone), and answers on
         # what was embedded before them. Alone is as fast here: no padding (bench/README.md, 2026-12-03).
-        batches = [[i] for i in sorted(range(len(ids)), key=lambda i: len(ids[i]))]
+        batches = [[i] for i in range(len(ids))]
         if self.workers > 1 and len(batches) > 1:
             results = self._executor().map(lambda idx: (idx, self._run([ids[i] for i in idx])), batches)
         else:
