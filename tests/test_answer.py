@@ -417,6 +417,16 @@ def test_a_paper_asked_for_by_a_topic_no_abstract_uses_is_declined_naming_the_wo
     assert not a.ask("Is there a paper here on underwater object detection?").abstained
 
 
+def test_a_topic_of_alternatives_is_declined_when_each_has_a_word_no_abstract_uses(make_minilm):
+    """"Is there a paper on X or Y?" is checked as a list's criterion is, whatever its length: declined when
+    every alternative has a word no abstract uses (in any form or in other words), answered when one is met."""
+    a, _ = make_minilm()
+    ans = a.ask("Is there a paper here on neural radiance fields or novel-view synthesis of underwater scenes?")
+    assert ans.abstained and ans.trace and any(s.rule == "topic.absent" and s.verdict == "abstain" for s in ans.trace)
+    ans = a.ask("Is there a paper here on neural radiance fields or lightweight underwater object detection?")
+    assert not ans.abstained and "p-underwater" in {c.paper_id for c in ans.citations}
+
+
 def test_a_topic_whose_compound_no_abstract_writes_is_declined_though_its_parts_are_words_of_the_corpus(make):
     extra = [Record("p-dance", "We introduce DanceChat for music-to-dance generation: given music and a text "
                     "prompt, it generates dance motion.", label="DanceChat: music-to-dance", source="c.jsonl")]

@@ -75,6 +75,13 @@ def test_each_rule_fires_on_its_finding_and_not_without_it():
     soft = DetailFinding(0, "batch size", "The X abstract reports no batch size.", False, True, 0.6, 0.4)
     assert _rule(single(details=(miss,))) == ("abstain", "detail.missing")
     assert _rule(single(details=(soft,)))[0] == "answer"  # a soft miss with strong evidence does not count
+    # with evidence below the override a soft miss counts, whether the question names its paper or describes it
+    for named in (True, False):
+        weak = DetailFinding(0, "bougie size", "The best-matching abstract reports no bougie size.", False, named,
+                             0.45, 0.6)
+        d = decide(single(details=(weak,)))
+        assert (d.verdict, d.rule) == ("abstain", "detail.missing")
+        assert ("named paper" if named else "described paper") in d.trace[-1].detail
     later = DetailFinding(1, "FID", "The X abstract reports no FID.", True, True, 0.6, 0.4)
     d = decide(single(details=(later,)))
     assert (d.verdict, d.rule, d.gaps) == ("partial", "detail.partial", ("The X abstract reports no FID.",))

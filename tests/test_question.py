@@ -139,6 +139,33 @@ def test_asked_detail_and_numbers(lex):
     assert missing_detail(("Kite",), q.details, q.asked, q.numeric, text["p-kite"]) is not None
 
 
+def test_a_dimension_asked_is_of_its_modifier_not_any_such_dimension():
+    """"What bougie size ...?": the abstract's "sample size" answers nothing; "a 36-Fr bougie" answers, though it
+    never says "size". A thing asked with its own head noun is unchanged: the head word suffices."""
+    said = "Patients were randomised; the sample size was 145 and the mean tumour size 3 cm."
+    for asked in ("bougie size", "gelatin sponge particle size", "dropout rate"):
+        got = missing_detail((), (), asked, False, said, heads_only=True)
+        assert got is not None and got.why.endswith(f"reports no {asked}."), asked
+    assert missing_detail((), (), "bougie size", False, "A 36-Fr bougie calibrated it.", heads_only=True) is None
+    assert missing_detail((), (), "particle size", False, "Particles of 500 um were injected.", heads_only=True) is None
+    assert missing_detail((), (), "sample size", False, said, heads_only=True) is None
+    assert missing_detail((), (), "tumour markers", False, "Markers of the tumours rose.", heads_only=True) is None
+    # the modifier alone, without a figure, is no value of it: "deep learning" gives no learning rate
+    got = missing_detail(("Q",), (), "learning rate", False, "Q is a deep learning model with 5 qubits. It is fast.")
+    assert got is not None and got.why == "The Q abstract reports no learning rate."
+    assert missing_detail(("Q",), (), "learning rate", False, "Q trains with a learning rate of 0.01.") is None
+
+
+
+def test_a_kind_of_generic_collective_is_answered_by_any_description():
+    """"What kinds of groups / categories did they find?" asks for a description ("4 clusters: Potentials ..."),
+    as "what kinds of methods" does; a specific noun must still occur ("what kinds of acupoints")."""
+    said = "The authors identified 4 clusters: Potentials (45%) and Doubters (27%) among them."
+    for asked in ("kinds of groups", "types of categories", "kinds of classes"):
+        assert missing_detail((), (), asked, False, said, heads_only=True) is None, asked
+    assert missing_detail((), (), "kinds of acupoints", False, said, heads_only=True) is not None
+
+
 def test_follow_ups_resolve_to_the_paper_meant(lex):
     conv = Conversation()
     conv.add(Turn("Tell me about Orca and Lumen.", focus=("p-orca", "p-lumen")), {"p-orca": "Orca", "p-lumen": "Lumen"})

@@ -35,6 +35,12 @@ Missing(why='The X abstract reports no figure for this.', firm=True)
 'The Kite abstract names no datasets.'
 >>> missing_detail(("Kite",), (), "datasets", False, "Experiments on CIFAR-10 show that Kite is robust.") is None
 True
+>>> missing_detail((), (), "bougie size", False, "The sample size was 145.", heads_only=True).why
+'The best-matching abstract reports no bougie size.'
+>>> missing_detail((), (), "bougie size", False, "A 36-Fr bougie was used.", heads_only=True) is None
+True
+>>> missing_detail(("Q",), (), "learning rate", False, "Q is deep learning. Q runs on 5 qubits.").why
+'The Q abstract reports no learning rate.'
 """
 
 from __future__ import annotations
@@ -53,7 +59,8 @@ from .terms import abbreviated, following, has_term
 __all__ = ["MEASURES", "Missing", "figures_in", "has_figure", "has_term", "missing_detail", "states_asked"]
 
 GENERIC_ASKED = frozenset(
-    "kind kinds type types sort way ways part parts role main key new specific exact particular aspect aspects "
+    "kind kinds type types sort group groups category categories class classes way ways part parts role main key new "
+    "specific exact particular aspect aspects "
     "thing things idea ideas problem problems goal goals purpose design changes change contribution contributions "
     "paper papers method methods approach work model models technique framework system they it authors "
     "fraction percentage percent share proportion ratio number amount much many value values techniques technique "
@@ -61,6 +68,9 @@ GENERIC_ASKED = frozenset(
     "architecture architectures pipeline procedure scheme structure setup score scores performance result results "
     "numbers figure figures margin margins factor than".split()
 )
+# nouns that name a dimension of something ("bougie size", "dropout rate"): the asked thing is what they measure
+DIMENSIONS = frozenset("size sizes rate rates length lengths dose doses level levels duration width depth "
+                       "diameter frequency volume weight concentration temperature".split())
 CHANGE = {  # change words: the abstract must state a change of this direction (and, asked, a number)
     "gain": ("gain", "improv", "outperform", "increas", "boost", "higher", "better", "surpass"),
     "improvement": ("improv", "gain", "outperform", "increas", "boost", "higher", "better", "surpass"),
@@ -163,6 +173,21 @@ def _asked_parts(asked: str) -> tuple[list[list[str]], list[str]]:
         if words:
             parts.append(words)
     return parts, changes
+
+
+def _figure_near(word: str, text: str, window: int = 2) -> bool:
+    """A number within `window` words of `word` ("a 36-Fr bougie", "particles of 500 um"): a value of it.
+
+    >>> _figure_near("bougie", "A 36-Fr bougie was used."), _figure_near("learning", "Deep learning ran on 5 qubits.")
+    (True, False)
+    """
+    toks = re.findall(r"\S+", text)
+    digit = [bool(re.search(r"\d", t)) for t in toks]
+    def same(t: str) -> bool:
+        t = re.sub(r"\W+$", "", t)
+        return _has_word(word, t.lower(), {stem(t)}, t)
+
+    return any(same(t) and any(digit[max(0, i - window):i] + digit[i + 1:i + window + 1]) for i, t in enumerate(toks))
 
 
 @dataclass(frozen=True)
@@ -277,9 +302,15 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
                 return Missing(f"{who} names no {written or phrase or kind}.", True)
         else:
             # a thing is asked for ("which techniques", "what kinds of preference pairs"): the askers' words
-            # vary, so the head noun of each part must occur anywhere in the abstract, or the part in other words
+            # vary, so the head noun of each part must occur anywhere in the abstract, or the part in other words;
+            # a dimension ("bougie size", "learning rate") is a value of its modifier's: the phrase, or a sentence
+            # with the modifier and a figure ("a 36-Fr bougie"); "sample size" or "deep learning" answer nothing
             for words in parts:
-                if not (_has_word(words[-1], low, stems, text) or close(words, text)):
+                if len(words) > 1 and words[-1].lower() in DIMENSIONS:
+                    found = _phrase_present(words, text) or _figure_near(words[-2], text)
+                else:
+                    found = _has_word(words[-1], low, stems, text)
+                if not (found or close(words, text)):
                     return Missing(f"{who} reports no {phrase}.", False)
     for c in changes:
         if not any(re.search(rf"(?<![a-z]){re.escape(v)}", low) for v in CHANGE[c]):

@@ -97,7 +97,7 @@ class DetailFinding:
     why: str  # what the abstract lacks ("The DiffMoE abstract reports no FID.")
     firm: bool  # no wording difference explains the miss
     named: bool  # the question names the paper (its wording checked strictly)
-    evidence: float  # the evidence score (a named paper's weak evidence makes a soft miss count)
+    evidence: float  # the evidence score (weak evidence makes a soft miss count)
     override: float  # answer.detail_override
     partial: bool = False  # other parts of the same asked phrase are there: answer those, name this one
 
@@ -281,11 +281,14 @@ def _single(t: _Trace, f: Findings) -> Decision:
         return t.abstain("topic.absent", f"{f.topic_absent!r} is used by no abstract",
                          f"No indexed abstract mentions {f.topic_absent}.")
     for d in f.details:
-        counts = d.firm or (d.named and d.evidence < d.override)
+        # a soft miss (the asked phrase in no form, nor in other words) counts when no sentence answers in other
+        # words: evidence below the override, whether the question names its paper or describes it
+        counts = d.firm or d.evidence < d.override
         if not counts:
             continue
         detail = (f"{d.why} (" + ("firm: no wording explains it" if d.firm
-                                  else f"named paper, evidence {d.evidence:.2f} < {d.override:.2f}") + ")")
+                                  else f"{'named' if d.named else 'described'} paper, evidence {d.evidence:.2f} < "
+                                       f"{d.override:.2f}") + ")")
         if d.part == 0 and not d.partial:
             return t.abstain("detail.missing", detail, d.why)
         t.gap("detail.partial", detail, d.why)

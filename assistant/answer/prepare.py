@@ -188,8 +188,9 @@ class Preparer:
         f = Findings("answer", names=names)
         on = PAPER_ON.search(q.standalone) if not p.topic else None
         topic = (on.group("t") or on.group("u")) if on else ""
-        if topic and len(topic.split()) <= 6:  # "Is there a paper on protein structure prediction?": off the topics
-            unused = self.topics.off_topic_words(topic, p.hits, self._dense_calibrated())
+        if topic:  # "Is there a paper on protein structure prediction?": off the topics, checked as a list's criterion
+            calibrated, short = self._dense_calibrated(), len(topic.split()) <= 6
+            unused = self.topics.absent_words(topic, p.hits, calibrated, compounds=short)
             f.topic_absent = unused[0] if unused else ""
         n_topic = len([h for h in p.hits if h.paper_id in p.topic])
         p.evidence = ev = gather_evidence(q.standalone, p.hits, self.scorer, top=n_topic or 5, restrict=bool(n_topic))

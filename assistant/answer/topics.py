@@ -95,10 +95,12 @@ class TopicWords:
         return tuple(w for w in dict.fromkeys(re.findall(r"(?<![\w\-])[a-z]+(?:-[a-z]+)+(?![\w\-])", phrase))
                      if len(norm(w)) >= 6 and not any(norm(w) in t for t in texts))
 
-    def absent_words(self, criterion: str, hits: list[Hit], calibrated: bool) -> tuple[str, ...]:
-        """A list's criterion words nothing matches: every alternative ("music or song lyrics") has a word no
-        abstract uses in any form or in other words; else (as for any topic) only when no chunk is close. Examples
-        the criterion gives ("generating music, e.g. with transformers or diffusion models") are not alternatives:
+    def absent_words(self, criterion: str, hits: list[Hit], calibrated: bool,
+                     compounds: bool = False) -> tuple[str, ...]:
+        """A list's criterion (or the topic of "is there a paper on X?") words nothing matches: every alternative
+        ("music or song lyrics") has a word no abstract uses in any form or in other words; else (as for any
+        topic) only when no chunk is close, or (`compounds`) it has a compound no abstract writes. Examples the
+        criterion gives ("generating music, e.g. with transformers or diffusion models") are not alternatives:
         the topic is what comes before them."""
         criterion = EXAMPLES.sub("", criterion).strip() or criterion
         alternatives = [a for a in re.split(r"\s+or\s+|/", criterion) if a.strip()]
@@ -106,7 +108,7 @@ class TopicWords:
             unused = self.unused_words(criterion, hits)
             if unused and all(any(re.search(rf"\b{re.escape(w)}\b", a) for w in unused) for a in alternatives):
                 return unused
-        return self.off_topic_words(criterion, hits, calibrated, compounds=False)  # (a description coins its own)
+        return self.off_topic_words(criterion, hits, calibrated, compounds=compounds)  # (a description coins its own)
 
     def unused_words(self, criterion: str, hits: list[Hit]) -> tuple[str, ...]:
         """Lower-case words of a list's criterion that no abstract of the corpus uses (any form) and that no
