@@ -39,11 +39,16 @@ _INJECTION = re.compile(
 
 
 def stem(w: str) -> str:
+    """A crude suffix stripper: "involve", "involves" and "involved" all give "involv".
+
+    >>> [stem(w) for w in ("involve", "involves", "involved", "studies", "particle", "particles", "use")]
+    ['involv', 'involv', 'involv', 'study', 'particl', 'particl', 'use']
+    """
     w = w.lower().strip("’'-")
     for suf in ("ations", "ation", "ings", "ing", "ies", "ied", "es", "ed", "s"):
         if len(w) > len(suf) + 3 and w.endswith(suf):
             return w[: -len(suf)] + ("y" if suf in ("ies", "ied") else "")
-    return w
+    return w[:-1] if len(w) > 5 and w.endswith("e") and not w.endswith("ee") else w
 
 
 def content_words(text: str) -> set[str]:
