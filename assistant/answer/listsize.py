@@ -24,10 +24,13 @@ from .decide import ListFinding
 from .nameforms import norm
 from .state import Prepared
 from .support import SupportScorer, content_words
-from .topics import TopicWords, uses_distinctive
+from .topics import TopicWords, uses_distinctive, uses_every_word
 
 LIST_SHOW = 30  # papers written out in a list answer
 LIST_POOL = 120  # papers retrieved for a list (the criterion is checked on each)
+# a paper using every distinctive word of the criterion ("Minecraft", "Kalman") meets it at a bar this much lower:
+# the word says what the paper is about even where no sentence restates the asker's phrasing
+LEXICAL_RELIEF = 0.15
 
 
 def candidates(hits: list[Hit], criterion: str, show: int = LIST_SHOW) -> list[Hit]:
@@ -90,16 +93,18 @@ def proper_phrases(criterion: str, texts: list[str]) -> tuple[str, ...]:
 def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: float, calibrated: bool) -> ListFinding:
     """The papers that meet a list's criterion (into `p.rows`, listed papers first in `p.hits`): every named part
     in the abstract, one of the criterion's distinctive words, and a sentence matching the criterion at `bar` or
-    above. A word of the criterion no abstract uses (off the corpus's topics) is a part."""
+    above (`LEXICAL_RELIEF` lower for a paper using every distinctive word of an alternative as a word). A word of
+    the criterion no abstract uses (off the corpus's topics) is a part."""
     q = p.question
-    parts = q.parts + topics.absent_words(q.criterion, p.hits, calibrated)  # "anything on protein structure ...?"
+    core = criterion_core(q.criterion)  # "evaluate on KITTI": a sentence on KITTI matches
+    parts = q.parts + topics.absent_words(core, p.hits, calibrated)  # "anything on protein structure ...?"
     texts = {h.paper_id: f"{h.title} {h.text}" for h in p.hits}
     normed = {pid: norm(t) for pid, t in texts.items()}
     proper = proper_phrases(q.criterion, list(texts.values()))  # "the Decision Transformer"
     parts += tuple(x for x in proper if not any(norm(x) in norm(y) for y in parts))
     unmatched = tuple(x for x in parts if not any(norm(x) in t for t in normed.values()))
     rare = topics.distinctive(q.criterion)  # one list per alternative ("X or Y"): [] where one needs no word
-    core = criterion_core(q.criterion)  # "evaluate on KITTI": a sentence on KITTI matches
+    rare_words = topics.distinctive(q.criterion, prefixes=False) if rare else []
     if not unmatched:
         for h in candidates(p.hits, q.criterion):  # the first LIST_SHOW, then those using every criterion word
             if parts and not all(norm(x) in normed[h.paper_id] for x in parts):
@@ -109,7 +114,7 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
             sents = [s.text for s in split_sentences(h.text)]
             row = scorer.matrix(list(dict.fromkeys([q.criterion, core])), sents).max(axis=0)
             j = int(row.argmax())
-            if row[j] >= bar:
+            if row[j] >= bar or (row[j] >= bar - LEXICAL_RELIEF and uses_every_word(h, rare_words)):
                 p.rows.append((h, j, sents[j]))
     listed = [h for h, _, _ in p.rows]
     p.hits = listed + [h for h in p.hits if h not in listed]  # the listed papers lead what the answer retrieved

@@ -37,6 +37,16 @@ def uses_distinctive(hit: Hit, keys: list[list[str]]) -> bool:
     return any(any(k in text for k in alt) for alt in keys)
 
 
+def uses_every_word(hit: Hit, alternatives: list[list[str]]) -> bool:
+    """The paper's label or abstract uses every word of some alternative as a word (any ending: "Kalman" in
+    "Kalman filter", not "tackle" in "tackled" ... nor "conformal" in "conformance")."""
+    text = f"{hit.title} {hit.text}"
+    words = re.findall(r"[A-Za-z][\w\-]*", text)
+    stems = {stem(w) for w in words + [part for w in words if "-" in w for part in w.split("-")]}
+    normed = norm(text)
+    return any(alt and all((norm(w) in normed) if "-" in w else stem(w) in stems for w in alt) for alt in alternatives)
+
+
 def _names_topic(criterion: str) -> bool:
     """A short criterion without a clause names a topic ("protein language models"); a longer one, or one with a
     clause, describes it in the asker's words ("predict where on Earth a photo was taken").
@@ -52,13 +62,13 @@ class TopicWords:
     def __init__(self, lexicon, scorer: SupportScorer) -> None:
         self.lexicon, self.scorer = lexicon, scorer  # lexicon: the LexiconCache (rebuilt when the corpus changes)
 
-    def distinctive(self, criterion: str) -> list[list[str]]:
+    def distinctive(self, criterion: str, prefixes: bool = True) -> list[list[str]]:
         """A short criterion's distinctive words, per alternative ("X or Y"): content words few abstracts of this
         corpus use (at most RARE_SHARE of them, some at least), as stem prefixes. A listed paper must use one of
         some alternative's: the words every abstract shares ("language models" in a corpus of NLP papers) do not
         make a paper meet "protein language models". A long criterion describes its topic in the asker's words
         (a paper on geolocation meets "predict where on Earth a photo was taken"): none; so for an alternative
-        without such words."""
+        without such words. `prefixes=False`: the words themselves ("Minecraft", "Kalman")."""
         texts = self.lexicon.get().texts
         cap = max(2, int(RARE_SHARE * len(texts)))
         if not _names_topic(criterion):
@@ -71,7 +81,7 @@ class TopicWords:
                     continue
                 key = norm(stem(w))[:6]
                 if 0 < sum(1 for t in texts if key in t) <= cap:
-                    keys.append(key)
+                    keys.append(key if prefixes else w)
             if not keys:
                 return []  # an alternative any paper may meet
             out.append(keys)
