@@ -87,10 +87,19 @@ def test_listed_papers_are_each_answered_and_a_name_in_passing_is_not_a_side(lex
     # "in the collection" / "in my library" says where to look, it is no part of the criterion
     ("Which papers in the collection involve speech?", "involve speech"),
     ("Which papers in my library use sparse experts?", "use sparse experts"),
+    # "are there <kinds of work> for X?": the kind is part of the criterion
+    ("are there new benchmarks for evaluating speech models?", "benchmarks for evaluating speech models"),
+    ("Are there any datasets with Welsh speech?", "datasets with Welsh speech"),
 ])
 def test_a_plural_asked_across_the_corpus_is_a_list(lex, question, criterion):
     q = analyze(question, None, lex)
     assert q.kind is Kind.LIST and q.criterion == criterion
+
+
+def test_are_there_differences_or_limitations_is_no_list(lex):
+    """Only kinds of work ("benchmarks", "datasets", "methods") asked with "are there" make a list."""
+    assert analyze("Are there limitations in the Kite approach?", None, lex).kind is not Kind.LIST
+    assert analyze("Are there differences between Kite and Lumen?", None, lex).kind is not Kind.LIST
 
 
 def test_a_plural_asked_of_a_named_paper_is_not_a_list(lex):
@@ -901,3 +910,75 @@ def test_an_asked_quantity_the_abstract_writes_as_its_acronym_is_there():
     assert missing_detail(("LegoSLM",), (), "relative WER reduction", True, text) is None  # "WERR"
     got = missing_detail(("LegoSLM",), (), "relative WER reduction", True, text.replace("WERR", "BLEU gain"))
     assert got is not None and "relative" in got.why
+
+
+def test_a_paper_using_every_distinctive_word_of_a_list_criterion_meets_it_at_a_lower_bar():
+    """"Which papers involve Minecraft?": a paper whose abstract says Minecraft only in passing ("its tasks run in
+    Minecraft") has no sentence restating the criterion, yet uses its distinctive word: it meets the criterion at
+    LEXICAL_RELIEF below the bar. A word is matched as a word: "conformance" is no "conformal". What the papers do
+    with the topic ("involve") is no word a paper must use. (Papers written for this test; the scorer is a stub
+    giving each paper's sentences one score.)"""
+    import numpy as np
+
+    from assistant.answer.listsize import LEXICAL_RELIEF, weigh_list
+    from assistant.answer.state import Prepared
+    from assistant.answer.topics import TopicWords, uses_every_word
+    from assistant.types import Hit, Record
+
+    papers = [(f"p-{i}", f"Study {i}", f"Agents learn to plan in grid worlds ({i}).", False) for i in range(6)]
+    papers += [("p-mc", "Agents in Minecraft", "We build agents that play Minecraft with language models.", False),
+               ("p-mc2", "Team play", "A benchmark of cooperation between agents. Its tasks run in Minecraft.", False),
+               ("p-conf", "Trace clustering", "Conformance checking of process traces.", False)]
+    lex = Lexicon.build(papers)
+    hits = [Hit(pid, Record(pid, text, label=label), 1.0) for pid, label, text, _ in papers]
+    score = {"p-mc": 0.5, "p-mc2": 0.35 - LEXICAL_RELIEF + 0.05}
+
+    class Scorer:
+        def __init__(self):
+            self.paper = ""
+
+        def matrix(self, queries, sents):
+            return np.full((len(queries), len(sents)), score.get(self.paper, 0.25), np.float32)
+
+        def phrase_similarity(self, phrase, text):
+            return 0.0
+
+    class Cache:
+        def get(self):
+            return lex
+
+    scorer = Scorer()
+    topics = TopicWords(Cache(), scorer)
+    assert uses_every_word(hits[7], [["Minecraft"]]) and not uses_every_word(hits[8], [["conformal"]])
+    q = analyze("Which papers involve Minecraft?", None, lex)
+    ordered = [hits[6], hits[7], *hits[:6]]
+
+    class Tracking(list):  # the stub scorer scores each candidate's sentences by the paper being checked
+        def __iter__(self):
+            for h in list.__iter__(self):
+                scorer.paper = h.paper_id
+                yield h
+
+    import assistant.answer.listsize as listsize
+
+    real = listsize.candidates
+    listsize.candidates = lambda hs, criterion, show=30: Tracking(real(hs, criterion, show))
+    try:
+        p = Prepared(q, k=5, hits=list(ordered))
+        found = weigh_list(p, topics, scorer, 0.35, calibrated=False)
+        assert {h.paper_id for h, _, _ in p.rows} == {"p-mc", "p-mc2"} and found.matched == 2
+        score["p-mc2"] = 0.35 - LEXICAL_RELIEF - 0.05  # below the relieved bar: not listed
+        p = Prepared(q, k=5, hits=list(ordered))
+        weigh_list(p, topics, scorer, 0.35, calibrated=False)
+        assert {h.paper_id for h, _, _ in p.rows} == {"p-mc"}
+    finally:
+        listsize.candidates = real
+
+
+def test_a_stated_topic_then_a_question_pointing_back_at_it_is_asked_of_the_topic(lex):
+    q = analyze("I'm interested in token pruning. Which papers cover it?", None, lex)
+    assert q.kind is Kind.LIST and "token pruning" in q.criterion
+    q = analyze("My thesis is about speech routing. Are there papers on this topic?", None, lex)
+    assert q.kind is Kind.LIST and "speech routing" in q.criterion
+    q = analyze("I work on speech. What does Kite report?", None, lex)  # no pointer: the text as written
+    assert q.standalone == "I work on speech. What does Kite report?"

@@ -111,7 +111,11 @@ LIST = re.compile(
     r"(?:collection|corpus|index|library|abstracts)\b(?P<c9>.*?)\??$"
     # "Which memory frameworks are evaluated on X?": a plural subject of a passive, no paper named (question.py checks)
     r"|^(?:which|what) (?!of\b|one\b|two\b|ones\b)(?P<m10>(?:[\w\-]+ ){0,4}?[\w\-]+s) (?:are|were|have been) "
-    r"(?P<c10>\w+ed\b.*?)\??$",
+    r"(?P<c10>\w+ed\b.*?)\??$"
+    # "are there new benchmarks for evaluating X?": kinds of work asked across the corpus, the kind in the criterion
+    r"|^are there (?:any |some )?(?:new |recent |other )?(?P<m12>(?:benchmarks|datasets|corpora|methods|models|"
+    r"approaches|frameworks|techniques|algorithms|tools|systems|surveys|architectures)) "
+    r"(?P<c12>(?:for|on|about|that|which|using|to|in|with)\b.*?)\??$",
     re.I,
 )
 AUX = r"(?:does|do|did|is|are|was|were|has|have|had|can|could|would|should|will)"

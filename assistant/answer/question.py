@@ -52,7 +52,7 @@ from .phrasing import (
     WEAK_CUE,
 )
 from .sides import Side, clean, coordinated, described_sides, framed_sides, listed, side_in, with_described
-from .words import FUNCTION_WORDS, expand_contractions
+from .words import FUNCTION_WORDS, expand_contractions, fold_stated_topic
 
 
 class Kind(str, Enum):  # noqa: UP042 - StrEnum would turn str() and f"{kind}" from "Kind.LIST" into "list"
@@ -94,7 +94,7 @@ class Question:
 
 def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Question:
     # "what fid does diffmoe reach?" reads as its capitalised form; "what's X's ..." as "what is X's ..."
-    q = lexicon.restore_case(expand_contractions(text.strip()))
+    q = lexicon.restore_case(fold_stated_topic(expand_contractions(text.strip())))
     own_links = lexicon.link(q)
     resolved = conversation.resolve(q) if conversation is not None and conversation.turns else None
     followup = bool(resolved and resolved.referents) and not (own_links and resolved.standalone == q)
@@ -244,7 +244,7 @@ def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation,
     if m and re.match(r"^(?:which|what) (?:experiments|trials|cohorts)\b", q, re.I) and IN_ONE_REPORT.search(q):
         m = None  # "Which trials were pooled in the X meta-analysis?": the items of one paper
     if m:
-        lead = next((g for g in ("m8", "m9", "m10") if m.group(g)), "")
+        lead = next((g for g in ("m8", "m9", "m10", "m12") if m.group(g)), "")
         crit = (f"{m.group(lead)} {m.group('c' + lead[1:])}" if lead
                 else next((g for g in m.groups() if g), ""))
         crit = " ".join(crit.split())

@@ -136,3 +136,25 @@ def _expand(text: str) -> str:
     text = _PRONOUN_AUX.sub(lambda m: f"{m.group(1)} {_AUX[m.group(2).lower()]}", text)
     return _NOT.sub(lambda m: {"ca": "can", "wo": "will"}.get(m.group(1).lower(), m.group(1)) + " not", text)
 
+
+
+# "I'm interested in federated active learning. Which papers cover it?": a statement naming the topic, then a question
+# whose last words point back at it
+_STATED_TOPIC = re.compile(r"^(?P<stated>[^?]*?\b(?:in|on|about|into|with)\s+(?P<topic>[^.?!;:]{3,80}?))\s*[.;:!]\s+"
+                           r"(?P<ask>[^.?!]+\?)\s*$", re.I)
+_POINTER = re.compile(r"\b(?:it|this|that|them|these|this (?:topic|area|field)|that (?:topic|area|field))\s*\?$", re.I)
+
+
+def fold_stated_topic(text: str) -> str:
+    """A statement that names a topic followed by a question ending in a pronoun for it becomes that question about
+    the topic; any other text is returned unchanged.
+
+    >>> fold_stated_topic("I'm interested in federated active learning. Which papers cover it?")
+    'Which papers cover federated active learning?'
+    >>> fold_stated_topic("I work on speech. What does Kite report?")
+    'I work on speech. What does Kite report?'
+    """
+    m = _STATED_TOPIC.match(text.strip())
+    if not m or not _POINTER.search(m.group("ask")):
+        return text
+    return _POINTER.sub(f"{m.group('topic').strip()}?", m.group("ask"))
