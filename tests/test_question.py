@@ -982,3 +982,5 @@ def test_a_stated_topic_then_a_question_pointing_back_at_it_is_asked_of_the_topi
     assert q.kind is Kind.LIST and "speech routing" in q.criterion
     q = analyze("I work on speech. What does Kite report?", None, lex)  # no pointer: the text as written
     assert q.standalone == "I work on speech. What does Kite report?"
+    q = analyze("A study on token pruning found a surprise. What did it use?", None, lex)  # "it" is the study
+    assert q.standalone == "A study on token pruning found a surprise. What did it use?"

@@ -138,21 +138,25 @@ def _expand(text: str) -> str:
 
 
 
-# "I'm interested in federated active learning. Which papers cover it?": a statement naming the topic, then a question
-# whose last words point back at it
-_STATED_TOPIC = re.compile(r"^(?P<stated>[^?]*?\b(?:in|on|about|into|with)\s+(?P<topic>[^.?!;:]{3,80}?))\s*[.;:!]\s+"
+# "I'm interested in federated active learning. Which papers cover it?": the asker's statement about themselves naming
+# a topic, then a question whose last words point back at it ("A study of X found ... . What did it use?" is no such
+# statement: "it" is the study)
+_STATED_TOPIC = re.compile(r"^(?P<stated>(?:I|I am|my|we|our)\b[^?]*?\b(?:in|on|about|into|with)\s+"
+                           r"(?P<topic>[^.?!;:]{3,80}?))\s*[.;:!]\s+"
                            r"(?P<ask>[^.?!]+\?)\s*$", re.I)
 _POINTER = re.compile(r"\b(?:it|this|that|them|these|this (?:topic|area|field)|that (?:topic|area|field))\s*\?$", re.I)
 
 
 def fold_stated_topic(text: str) -> str:
-    """A statement that names a topic followed by a question ending in a pronoun for it becomes that question about
-    the topic; any other text is returned unchanged.
+    """The asker's statement naming a topic followed by a question ending in a pronoun for it becomes that question
+    about the topic; any other text is returned unchanged.
 
     >>> fold_stated_topic("I'm interested in federated active learning. Which papers cover it?")
     'Which papers cover federated active learning?'
     >>> fold_stated_topic("I work on speech. What does Kite report?")
     'I work on speech. What does Kite report?'
+    >>> fold_stated_topic("A study on merging found a surprise. What did it use?")
+    'A study on merging found a surprise. What did it use?'
     """
     m = _STATED_TOPIC.match(text.strip())
     if not m or not _POINTER.search(m.group("ask")):
