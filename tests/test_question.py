@@ -96,6 +96,18 @@ def test_a_plural_asked_across_the_corpus_is_a_list(lex, question, criterion):
     assert q.kind is Kind.LIST and q.criterion == criterion
 
 
+def test_the_kind_of_work_asked_is_a_part_every_listed_paper_has(lex):
+    assert "benchmark" in analyze("are there benchmarks for evaluating speech models?", None, lex).parts
+    assert "corpus" in analyze("Are there corpora of Welsh speech?", None, lex).parts
+
+
+def test_a_code_availability_sentence_is_no_evidence_that_a_paper_meets_a_list():
+    from assistant.answer.prose import is_debris
+
+    assert is_debris("Our code and benchmark datasets are publicly available at https://github.com/x/y")
+    assert not is_debris("We present SwiftEval, the first Swift-oriented benchmark of 28 problems.")
+
+
 def test_are_there_differences_or_limitations_is_no_list(lex):
     """Only kinds of work ("benchmarks", "datasets", "methods") asked with "are there" make a list."""
     assert analyze("Are there limitations in the Kite approach?", None, lex).kind is not Kind.LIST

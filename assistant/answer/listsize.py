@@ -22,6 +22,7 @@ from ..index.sentences import split_sentences
 from ..types import Hit
 from .decide import ListFinding
 from .nameforms import norm
+from .prose import is_debris
 from .state import Prepared
 from .support import SupportScorer, content_words
 from .topics import TopicWords, uses_distinctive, uses_every_word
@@ -113,6 +114,7 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
                 continue  # "protein language models": a paper on language models only does not qualify
             sents = [s.text for s in split_sentences(h.text)]
             row = scorer.matrix(list(dict.fromkeys([q.criterion, core])), sents).max(axis=0)
+            row[[is_debris(s) for s in sents]] = -1.0  # "Our code is available at URL" shows no paper meets it
             j = int(row.argmax())
             if row[j] >= bar or (row[j] >= bar - LEXICAL_RELIEF and uses_every_word(h, rare_words)):
                 p.rows.append((h, j, sents[j]))

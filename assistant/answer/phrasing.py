@@ -115,7 +115,7 @@ LIST = re.compile(
     # "are there new benchmarks for evaluating X?": kinds of work asked across the corpus, the kind in the criterion
     r"|^are there (?:any |some )?(?:new |recent |other )?(?P<m12>(?:benchmarks|datasets|corpora|methods|models|"
     r"approaches|frameworks|techniques|algorithms|tools|systems|surveys|architectures)) "
-    r"(?P<c12>(?:for|on|about|that|which|using|to|in|with)\b.*?)\??$",
+    r"(?P<c12>(?:for|on|about|of|that|which|using|to|in|with)\b.*?)\??$",
     re.I,
 )
 AUX = r"(?:does|do|did|is|are|was|were|has|have|had|can|could|would|should|will)"

@@ -52,6 +52,7 @@ from .phrasing import (
     WEAK_CUE,
 )
 from .sides import Side, clean, coordinated, described_sides, framed_sides, listed, side_in, with_described
+from .support import stem
 from .words import FUNCTION_WORDS, expand_contractions, fold_stated_topic
 
 
@@ -139,6 +140,10 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
                   and not re.search(rf"(?:\bor\s+{re.escape(t)}\b|\b{re.escape(t)}\s+or\b|/\s*{re.escape(t)}|"
                                     rf"{re.escape(t)}\s*/)",
                                     criterion)) if kind is Kind.LIST else ()
+    asked_kind = LIST.match(standalone) if kind is Kind.LIST else None
+    if asked_kind and asked_kind.group("m12"):  # "are there benchmarks for X?": a listed paper is one (says so)
+        noun = asked_kind.group("m12").lower()
+        parts += ({"corpora": "corpus"}.get(noun) or stem(noun),)
     lead = LEAD.match(standalone)
     asking = lead.group("ask") if lead else standalone  # "... - which corpus?": the asked part is after the dash
     clauses = [c for c in CLAUSE.split(asking) if c and c.strip(" ,?")] or [asking]
