@@ -82,6 +82,10 @@ def test_each_rule_fires_on_its_finding_and_not_without_it():
         d = decide(single(details=(weak,)))
         assert (d.verdict, d.rule) == ("abstain", "detail.missing")
         assert ("named paper" if named else "described paper") in d.trace[-1].detail
+    # a described paper's thing asked in the asker's own words ("what new aggregation") is no soft miss to count
+    own = DetailFinding(0, "new aggregation", "The best-matching abstract reports no new aggregation.", False, False,
+                        0.39, 0.6, own_words=True)
+    assert _rule(single(details=(own,)))[0] == "answer"
     later = DetailFinding(1, "FID", "The X abstract reports no FID.", True, True, 0.6, 0.4)
     d = decide(single(details=(later,)))
     assert (d.verdict, d.rule, d.gaps) == ("partial", "detail.partial", ("The X abstract reports no FID.",))

@@ -56,7 +56,8 @@ from .nameforms import named_terms
 from .support import STOP, stem
 from .terms import abbreviated, following, has_term
 
-__all__ = ["MEASURES", "Missing", "figures_in", "has_figure", "has_term", "missing_detail", "states_asked"]
+__all__ = ["MEASURES", "Missing", "figures_in", "has_figure", "has_term", "in_own_words", "missing_detail",
+           "states_asked"]
 
 GENERIC_ASKED = frozenset(
     "kind kinds type types sort group groups category categories class classes way ways part parts role main key new "
@@ -173,6 +174,19 @@ def _asked_parts(asked: str) -> tuple[list[list[str]], list[str]]:
         if words:
             parts.append(words)
     return parts, changes
+
+
+_OWN_WORDS = re.compile(r"\b(?:new|novel)\b|\w-(?:style|like|type|esque)\b", re.I)
+
+
+def in_own_words(asked: str) -> bool:
+    """The asked thing as the asker describes it, not as a paper would name it: a contribution ("what new
+    aggregation did they add?": the paper calls it "pooling") or a likeness ("softmax-style").
+
+    >>> in_own_words("new aggregation"), in_own_words("softmax-style"), in_own_words("bougie size")
+    (True, True, False)
+    """
+    return bool(_OWN_WORDS.search(asked))
 
 
 def _figure_near(word: str, text: str, window: int = 2) -> bool:

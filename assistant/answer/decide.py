@@ -100,6 +100,7 @@ class DetailFinding:
     evidence: float  # the evidence score (weak evidence makes a soft miss count)
     override: float  # answer.detail_override
     partial: bool = False  # other parts of the same asked phrase are there: answer those, name this one
+    own_words: bool = False  # asked as the asker describes it ("what new aggregation"), not as a paper names it
 
 
 @dataclass(frozen=True)
@@ -282,8 +283,9 @@ def _single(t: _Trace, f: Findings) -> Decision:
                          f"No indexed abstract mentions {f.topic_absent}.")
     for d in f.details:
         # a soft miss (the asked phrase in no form, nor in other words) counts when no sentence answers in other
-        # words: evidence below the override, whether the question names its paper or describes it
-        counts = d.firm or d.evidence < d.override
+        # words: evidence below the override, whether the question names its paper or describes it (unless a
+        # described paper's thing is asked in the asker's own words: "what new aggregation", "softmax-style")
+        counts = d.firm or (d.evidence < d.override and (d.named or not d.own_words))
         if not counts:
             continue
         detail = (f"{d.why} (" + ("firm: no wording explains it" if d.firm

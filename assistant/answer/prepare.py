@@ -24,7 +24,7 @@ from ..retrieve.hybrid import Filters, HybridRetriever
 from ..retrieve.langchain import PaperRetriever
 from ..settings import AnswerSettings
 from ..types import Hit
-from .answerable import figures_in, missing_detail
+from .answerable import figures_in, in_own_words, missing_detail
 from .comparing import one_paper, quotes_title, weigh_compare
 from .decide import (
     CompareFinding,
@@ -214,7 +214,7 @@ class Preparer:
                                      given=given)
             if missing:
                 out.append(DetailFinding(i, ask.asked, missing.why, missing.firm, bool(n_topic), ev.score,
-                                         self.settings.detail_override, missing.partial))
+                                         self.settings.detail_override, missing.partial, in_own_words(ask.asked)))
         return tuple(out)
 
     def _evidence(self, p: Prepared) -> EvidenceFinding:
