@@ -152,11 +152,20 @@ def test_stop_button_stops_generation(browser_page):
 
 
 def test_empty_question_gives_one_clear_error(browser_page):
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     page = browser_page["page"]
     n = page.locator("#pc-chat .message").count()
     page.locator("#pc-question textarea").fill("   ")
-    page.locator("#pc-send").click()
-    page.get_by_text("Type a question first.").first.wait_for(state="visible", timeout=10_000)
+    for _ in range(3):  # a click that lands before Gradio has wired the button does nothing (seen on a busy host)
+        page.locator("#pc-send").click()
+        try:
+            page.get_by_text("Type a question first.").first.wait_for(state="visible", timeout=5_000)
+            break
+        except PlaywrightTimeout:
+            continue
+    else:
+        raise AssertionError("an empty question showed no error after three clicks")
     time.sleep(0.5)
     shown = page.get_by_text("Type a question first.")
     assert sum(shown.nth(i).is_visible() for i in range(shown.count())) == 1
