@@ -10,15 +10,7 @@ import numpy as np
 import pytest
 
 from assistant.answer.question import Question
-from assistant.answer.sentrank import (
-    FEATURES,
-    WEIGHTS,
-    SentenceRanker,
-    distinctive_overlap,
-    features,
-    fit,
-    log_likelihood,
-)
+from assistant.answer.sentrank import FEATURES, WEIGHTS, SentenceRanker, features, fit, log_likelihood
 from assistant.answer.support import SupportScorer
 
 
@@ -115,25 +107,3 @@ def test_an_injected_sentence_is_never_shown_even_when_it_ranks_first():
 
     picks = _ranked_main(prep, Ctx(), ())
     assert picks and 1 not in picks
-
-
-TRIAL = [
-    "Epinephrine is the standard vasopressor during cardiac arrest, but its effect with aortic infusion is unknown.",
-    "Twelve dogs in ventricular fibrillation received epinephrine or saline through the aortic catheter.",
-    "Coronary perfusion pressure rose more with epinephrine than with saline.",
-    "Return of spontaneous circulation occurred in 7 of 8 dogs given epinephrine and 2 of 7 given saline.",
-]
-
-
-def test_the_sentence_holding_the_questions_rarer_words_is_the_answer():
-    """Words every sentence of the abstract uses ("epinephrine") tell its sentences apart less than the words only
-    the answering sentence holds ("return of spontaneous circulation")."""
-    share = distinctive_overlap("Return of spontaneous circulation with epinephrine vs saline?", TRIAL)
-    assert max(range(4), key=share.__getitem__) == 3 and share[3] == 1.0
-    assert share[0] < share[2] < share[3]
-    assert distinctive_overlap("Anything?", TRIAL) == [0.0] * 4  # no word of the question in the abstract
-
-
-def test_the_shipped_weights_favour_the_distinctive_sentence():
-    data = json.loads(WEIGHTS.read_text(encoding="utf-8"))
-    assert dict(zip(data["features"], data["weights"]))["distinctive"] > 0.5

@@ -10,10 +10,7 @@ A conditional-logit model over each abstract's sentences weighs the evidence sco
 answering sentence looks like for this kind of question: a figure when a value is asked for, the
 contribution sentence ("we propose X", "we refer to them as X") when a method or a paper is asked for,
 the asked thing stated, named terms the question does not already contain, the position in the abstract,
-a problem statement ("However, ... remains challenging") as the usual non-answer, and which of the
-question's words the sentence holds, weighted by how few sentences of its abstract use them (an abstract
-on epinephrine says "epinephrine" everywhere; only its answering sentence says "return of spontaneous
-circulation").
+and a problem statement ("However, ... remains challenging") as the usual non-answer.
 
 The weights are fitted on the project's own question files (eval/questions*.jsonl; never on
 questions-dev.jsonl) by `scripts/fit_sentence_ranker.py`, which writes `sentrank.json` beside this file
@@ -34,7 +31,7 @@ import numpy as np
 
 from .answerable import states_asked
 from .question import Question
-from .support import _NAMED, STOP, content_words, stem
+from .support import _NAMED, content_words
 
 WEIGHTS = Path(__file__).with_name("sentrank.json")
 
@@ -58,35 +55,11 @@ _HOW = re.compile(r"^(?:and\s+)?how\s+(?:does|do|did|is|are|can|could|would)\b|\
 _WHICH_WORK = re.compile(r"\b(?:which|what)\s+(?:work|paper|study|method|approach|framework|model|system|algorithm)\b|"
                          r"\bis there\b|\bi (?:remember|recall)\b|\bthere(?:'s| is| was) (?:a|an|one)\b", re.I)
 
-_TOKEN = re.compile(r"[a-z0-9][a-z0-9\-.%]*")  # words and figures ("3-column", "75%")
-
 FEATURES = (
     "evidence", "cosine", "first", "last", "position", "figure", "figure_asked",
     "propose", "propose_how", "propose_which", "problem", "result", "asked", "named_new", "short",
-    "has_name", "enumeration", "figure_words", "distinctive",
+    "has_name", "enumeration", "figure_words",
 )
-
-
-def _tokens(text: str) -> set[str]:
-    return {stem(t) for t in (m.rstrip(".") for m in _TOKEN.findall(text.lower())) if t and t not in STOP}
-
-
-def distinctive_overlap(question: str, sentences: Sequence[str]) -> list[float]:
-    """Per sentence, the share of the question's words it holds, each weighted by how few of the abstract's
-    sentences use it (log(1 + n / sentences using it)); words no sentence uses weigh nothing.
-
-    >>> [round(x, 2) for x in distinctive_overlap("ROSC with epinephrine?", ["Epinephrine was given.",
-    ...     "ROSC was 7 of 8 with epinephrine.", "Epinephrine is cheap."])]
-    [0.33, 1.0, 0.33]
-    """
-    sets = [_tokens(s) for s in sentences]
-    n, df = len(sets), {}
-    for s in sets:
-        for w in s:
-            df[w] = df.get(w, 0) + 1
-    weight = {w: math.log(1 + n / df[w]) for w in _tokens(question) if w in df}
-    total = sum(weight.values())
-    return [sum(v for w, v in weight.items() if w in s) / total if total else 0.0 for s in sets]
 
 
 def features(question: Question, sentences: Sequence[str], evidence: Sequence[float], cosines: Sequence[float],
@@ -101,7 +74,6 @@ def features(question: Question, sentences: Sequence[str], evidence: Sequence[fl
     q_words = content_words(q) - {w for t in topic for w in content_words(t)} - content_words(name)
     n = len(sentences)
     ev, cos = np.asarray(evidence, np.float32), np.asarray(cosines, np.float32)
-    distinct = distinctive_overlap(q, sentences)
     rows = []
     for i, s in enumerate(sentences):
         new = [t for t in _NAMED.findall(s) if t.lower() not in q_low]
@@ -115,14 +87,11 @@ def features(question: Question, sentences: Sequence[str], evidence: Sequence[fl
             words < 12, bool(name) and name.lower() in s.lower(), bool(_ENUM.search(s)),
             # a value asked: the figure stands with the asked words (not the topic's name), the share of them present
             (fig and numeric) * (len(q_words & content_words(s)) / len(q_words) if q_words else 0.0),
-            distinct[i],
         ])
     return np.asarray(rows, dtype=np.float32).reshape(n, len(FEATURES))
 
 
-# a further sentence of the main paper (up to three) is shown when the ranker gives it this share (0.05 until the
-# 'distinctive' feature sharpened the model: 0.03 keeps as many further sentences; tuning must-mention +0.01-0.02)
-MIN_SHARE = 0.03
+MIN_SHARE = 0.05  # a further sentence of the main paper (up to three) is shown when the ranker gives it this share
 
 
 @dataclass(frozen=True)
