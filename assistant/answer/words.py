@@ -137,7 +137,6 @@ def _expand(text: str) -> str:
     return _NOT.sub(lambda m: {"ca": "can", "wo": "will"}.get(m.group(1).lower(), m.group(1)) + " not", text)
 
 
-
 # "I'm interested in federated active learning. Which papers cover it?": the asker's statement about themselves naming
 # a topic, then a question whose last words point back at it ("A study of X found ... . What did it use?" is no such
 # statement: "it" is the study)
