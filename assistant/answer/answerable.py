@@ -51,10 +51,10 @@ from dataclasses import dataclass, field
 
 from ..index.sentences import split_sentences
 from .figures import MEASURES, NUMBER_WORDS, figures_in, has_figure
-from .instances import EVALUATED_ON, WORD, Common, kind_asked, names_instance
+from .instances import WORD, Common, kind_asked, names_instance
 from .nameforms import named_terms
 from .support import STOP, stem
-from .terms import abbreviated, following, has_term
+from .terms import abbreviated, figure_near, following, has_term, has_word, phrase_present
 
 __all__ = ["MEASURES", "Missing", "figures_in", "has_figure", "has_term", "in_own_words", "missing_detail",
            "states_asked"]
@@ -94,66 +94,6 @@ _SPLIT = re.compile(
 _FRACTION_ASK = re.compile(r"\b(?:fraction|percentage|percent|share|proportion|ratio)\b", re.I)
 _FRACTION = re.compile(
     r"\d\s?%|(?<![\d.])0?\.\d+\b|\b\d+\s?/\s?\d+\b|\b(?:half|third|quarter|fifth|tenth)s?\b|\bper ?cent", re.I)
-VARIANTS = {
-    "dataset": ("dataset", "benchmark", "corpus", "corpora", "data"),
-    "data": ("data", "dataset", "benchmark", "corpus", "corpora"),
-    "benchmark": ("benchmark", "dataset", "task", "suite"),
-    "param": ("param", "parameter", "weight"),
-    "parameter": ("parameter", "param", "weight"),
-    "accuracy": ("accuracy", "acc", "top-1", "precision", "f1", "performance of"),
-    "speed": ("speed", "fast", "throughput", "latency", "time"),
-    "speedup": ("speedup", "speed-up", "faster", "×"),
-    "result": ("result", "outperform", "improv", "achiev", "gain"),
-    "limitation": ("limitation", "limit", "drawback", "fail", "challenge"),
-    "metric": ("metric", "score", "accuracy", "error", "f1"),
-}
-GAP = 2
-
-
-_PREFIX = re.compile(r"^(?:sub|multi|pre|post|re|non|co|inter|intra|cross|self|semi|over|under)-?(?=[a-z]{4,})")
-
-
-def _has_word(word: str, text_low: str, stems: set[str], text: str = "") -> bool:
-    bare = _PREFIX.sub("", word.lower())
-    if bare != word.lower() and _has_word(bare, text_low, stems, text):
-        return True  # "subscores": a prefixed word is answered by its stem ("the continence score")
-    s = stem(word)
-    if s in ("dataset", "benchmark", "data") and EVALUATED_ON.search(text):
-        return True  # "Experiments on CIFAR-10 ..." names its datasets
-    for v in VARIANTS.get(s, (s,)):
-        if v in stems or (len(v) >= 4 and re.search(rf"(?<![a-z]){re.escape(v)}", text_low)):
-            # a word, or a word beginning ("improv" in "improves"), never inside another ("rate" in "accurate")
-            return True
-    return False
-
-
-def _phrase_present(words: list[str], text: str) -> bool:
-    """The words in this order with at most GAP words between them ("top-1 classification accuracy"
-    for "top-1 accuracy"), or their acronym ("WER" for "word error rate")."""
-    if len(words) == 1 and "-" not in words[0]:
-        return _has_word(words[0], text.lower(), {stem(w) for w in WORD.findall(text)}, text)
-    acronym = "".join(w[0] for w in words).upper()
-    if len(words) > 1 and re.search(rf"\b{re.escape(acronym)}s?\b", text):
-        return True
-    toks = [stem(w) for w in re.findall(r"[A-Za-z0-9]+", text)]
-    want = [stem(w) for word in words for w in re.findall(r"[A-Za-z0-9]+", word)]
-    if len(want) > 1 and stem("".join(w.lower() for word in words for w in re.findall(r"[A-Za-z0-9]+", word))) in toks:
-        return True  # "run time" as "runtime", "data set" as "dataset"
-    for i, t in enumerate(toks):
-        if t != want[0]:
-            continue
-        j, ok = i, True
-        for w in want[1:]:
-            nxt = next((k for k in range(j + 1, min(j + 2 + GAP, len(toks))) if toks[k] == w), None)
-            if nxt is None:
-                ok = False
-                break
-            j = nxt
-        if ok:
-            return True
-    return False
-
-
 def _asked_parts(asked: str) -> tuple[list[list[str]], list[str]]:
     """The asked phrase as noun-phrase parts (each a word list) and its change words."""
     parts, changes = [], []
@@ -187,21 +127,6 @@ def in_own_words(asked: str) -> bool:
     (True, True, False)
     """
     return bool(_OWN_WORDS.search(asked))
-
-
-def _figure_near(word: str, text: str, window: int = 2) -> bool:
-    """A number within `window` words of `word` ("a 36-Fr bougie", "particles of 500 um"): a value of it.
-
-    >>> _figure_near("bougie", "A 36-Fr bougie was used."), _figure_near("learning", "Deep learning ran on 5 qubits.")
-    (True, False)
-    """
-    toks = re.findall(r"\S+", text)
-    digit = [bool(re.search(r"\d", t)) for t in toks]
-    def same(t: str) -> bool:
-        t = re.sub(r"\W+$", "", t)
-        return _has_word(word, t.lower(), {stem(t)}, t)
-
-    return any(same(t) and any(digit[max(0, i - window):i] + digit[i + 1:i + window + 1]) for i, t in enumerate(toks))
 
 
 @dataclass(frozen=True)
@@ -285,14 +210,14 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
         if where and not any(figure_in(s) for s in setting):  # (a figure of another metric for it will do)
             return Missing(f"{who} reports no {phrase or 'figure'} for {' and '.join(where)}.", True)
         if parts:
-            relevant = [s for s in sents if all(_phrase_present(p, s) for p in parts)]
+            relevant = [s for s in sents if all(phrase_present(p, s) for p in parts)]
             if not relevant and similar:
-                relevant, soft = [s for s in sents if all(_phrase_present(p, s) or close(p, s) for p in parts)], True
+                relevant, soft = [s for s in sents if all(phrase_present(p, s) or close(p, s) for p in parts)], True
         else:
             relevant = [s for s in sents if s in setting] or sents
         if len(parts) > 1 and not any(figure_in(s) for s in relevant):
             # "what repair rate and 30-day mortality?": each part with a figure of its own, in any sentence
-            lacking = [p for p in parts if not any(figure_in(s) and (_phrase_present(p, s) or close(p, s))
+            lacking = [p for p in parts if not any(figure_in(s) and (phrase_present(p, s) or close(p, s))
                                                    for s in sents)]
             if len(lacking) < len(parts):
                 said = [next((c.strip() for c in _SPLIT.split(asked) if all(w in c for w in p)), " ".join(p))
@@ -301,13 +226,13 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
         if not any(figure_in(s) for s in relevant):
             if parts and not relevant:
                 # the quantity's head word in no form anywhere ("mean age": no "age", "aged"): firm
-                absent = not any(_has_word(p[-1], low, stems, text) or close(p, text) for p in parts)
+                absent = not any(has_word(p[-1], low, stems, text) or close(p, text) for p in parts)
                 return Missing(f"{who} reports no {phrase}.", absent)
             return Missing(f"{who} reports no figure for {phrase or 'this'}.", not soft)
     elif _KIND_OF.search(asked):
         # "what kind of datasets / foundation model": a description answers; the asked noun must occur
         last = WORD.findall(asked)[-1]  # "type of model": a description answers, no word to find
-        if last.lower() not in GENERIC_ASKED and not _has_word(last, low, stems, text):
+        if last.lower() not in GENERIC_ASKED and not has_word(last, low, stems, text):
             return Missing(f"{who} reports no {phrase}.", False)
     else:
         if kind:
@@ -321,9 +246,9 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
             # with the modifier and a figure ("a 36-Fr bougie"); "sample size" or "deep learning" answer nothing
             for words in parts:
                 if len(words) > 1 and words[-1].lower() in DIMENSIONS:
-                    found = _phrase_present(words, text) or _figure_near(words[-2], text)
+                    found = phrase_present(words, text) or figure_near(words[-2], text)
                 else:
-                    found = _has_word(words[-1], low, stems, text)
+                    found = has_word(words[-1], low, stems, text)
                 if not (found or close(words, text)):
                     return Missing(f"{who} reports no {phrase}.", False)
     for c in changes:
@@ -347,4 +272,4 @@ def states_asked(asked: str, sentence: str, exclude: tuple[str, ...] = (), commo
     if kind:
         return names_instance(kind, [sentence], exclude, common)
     parts, _ = _asked_parts(asked)
-    return bool(parts) and all(_phrase_present(p, sentence) for p in parts)
+    return bool(parts) and all(phrase_present(p, sentence) for p in parts)

@@ -1,12 +1,15 @@
 """Where a term stands in an abstract: written as is, spelled out ("FID" as "Frechet Inception Distance"), and
-the sentences that speak of it (the one naming it and the next one that refers back to it).
+the sentences that speak of it (the one naming it and the next one that refers back to it); a word or phrase of an
+asked detail in any form (`has_word`, `phrase_present`), a figure next to a word (`figure_near`).
 """
 
 from __future__ import annotations
 
 import re
 
+from .instances import EVALUATED_ON, WORD
 from .nameforms import named_terms, norm
+from .support import stem
 
 
 def has_term(term: str, text: str) -> bool:
@@ -70,3 +73,79 @@ def following(sents: list[str], keep: list[bool], details: tuple[str, ...] = ())
                 out.append(s)
     return out
 
+
+VARIANTS = {
+    "dataset": ("dataset", "benchmark", "corpus", "corpora", "data"),
+    "data": ("data", "dataset", "benchmark", "corpus", "corpora"),
+    "benchmark": ("benchmark", "dataset", "task", "suite"),
+    "param": ("param", "parameter", "weight"),
+    "parameter": ("parameter", "param", "weight"),
+    "accuracy": ("accuracy", "acc", "top-1", "precision", "f1", "performance of"),
+    "speed": ("speed", "fast", "throughput", "latency", "time"),
+    "speedup": ("speedup", "speed-up", "faster", "×"),
+    "result": ("result", "outperform", "improv", "achiev", "gain"),
+    "limitation": ("limitation", "limit", "drawback", "fail", "challenge"),
+    "metric": ("metric", "score", "accuracy", "error", "f1"),
+}
+GAP = 2
+
+
+_PREFIX = re.compile(r"^(?:sub|multi|pre|post|re|non|co|inter|intra|cross|self|semi|over|under)-?(?=[a-z]{4,})")
+
+
+def has_word(word: str, text_low: str, stems: set[str], text: str = "") -> bool:
+    """The word in the abstract (lower-cased `text_low`, its `stems`): as a word or word beginning, a known
+    variant ("datasets" ~ benchmark), or without a prefix ("subscores": "score")."""
+    bare = _PREFIX.sub("", word.lower())
+    if bare != word.lower() and has_word(bare, text_low, stems, text):
+        return True  # "subscores": a prefixed word is answered by its stem ("the continence score")
+    s = stem(word)
+    if s in ("dataset", "benchmark", "data") and EVALUATED_ON.search(text):
+        return True  # "Experiments on CIFAR-10 ..." names its datasets
+    for v in VARIANTS.get(s, (s,)):
+        if v in stems or (len(v) >= 4 and re.search(rf"(?<![a-z]){re.escape(v)}", text_low)):
+            # a word, or a word beginning ("improv" in "improves"), never inside another ("rate" in "accurate")
+            return True
+    return False
+
+
+def phrase_present(words: list[str], text: str) -> bool:
+    """The words in this order with at most GAP words between them ("top-1 classification accuracy"
+    for "top-1 accuracy"), or their acronym ("WER" for "word error rate")."""
+    if len(words) == 1 and "-" not in words[0]:
+        return has_word(words[0], text.lower(), {stem(w) for w in WORD.findall(text)}, text)
+    acronym = "".join(w[0] for w in words).upper()
+    if len(words) > 1 and re.search(rf"\b{re.escape(acronym)}s?\b", text):
+        return True
+    toks = [stem(w) for w in re.findall(r"[A-Za-z0-9]+", text)]
+    want = [stem(w) for word in words for w in re.findall(r"[A-Za-z0-9]+", word)]
+    if len(want) > 1 and stem("".join(w.lower() for word in words for w in re.findall(r"[A-Za-z0-9]+", word))) in toks:
+        return True  # "run time" as "runtime", "data set" as "dataset"
+    for i, t in enumerate(toks):
+        if t != want[0]:
+            continue
+        j, ok = i, True
+        for w in want[1:]:
+            nxt = next((k for k in range(j + 1, min(j + 2 + GAP, len(toks))) if toks[k] == w), None)
+            if nxt is None:
+                ok = False
+                break
+            j = nxt
+        if ok:
+            return True
+    return False
+
+
+def figure_near(word: str, text: str, window: int = 2) -> bool:
+    """A number within `window` words of `word` ("a 36-Fr bougie", "particles of 500 um"): a value of it.
+
+    >>> figure_near("bougie", "A 36-Fr bougie was used."), figure_near("learning", "Deep learning ran on 5 qubits.")
+    (True, False)
+    """
+    toks = re.findall(r"\S+", text)
+    digit = [bool(re.search(r"\d", t)) for t in toks]
+    def same(t: str) -> bool:
+        t = re.sub(r"\W+$", "", t)
+        return has_word(word, t.lower(), {stem(t)}, t)
+
+    return any(same(t) and any(digit[max(0, i - window):i] + digit[i + 1:i + window + 1]) for i, t in enumerate(toks))
