@@ -924,7 +924,7 @@ def test_an_asked_quantity_the_abstract_writes_as_its_acronym_is_there():
     assert got is not None and "relative" in got.why
 
 
-def test_a_paper_using_every_distinctive_word_of_a_list_criterion_meets_it_at_a_lower_bar():
+def test_a_paper_using_every_distinctive_word_of_a_list_criterion_meets_it_at_a_lower_bar(monkeypatch):
     """"Which papers involve Minecraft?": a paper whose abstract says Minecraft only in passing ("its tasks run in
     Minecraft") has no sentence restating the criterion, yet uses its distinctive word: it meets the criterion at
     LEXICAL_RELIEF below the bar. A word is matched as a word: "conformance" is no "conformal". What the papers do
@@ -974,17 +974,14 @@ def test_a_paper_using_every_distinctive_word_of_a_list_criterion_meets_it_at_a_
     import assistant.answer.listsize as listsize
 
     real = listsize.candidates
-    listsize.candidates = lambda hs, criterion, show=30: Tracking(real(hs, criterion, show))
-    try:
-        p = Prepared(q, k=5, hits=list(ordered))
-        found = weigh_list(p, topics, scorer, 0.35, calibrated=False)
-        assert {h.paper_id for h, _, _ in p.rows} == {"p-mc", "p-mc2"} and found.matched == 2
-        score["p-mc2"] = 0.35 - LEXICAL_RELIEF - 0.05  # below the relieved bar: not listed
-        p = Prepared(q, k=5, hits=list(ordered))
-        weigh_list(p, topics, scorer, 0.35, calibrated=False)
-        assert {h.paper_id for h, _, _ in p.rows} == {"p-mc"}
-    finally:
-        listsize.candidates = real
+    monkeypatch.setattr(listsize, "candidates", lambda hs, criterion, show=30: Tracking(real(hs, criterion, show)))
+    p = Prepared(q, k=5, hits=list(ordered))
+    found = weigh_list(p, topics, scorer, 0.35, calibrated=False)
+    assert {h.paper_id for h, _, _ in p.rows} == {"p-mc", "p-mc2"} and found.matched == 2
+    score["p-mc2"] = 0.35 - LEXICAL_RELIEF - 0.05  # below the relieved bar: not listed
+    p = Prepared(q, k=5, hits=list(ordered))
+    weigh_list(p, topics, scorer, 0.35, calibrated=False)
+    assert {h.paper_id for h, _, _ in p.rows} == {"p-mc"}
 
 
 def test_a_stated_topic_then_a_question_pointing_back_at_it_is_asked_of_the_topic(lex):
