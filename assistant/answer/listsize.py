@@ -25,7 +25,7 @@ from .nameforms import norm
 from .prose import is_debris
 from .state import Prepared
 from .support import SupportScorer, content_words
-from .topics import TopicWords, uses_distinctive, uses_every_word
+from .topics import TopicWords, keys, uses_distinctive, uses_every_word
 
 LIST_SHOW = 30  # papers written out in a list answer
 LIST_POOL = 120  # papers retrieved for a list (the criterion is checked on each)
@@ -104,8 +104,8 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
     proper = proper_phrases(q.criterion, list(texts.values()))  # "the Decision Transformer"
     parts += tuple(x for x in proper if not any(norm(x) in norm(y) for y in parts))
     unmatched = tuple(x for x in parts if not any(norm(x) in t for t in normed.values()))
-    rare = topics.distinctive(q.criterion)  # one list per alternative ("X or Y"): [] where one needs no word
-    rare_words = topics.distinctive(q.criterion, prefixes=False) if rare else []
+    rare_words = topics.distinctive_words(q.criterion)  # one list per alternative ("X or Y"): [] where one needs none
+    rare = keys(rare_words)
     if not unmatched:
         for h in candidates(p.hits, q.criterion):  # the first LIST_SHOW, then those using every criterion word
             if parts and not all(norm(x) in normed[h.paper_id] for x in parts):

@@ -142,10 +142,7 @@ def figure_near(word: str, text: str, window: int = 2) -> bool:
     >>> figure_near("bougie", "A 36-Fr bougie was used."), figure_near("learning", "Deep learning ran on 5 qubits.")
     (True, False)
     """
-    toks = re.findall(r"\S+", text)
+    toks = [re.sub(r"\W+$", "", t) for t in re.findall(r"\S+", text)]
     digit = [bool(re.search(r"\d", t)) for t in toks]
-    def same(t: str) -> bool:
-        t = re.sub(r"\W+$", "", t)
-        return has_word(word, t.lower(), {stem(t)}, t)
-
-    return any(same(t) and any(digit[max(0, i - window):i] + digit[i + 1:i + window + 1]) for i, t in enumerate(toks))
+    near = [any(digit[max(0, i - window):i] + digit[i + 1:i + window + 1]) for i in range(len(toks))]
+    return any(near[i] and has_word(word, t.lower(), {stem(t)}, t) for i, t in enumerate(toks))

@@ -31,6 +31,15 @@ EXAMPLES = re.compile(r"[,;]?\s*\(?\b(?:e\.\s?g\.?|for example|for instance|such
                       r"|\s*[,;(]\s*(?:like|including)\s.*$", re.I)
 
 
+def _key(word: str) -> str:
+    return norm(stem(word))[:6]  # "protein" -> "protei": any ending, any spacing
+
+
+def keys(alternatives: list[list[str]]) -> list[list[str]]:
+    """Distinctive words as the stem prefixes a paper's normalised text is searched for."""
+    return [[_key(w) for w in alt] for alt in alternatives]
+
+
 def uses_distinctive(hit: Hit, keys: list[list[str]]) -> bool:
     """The paper's label or abstract uses one of some alternative's distinctive words (`TopicWords.distinctive`)."""
     text = norm(f"{hit.title} {hit.text}")
@@ -62,29 +71,29 @@ class TopicWords:
     def __init__(self, lexicon, scorer: SupportScorer) -> None:
         self.lexicon, self.scorer = lexicon, scorer  # lexicon: the LexiconCache (rebuilt when the corpus changes)
 
-    def distinctive(self, criterion: str, prefixes: bool = True) -> list[list[str]]:
+    def distinctive(self, criterion: str) -> list[list[str]]:
+        """A short criterion's distinctive words, per alternative ("X or Y"), as stem prefixes (`keys`; the words
+        themselves: `distinctive_words`). A listed paper must use one of some alternative's."""
+        return keys(self.distinctive_words(criterion))
+
+    def distinctive_words(self, criterion: str) -> list[list[str]]:
         """A short criterion's distinctive words, per alternative ("X or Y"): content words few abstracts of this
-        corpus use (at most RARE_SHARE of them, some at least), as stem prefixes. A listed paper must use one of
-        some alternative's: the words every abstract shares ("language models" in a corpus of NLP papers) do not
-        make a paper meet "protein language models". A long criterion describes its topic in the asker's words
-        (a paper on geolocation meets "predict where on Earth a photo was taken"): none; so for an alternative
-        without such words. `prefixes=False`: the words themselves ("Minecraft", "Kalman")."""
+        corpus use (at most RARE_SHARE of them, some at least): "minecraft", "kalman". The words every abstract
+        shares ("language models" in a corpus of NLP papers) do not make a paper meet "protein language models". A
+        long criterion describes its topic in the asker's words (a paper on geolocation meets "predict where on
+        Earth a photo was taken"): none; so for an alternative without such words."""
         texts = self.lexicon.get().texts
         cap = max(2, int(RARE_SHARE * len(texts)))
         if not _names_topic(criterion):
             return []  # a description: "predict where on Earth a photo was taken"
         out = []
         for alt in re.split(r"\s+or\s+|/", criterion.lower()):
-            keys = []
-            for w in dict.fromkeys(re.findall(r"\b[a-z][a-z\-]{3,}\b", alt)):
-                if w in STOP or w in LIST_WORDS or is_word(w):
-                    continue
-                key = norm(stem(w))[:6]
-                if 0 < sum(1 for t in texts if key in t) <= cap:
-                    keys.append(key if prefixes else w)
-            if not keys:
+            words = [w for w in dict.fromkeys(re.findall(r"\b[a-z][a-z\-]{3,}\b", alt))
+                     if not (w in STOP or w in LIST_WORDS or is_word(w))
+                     and 0 < sum(1 for t in texts if _key(w) in t) <= cap]
+            if not words:
                 return []  # an alternative any paper may meet
-            out.append(keys)
+            out.append(words)
         return out
 
     def off_topic_words(self, phrase: str, hits: list[Hit], calibrated: bool,
