@@ -107,3 +107,34 @@ def test_an_injected_sentence_is_never_shown_even_when_it_ranks_first():
 
     picks = _ranked_main(prep, Ctx(), ())
     assert picks and 1 not in picks
+
+
+STUDY = [
+    "In this endoscopic study of furrowing, 160 children had a normal mucosa (Group 1) and in 41 children furrowing "
+    "was the only finding on endoscopy (Group 2).",
+    "Biopsies of all children were reviewed by two pathologists.",
+    "Most of them had eosinophilic esophagitis (34 of 41, 83%).",
+    "The follow-up lasted up to six months.",
+]
+
+
+def test_the_shown_sentence_giving_the_kind_of_value_asked_opens_the_answer(ranker):
+    """A share asked ("what share of ...?") opens with the sentence giving a proportion, a duration asked ("how
+    long") with the one giving a time; which sentences are shown is the ranker's choice, only the order moves."""
+    from assistant.answer.sentrank import answer_marks
+
+    scorer = SupportScorer(_hash_embed)
+    text = ("In the endoscopic study of furrowing, what share of the children whose only finding on endoscopy was "
+            "furrowing had eosinophilic esophagitis?")
+    q = Question(text, text, asked="share", numeric=True)
+    picks = ranker.pick(q, STUDY, scorer)
+    plain = Question(text.replace("what share of", "did"), text.replace("what share of", "did"), numeric=True)
+    assert set(picks) == set(ranker.pick(plain, STUDY, scorer)) and 2 in picks
+    assert picks[0] == 2
+    assert [answer_marks(q, s) for s in STUDY] == [0, 0, 1, 0]
+    long_q = Question("How long was the follow-up?", "How long was the follow-up?",
+                      asked="follow-up", numeric=True, measure="duration")
+    assert [answer_marks(long_q, s) for s in STUDY] == [0, 0, 0, 1]
+    quoted = Question("Which group had a 83% rate of eosinophilic esophagitis?",
+                      "Which group had a 83% rate of eosinophilic esophagitis?")
+    assert [answer_marks(quoted, s) for s in STUDY] == [0, 0, 1, 0]

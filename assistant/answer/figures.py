@@ -85,6 +85,15 @@ def figures_in(question: str) -> frozenset[str]:
     return frozenset(m.group(0).lower() for rx in (_FIGURE, NUMBER_WORDS) for m in rx.finditer(question))
 
 
+def figure_strings(text: str) -> set[str]:
+    """The figures of a text as written, lower case, without spaces ("75%", "29.6", "45").
+
+    >>> sorted(figure_strings("a 75 % rate, 29.6 days, CIFAR-10"))
+    ['29.6', '75%']
+    """
+    return {re.sub(r"\s+", "", m.group(0).lower()) for m in _FIGURE.finditer(text)}
+
+
 # a unit of time after a quantity ("3 days", "120 ms", "one-year")
 _TIME_UNIT = (r"(?:ms|milliseconds?|s|secs?|seconds?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?|"
               r"GPU[- ]?(?:hours?|days?))")

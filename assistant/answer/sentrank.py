@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from .answerable import states_asked
+from .figures import MEASURES, figure_strings
 from .question import Question
 from .support import _NAMED, content_words
 
@@ -91,6 +92,36 @@ def features(question: Question, sentences: Sequence[str], evidence: Sequence[fl
     return np.asarray(rows, dtype=np.float32).reshape(n, len(FEATURES))
 
 
+def quoted_figures(question: str) -> frozenset[str]:
+    """Values a question quotes from its paper ("linked to a 75% rate", "the 0.84 correlation"): percentages and
+    decimals, which report results; not whole numbers, which mostly set the scene ("the 2012 survey", "3 arms").
+
+    >>> sorted(quoted_figures("Which cut-offs were linked to a 75% rate in the 2012 survey of 3 arms?"))
+    ['75%']
+    """
+    return frozenset(f for f in figure_strings(question) if "%" in f or re.search(r"\d[.,]\d", f))
+
+
+# "what share of ...?", "what percentage ...": a proportion is asked, so a sentence giving one ("34 of 41, 83%") answers
+SHARE_ASKED = re.compile(r"\b(?:what|which|how large an?|how big an?)\s+(?:share|percentage|proportion|fraction|"
+                         r"percent)\b|\bhow many percent\b|\bwhat %", re.I)
+SHARE_GIVEN = re.compile(r"\d\s?%|\bper ?cent\b|\b\d+\s+(?:of|out of)\s+\d+\b", re.I)
+
+
+def answer_marks(question: Question, sentence: str) -> int:
+    """How plainly a sentence gives the value asked: it quotes a figure the question quotes ("linked to a 75%
+    rate"), it states a value of the asked kind ("how long": a duration; "what share": a proportion). Of the
+    shown sentences the one with most marks opens the answer (the ranker's order otherwise): an answer's first
+    sentence should hold the value asked, not the abstract's setting of it."""
+    q = question.standalone or question.text
+    marks = int(bool(quoted_figures(q) & figure_strings(sentence)))
+    if question.measure in MEASURES and MEASURES[question.measure][1].search(sentence):
+        marks += 1
+    if SHARE_ASKED.search(q) and SHARE_GIVEN.search(sentence):
+        marks += 1
+    return marks
+
+
 MIN_SHARE = 0.05  # a further sentence of the main paper (up to three) is shown when the ranker gives it this share
 
 
@@ -119,7 +150,10 @@ class SentenceRanker:
         p = self.scores(features(question, sentences, scorer.matrix([q], sentences)[0], scorer.cosines(q, sentences),
                                  name=name, topic=topic))
         order = [int(i) for i in np.argsort(-p, kind="stable") if int(i) not in skip]
-        return order[:1] + [i for i in order[1:limit] if p[i] >= MIN_SHARE]
+        shown = order[:1] + [i for i in order[1:limit] if p[i] >= MIN_SHARE]
+        marks = [answer_marks(question, sentences[i]) for i in shown]
+        best = max(range(len(shown)), key=lambda j: (marks[j], -j))
+        return [shown[best], *shown[:best], *shown[best + 1:]]
 
     def scores(self, x: np.ndarray) -> np.ndarray:
         """Probability of each sentence being the answering one (softmax over the abstract)."""
