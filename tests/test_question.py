@@ -274,6 +274,42 @@ def test_the_one_about_x_is_that_paper_of_the_last_answer_and_one_paper_asked_is
     assert q.kind is Kind.SINGLE and q.topic == ("p-kite",)
 
 
+def test_a_question_going_on_about_the_paper_in_focus_is_about_it_without_a_reference_word(lex):
+    """"What were the event rates with each stent?" after a turn on one stent trial uses the trial's words: it goes
+    on about that paper. A question on something else, or one asking for papers, is a new question; a name that
+    is another paper's own still wins."""
+    conv = Conversation()
+    conv.add(Turn("Tell me about the Kite trial.", focus=("p-kite",)), {"p-kite": "Kite"},
+             {"p-kite": "Kite randomised 828 patients to a coated stent or a bare-metal stent followed by 30 days of "
+                        "dual antiplatelet therapy; major adverse events occurred in 22.6% and 29% at 12 months."})
+    got = conv.resolve("What were the 12-month adverse event rates with each stent, and how long was dual "
+                       "antiplatelet therapy given?")
+    assert got.referents == ("p-kite",) and got.implicit and got.standalone.endswith("therapy given?")
+    assert conv.resolve("How many tokens does an image pruner keep on ImageNet?").referents == ()
+    assert conv.resolve("Which papers compare a coated stent with a bare-metal stent?").referents == ()
+    assert conv.resolve("Is there another trial of dual antiplatelet therapy after stent implantation?").referents == ()
+    q = analyze("What were the 12-month adverse event rates with each stent, and how long was dual antiplatelet "
+                "therapy given?", conv, lex)
+    assert q.followup and q.topic == ("p-kite",)
+    q = analyze("How many tokens does Lumen keep with each stent?", conv, lex)
+    assert q.topic == ("p-lumen",)
+
+
+def test_a_name_followed_by_what_its_letters_stand_for_is_that_papers_name():
+    """"The ZEUS (Zotarolimus-Eluting ... Candidates) is a ... trial" defines ZEUS as "Byte Pair Encoding (BPE)"
+    defines BPE: a question about the ZEUS trial is about that paper, not a name it only mentions in passing."""
+    lx = Lexicon.build([
+        ("p-z", "", "Outcomes after stenting are debated. The ZEUS (Zotarolimus-Eluting Endeavor Sprint Stent in "
+         "Uncertain DES Candidates) is a randomized trial of 828 patients. Events were fewer with the coated stent.",
+         True),
+        ("p-icu", "", "Sedation in the ICU (mean age 64 years) was studied in a cohort. Delirium was common.", True),
+    ])
+    assert lx.status("ZEUS") == "subject"
+    q = analyze("Tell me about the ZEUS trial in patients at high bleeding risk.", None, lx)
+    assert q.topic == ("p-z",)
+    assert lx.status("ICU") != "subject"  # "(mean age 64 years)" spells nothing
+
+
 def test_former_and_latter_span_turns_and_an_elliptical_follow_up_keeps_the_question(lex):
     conv = Conversation()
     conv.add(Turn("What is Kite?", focus=("p-kite",)), {"p-kite": "Kite"})

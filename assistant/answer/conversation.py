@@ -18,7 +18,10 @@ in the order the question named them, or the answer's main paper) and the papers
 - a definite reference with no name of its own ("the light version", "the resulting networks", "the
   authors") or a question that goes on ("And how much smaller ...?") -> the previous turn's papers; a
   bare "And the results?" inherits the previous question's topic; "And on Y?" asks the previous
-  question again with Y in place of its last "on ..." object.
+  question again with Y in place of its last "on ..." object;
+- no reference word at all, but the question goes on about the one paper in focus ("What were the 12-month
+  event rates with each stent?" after a turn on a stent trial: the paper's text uses most of its words) and
+  asks for no papers -> that paper (a name that is another paper's own still wins, `question.analyze`).
 
 The reference is replaced by the paper's short name, so the standalone question reads as a person
 would write it; it is shown under the answer and retrieval looks inside the referred papers first.
@@ -82,6 +85,10 @@ _DESCRIBED_ONE = re.compile(
     r"\bthe (?:one|paper|study|work|method|approach|article) (?:about|on|with|that|which|where|for|[a-z]+ing) "
     r"(?P<d>[^,;:?]{3,80}?)(?=\s*(?:[,;:?]|\s[-\u2013\u2014]+\s|$))", re.I)
 _STEM = re.compile(r"[a-z][a-z0-9]{2,}")
+# "which papers ...?", "is there a study on ...?", "any work on ...?": a new search, never a question about the focus
+_ASKS_PAPERS = re.compile(r"\b(?:papers?|studies|articles?|abstracts?|works)\b|\b(?:a|any|another|other|which|what)"
+                          r"\s+(?:\w+\s+)?(?:study|work|trial|method|approach)\b", re.I)
+CONTINUES_SHARE = 0.6  # of a question's words the paper in focus must use for the question to go on about it
 
 
 def join_names(names: list[str]) -> str:
@@ -92,6 +99,8 @@ def join_names(names: list[str]) -> str:
 class Resolved:
     standalone: str
     referents: tuple[str, ...] = ()  # paper ids the question refers to (empty: not a follow-up on papers)
+    # no reference word: the question goes on about the paper in focus, its words unchanged
+    implicit: bool = field(default=False, repr=False)
 
 
 @dataclass
@@ -179,7 +188,21 @@ class Conversation:
         if (_DEFINITE.search(q) or _CONTINUES.match(q)) and not _HAS_NAME.search(q):
             # "How many parameters does the light version have?" -> about the paper in focus
             return Resolved(f"{q} ({name(ids)})", tuple(ids))
+        if len(ids) == 1 and self._goes_on(q, ids[0]):
+            # "What were the 12-month event rates with each stent?" after a turn on one stent trial: about it (the
+            # words stay the asker's: a name added would change which of its sentences answer)
+            return Resolved(q, tuple(ids), implicit=True)
         return Resolved(q)
+
+    def _goes_on(self, question: str, pid: str) -> bool:
+        """A question with no reference word that goes on about the paper in focus: it asks for no papers, and
+        the paper's title and abstract use at least CONTINUES_SHARE of its words (5-letter prefixes, at least 3).
+        A name in the question that is another paper's own beats this (`question.analyze`)."""
+        if _ASKS_PAPERS.search(question) or pid not in self.texts:
+            return False
+        want = {w[:5] for w in _STEM.findall(question.lower()) if w not in STOP}
+        have = want & {w[:5] for w in _STEM.findall(self.texts[pid].lower())}
+        return len(have) >= 3 and len(have) >= CONTINUES_SHARE * len(want)
 
     def _described(self, description: str, pool: list[str]) -> str:
         """The paper of `pool` whose title and abstract share the most words of `description` (5-letter

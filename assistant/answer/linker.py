@@ -46,6 +46,8 @@ GENERIC = frozenset(
     "gan gans vae qa nn dnn dnns cv iot".split()
 )
 _DEFINED = re.compile(r"\(([A-Z][A-Za-z0-9\-&^]{1,20}\+?)\)")  # "... Byte Pair Encoding (BPE)"
+# "The ZEUS (Zotarolimus-Eluting Endeavor Sprint Stent in Uncertain DES Candidates) is a ... trial": the name first
+_SPELLED = re.compile(r"\b([A-Z][A-Z0-9\-]{1,14})\s+\(([A-Z][^()]{4,160})\)")
 _OURS = re.compile(rf"{OWN_WORK}\b|\b(?:we|this (?:paper|work|study))\s+(?:call|name|term|dub|coin)\w*\b", re.I)
 _CITES = re.compile(r"\b(?:like|such as|e\.g\.|including|compared (?:with|to)|than|unlike|traditional|existing|prior|"
                     r"previous|conventional|classic(?:al)?|popular|standard|widely used|well-known|similar|resembl\w*|"
@@ -54,6 +56,25 @@ _INDEFINITE = re.compile(r"\b(?:a|an|any|another|some|every|each)\s+$", re.I)  #
 # ... unless the term modifies the noun after it ("an IM shot", "a STEMI trial"): a word that is no function word
 _MODIFIES = re.compile(rf"[\s\-]+(?!(?:{'|'.join(map(re.escape, sorted(FUNCTION_WORDS)))})\b)[a-z][a-z\-]+")
 _ITS = re.compile(r"\b(?:our|its|the proposed|this (?:method|model|framework|approach|paper|work))\b", re.I)
+
+
+def definitions(text: str) -> list[tuple[str, int]]:
+    """The names an abstract defines, with where each definition starts: "Byte Pair Encoding (BPE)", and a name
+    followed by what its letters stand for, "ZEUS (Zotarolimus-Eluting Endeavor Sprint Stent in Uncertain DES
+    Candidates)" (its letters, in order, in the expansion, the first one opening it).
+
+    >>> definitions("The ZEUS (Zotarolimus-Eluting Endeavor Sprint Stent in Uncertain DES Candidates) trial.")
+    [('ZEUS', 4)]
+    >>> definitions("We use Byte Pair Encoding (BPE). The ICU (mean age 64 years) was busy.")
+    [('BPE', 26)]
+    """
+    out = [(m.group(1), m.start()) for m in _DEFINED.finditer(text)]
+    for m in _SPELLED.finditer(text):
+        letters, expansion = re.sub(r"[^A-Z]", "", m.group(1)), m.group(2)
+        if len(letters) >= 2 and expansion[0] == letters[0] and re.search(
+                ".*?".join(map(re.escape, letters[1:])), expansion[1:], re.I) and len(expansion.split()) >= 2:
+            out.append((m.group(1), m.start()))
+    return sorted(out, key=lambda d: d[1])
 
 
 def _sentence_before(text: str, at: int) -> str:
@@ -134,15 +155,18 @@ class Lexicon:
             if head:
                 names[head] = 3
             coined: list[str] = []  # names the abstract gives its own work ("we propose X", "termed X")
-            for rx in (_CALLED, _PROPOSE, _DEFINED):
+            for rx in (_CALLED, _PROPOSE):
                 for m in rx.finditer(text):
                     got = next(g for g in m.groups() if g).rstrip("-.,")
-                    more = _ACRONYM_AFTER.match(text, m.end()) if rx is not _DEFINED else None
+                    more = _ACRONYM_AFTER.match(text, m.end())
                     if more:  # "Our method, Diversifying Sample Condensation (DISCO)": the acronym is the name
                         got = more.group(1)
                     names.setdefault(got, 2)
-                    if rx is not _DEFINED and norm(got) not in GENERIC:
+                    if norm(got) not in GENERIC:
                         coined.append(got)
+            defined = definitions(text)
+            for got, _ in defined:
+                names.setdefault(got.rstrip("-.,"), 2)
             for m in NAMED.finditer(f"{label}. {text}"):
                 t = m.group(0)
                 if (counts.get(norm(t), 0) >= 2 or t in label) and not described(t, lower_df):
@@ -151,9 +175,8 @@ class Lexicon:
             # name: when the paper has its own ("similar to Squeeze-Excitation Network (SENet)" in GC's), or when
             # the definition cites it ("Traditional models like ... (GARCH)"). Discussed at length: kept.
             mine = {norm(n) for n in [head, *coined] if n}
-            for m in _DEFINED.finditer(text):
-                a = m.group(1)
-                said = _sentence_before(text, m.start())
+            for a, start in defined:
+                said = _sentence_before(text, start)
                 ours = bool(_OURS.search(said))
                 if ours:
                     lx.owners.setdefault(norm(a), set()).add(pid)  # "We then introduce the ... (ENF) framework"

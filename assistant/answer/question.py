@@ -98,7 +98,8 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
     q = lexicon.restore_case(fold_stated_topic(expand_contractions(text.strip())))
     own_links = lexicon.link(q)
     resolved = conversation.resolve(q) if conversation is not None and conversation.turns else None
-    followup = bool(resolved and resolved.referents) and not (own_links and resolved.standalone == q)
+    followup = bool(resolved and resolved.referents) and not (own_links and resolved.standalone == q
+                                                               and not resolved.implicit)
     if followup and any(link.strong for link in _topic(q, own_links, lexicon)[0]) and not set(resolved.referents) & {
             p for link in own_links for p in link.paper_ids}:
         followup = False  # a paper named as the question's subject beats "it" and the conversation's focus
