@@ -34,7 +34,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .nameforms import NAMED, described, fold, inner_capitals, label_head, modifies_longer_name, norm, unknown_name
+from .nameforms import (
+    NAMED,
+    coined_names,
+    definitions,
+    described,
+    fold,
+    inner_capitals,
+    label_head,
+    modifies_longer_name,
+    norm,
+    sentence_before,
+    unknown_name,
+)
 from .support import stem
 from .words import FUNCTION_WORDS, OWN_WORK, is_english, is_word
 
@@ -45,9 +57,6 @@ GENERIC = frozenset(
     "llm llms ai ml gnn gnns cnn cnns rl nlp fl moe vit vits gpu gpus sota api apis mlp mlps rnn rnns lstm "
     "gan gans vae qa nn dnn dnns cv iot".split()
 )
-_DEFINED = re.compile(r"\(([A-Z][A-Za-z0-9\-&^]{1,20}\+?)\)")  # "... Byte Pair Encoding (BPE)"
-# "The ZEUS (Zotarolimus-Eluting Endeavor Sprint Stent in Uncertain DES Candidates) is a ... trial": the name first
-_SPELLED = re.compile(r"\b([A-Z][A-Z0-9\-]{1,14})\s+\(([A-Z][^()]{4,160})\)")
 _OURS = re.compile(rf"{OWN_WORK}\b|\b(?:we|this (?:paper|work|study))\s+(?:call|name|term|dub|coin)\w*\b", re.I)
 _CITES = re.compile(r"\b(?:like|such as|e\.g\.|including|compared (?:with|to)|than|unlike|traditional|existing|prior|"
                     r"previous|conventional|classic(?:al)?|popular|standard|widely used|well-known|similar|resembl\w*|"
@@ -58,45 +67,6 @@ _MODIFIES = re.compile(rf"[\s\-]+(?!(?:{'|'.join(map(re.escape, sorted(FUNCTION_
 _ITS = re.compile(r"\b(?:our|its|the proposed|this (?:method|model|framework|approach|paper|work))\b", re.I)
 
 
-def definitions(text: str) -> list[tuple[str, int]]:
-    """The names an abstract defines, with where each definition starts: "Byte Pair Encoding (BPE)", and a name
-    followed by what its letters stand for, "ZEUS (Zotarolimus-Eluting Endeavor Sprint Stent in Uncertain DES
-    Candidates)" (its letters, in order, in the expansion, the first one opening it).
-
-    >>> definitions("The ZEUS (Zotarolimus-Eluting Endeavor Sprint Stent in Uncertain DES Candidates) trial.")
-    [('ZEUS', 4)]
-    >>> definitions("We use Byte Pair Encoding (BPE). The ICU (mean age 64 years) was busy.")
-    [('BPE', 26)]
-    """
-    out = [(m.group(1), m.start()) for m in _DEFINED.finditer(text)]
-    for m in _SPELLED.finditer(text):
-        letters, expansion = re.sub(r"[^A-Z]", "", m.group(1)), m.group(2)
-        if len(letters) >= 2 and expansion[0] == letters[0] and re.search(
-                ".*?".join(map(re.escape, letters[1:])), expansion[1:], re.I) and len(expansion.split()) >= 2:
-            out.append((m.group(1), m.start()))
-    return sorted(out, key=lambda d: d[1])
-
-
-def _sentence_before(text: str, at: int) -> str:
-    """The sentence up to `at` (a full stop ends a sentence unless it is in "e.g." / "et al." / a number)."""
-    cut = 0
-    for m in re.finditer(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bal)(?<!\d)\.\s+(?=[A-Z])", text[:at]):
-        cut = m.end()
-    return text[cut:at]
-_ACRONYM_AFTER = re.compile(r"(?:\s+[A-Z][\w\-]*){0,5}\s*\(([A-Z][A-Za-z0-9\-&^]{1,20})\)")
-_CALLED = re.compile(r"\b(?:termed|called|named|dubbed|coined)\s+([A-Z][\w\-&^]+\+?)"
-                     r"|\b(?:coin|term|call|name|dub|refer to)\w*\s+(?:(?:it|them|this|the|our|\w+)\s+){0,3}?"
-                     r"as\s+(?:the\s+)?([A-Z][\w\-&^]+\+?)")
-_PROPOSE = re.compile(
-    rf"{OWN_WORK}\s+"
-    r"(?:a |an |the )?(?:(?:new|novel|simple|general|unified|lightweight|efficient)\s+)*"
-    r"(?:[a-z\-]+\s+){0,4}?([A-Z][\w\-&^]+\+?)"
-    r"|\b[Oo]ur (?:\w+ ){0,2}?(?:method|model|approach|framework|algorithm|system|architecture|network),?"
-    r" ([A-Z][\w\-&^]+\+?)"
-    r"|\b(?:[Tt]he|[Oo]ur) proposed [`'\"“‘]{1,2}([A-Z][\w\-&^]+\+?)"
-    r"|(?:^|\. )([A-Z][\w\-&^]*[A-Z0-9][\w\-&^]*),? (?:a|an) (?:\w+ ){0,3}?(?:method|model|approach|framework|"
-    r"algorithm|network|benchmark)"
-)
 
 
 @dataclass(frozen=True)
@@ -155,15 +125,10 @@ class Lexicon:
             if head:
                 names[head] = 3
             coined: list[str] = []  # names the abstract gives its own work ("we propose X", "termed X")
-            for rx in (_CALLED, _PROPOSE):
-                for m in rx.finditer(text):
-                    got = next(g for g in m.groups() if g).rstrip("-.,")
-                    more = _ACRONYM_AFTER.match(text, m.end())
-                    if more:  # "Our method, Diversifying Sample Condensation (DISCO)": the acronym is the name
-                        got = more.group(1)
-                    names.setdefault(got, 2)
-                    if norm(got) not in GENERIC:
-                        coined.append(got)
+            for got in coined_names(text):
+                names.setdefault(got, 2)
+                if norm(got) not in GENERIC:
+                    coined.append(got)
             defined = definitions(text)
             for got, _ in defined:
                 names.setdefault(got.rstrip("-.,"), 2)
@@ -176,7 +141,7 @@ class Lexicon:
             # the definition cites it ("Traditional models like ... (GARCH)"). Discussed at length: kept.
             mine = {norm(n) for n in [head, *coined] if n}
             for a, start in defined:
-                said = _sentence_before(text, start)
+                said = sentence_before(text, start)
                 ours = bool(_OURS.search(said))
                 if ours:
                     lx.owners.setdefault(norm(a), set()).add(pid)  # "We then introduce the ... (ENF) framework"

@@ -1,6 +1,8 @@
 """How names are written: accents and LaTeX accents folded (`fold`), the key names are matched on (`norm`),
 the named terms of a text (acronyms, CamelCase, hyphenated capitals, letter-digit tokens; `named_terms`), a
-label's short head (`label_head`) and descriptive compounds that are not names ("LLM-based"; `described`).
+label's short head (`label_head`), descriptive compounds that are not names ("LLM-based"; `described`), and how
+an abstract names things: the names it gives its own work (`coined_names`: "we propose X", "termed X") and the
+names it defines (`definitions`: "Byte Pair Encoding (BPE)", "ZEUS (Zotarolimus-Eluting ...)").
 Text only: what the corpus says about a name is `linker.Lexicon`'s job.
 """
 
@@ -9,7 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from .words import FUNCTION_WORDS, is_word
+from .words import FUNCTION_WORDS, OWN_WORK, is_word
 
 NAMED = re.compile(
     r"(?<![\w^&-])(?:[A-Za-z][A-Za-z0-9-]*@\d+(?:\.\d+)?|[A-Z][A-Za-z0-9]*(?:[-&^][A-Za-z0-9]+)+|[A-Z]{2,}[A-Za-z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z0-9]*"
@@ -115,3 +117,64 @@ def modifies_longer_name(question: str, end: int, words: set[str]) -> bool:
     if not m or m.group(1).lower() in FUNCTION_WORDS:
         return False
     return m.group(1).lower() in words or is_word(m.group(1))
+
+
+_DEFINED = re.compile(r"\(([A-Z][A-Za-z0-9\-&^]{1,20}\+?)\)")  # "... Byte Pair Encoding (BPE)"
+# "The ZEUS (Zotarolimus-Eluting Endeavor Sprint Stent in Uncertain DES Candidates) is a ... trial": the name first
+_SPELLED = re.compile(r"\b([A-Z][A-Z0-9\-]{1,14})\s+\(([A-Z][^()]{4,160})\)")
+_ACRONYM_AFTER = re.compile(r"(?:\s+[A-Z][\w\-]*){0,5}\s*\(([A-Z][A-Za-z0-9\-&^]{1,20})\)")
+_CALLED = re.compile(r"\b(?:termed|called|named|dubbed|coined)\s+([A-Z][\w\-&^]+\+?)"
+                     r"|\b(?:coin|term|call|name|dub|refer to)\w*\s+(?:(?:it|them|this|the|our|\w+)\s+){0,3}?"
+                     r"as\s+(?:the\s+)?([A-Z][\w\-&^]+\+?)")
+_PROPOSE = re.compile(
+    rf"{OWN_WORK}\s+"
+    r"(?:a |an |the )?(?:(?:new|novel|simple|general|unified|lightweight|efficient)\s+)*"
+    r"(?:[a-z\-]+\s+){0,4}?([A-Z][\w\-&^]+\+?)"
+    r"|\b[Oo]ur (?:\w+ ){0,2}?(?:method|model|approach|framework|algorithm|system|architecture|network),?"
+    r" ([A-Z][\w\-&^]+\+?)"
+    r"|\b(?:[Tt]he|[Oo]ur) proposed [`'\"“‘]{1,2}([A-Z][\w\-&^]+\+?)"
+    r"|(?:^|\. )([A-Z][\w\-&^]*[A-Z0-9][\w\-&^]*),? (?:a|an) (?:\w+ ){0,3}?(?:method|model|approach|framework|"
+    r"algorithm|network|benchmark)"
+)
+
+def coined_names(text: str) -> list[str]:
+    """The names an abstract gives its own work: "termed X", "we propose X", "our method, X"; when an acronym follows
+    ("Our method, Diversifying Sample Condensation (DISCO)"), the acronym.
+
+    >>> coined_names("We propose FedMerge. Our method, Diversifying Sample Condensation (DISCO), helps.")
+    ['FedMerge', 'DISCO']
+    """
+    out = []
+    for rx in (_CALLED, _PROPOSE):
+        for m in rx.finditer(text):
+            got = next(g for g in m.groups() if g).rstrip("-.,")
+            more = _ACRONYM_AFTER.match(text, m.end())
+            out.append(more.group(1) if more else got)
+    return out
+
+
+def definitions(text: str) -> list[tuple[str, int]]:
+    """The names an abstract defines, with where each definition starts: "Byte Pair Encoding (BPE)", and a name
+    followed by what its letters stand for, "ZEUS (Zotarolimus-Eluting Endeavor Sprint Stent in Uncertain DES
+    Candidates)" (its letters, in order, in the expansion, the first one opening it).
+
+    >>> definitions("The ZEUS (Zotarolimus-Eluting Endeavor Sprint Stent in Uncertain DES Candidates) trial.")
+    [('ZEUS', 4)]
+    >>> definitions("We use Byte Pair Encoding (BPE). The ICU (mean age 64 years) was busy.")
+    [('BPE', 26)]
+    """
+    out = [(m.group(1), m.start()) for m in _DEFINED.finditer(text)]
+    for m in _SPELLED.finditer(text):
+        letters, expansion = re.sub(r"[^A-Z]", "", m.group(1)), m.group(2)
+        if len(letters) >= 2 and expansion[0] == letters[0] and re.search(
+                ".*?".join(map(re.escape, letters[1:])), expansion[1:], re.I) and len(expansion.split()) >= 2:
+            out.append((m.group(1), m.start()))
+    return sorted(out, key=lambda d: d[1])
+
+
+def sentence_before(text: str, at: int) -> str:
+    """The sentence up to `at` (a full stop ends a sentence unless it is in "e.g." / "et al." / a number)."""
+    cut = 0
+    for m in re.finditer(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bal)(?<!\d)\.\s+(?=[A-Z])", text[:at]):
+        cut = m.end()
+    return text[cut:at]
