@@ -295,6 +295,19 @@ def test_a_question_going_on_about_the_paper_in_focus_is_about_it_without_a_refe
     assert q.topic == ("p-lumen",)
 
 
+def test_a_detail_asked_is_a_name_in_the_asked_part_not_a_capitalised_description_or_the_lead(lex):
+    """Only names the question asks about must be in the abstract: not a description capitalised because it opens
+    the question ("Sparse-routing Orca reaches ...?"), nor a name in the lead that describes the paper ("for
+    the pruning method that speeds up DeiT: ..."); a name in the asked part still is ("... on COCO?")."""
+    q = analyze("Sparse-routing Orca reaches what word error rate on LibriSpeech?", None, lex)
+    assert q.topic == ("p-orca",) and "Sparse-routing" not in q.details
+    q = analyze("For the pruning method that speeds up DeiT on big images: how many tokens does it keep?", None, lex)
+    assert "DeiT" not in q.details
+    q = analyze("For the pruning method that speeds up DeiT on big images: how many tokens does it keep on COCO?",
+                None, lex)
+    assert "COCO" in q.details and "DeiT" not in q.details
+
+
 def test_a_name_followed_by_what_its_letters_stand_for_is_that_papers_name():
     """"The ZEUS (Zotarolimus-Eluting ... Candidates) is a ... trial" defines ZEUS as "Byte Pair Encoding (BPE)"
     defines BPE: a question about the ZEUS trial is about that paper, not a name it only mentions in passing."""

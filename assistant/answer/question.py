@@ -126,14 +126,18 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
     topic_names = tuple(conversation.labels.get(p, p) for p in referents) if referents else tuple(pairs.values())
     shared = frozenset(k.name for k in links if not k.strong and lexicon.is_shared(k.name))
     kind, sides, criterion = _kind(standalone, links, referents, conversation, original=q, shared=shared)
-    details = tuple(t for t in named_terms(standalone)
-                    if norm(t) not in {norm(n) for n in topic_names} and lexicon.status(t) != "common"
+    lead = LEAD.match(standalone)
+    asking = lead.group("ask") if lead else standalone  # "... - which corpus?": the asked part is after the dash
+    # a name in the lead describes the paper ("for the method that gives a black-box LM a memory: how much ...?")
+    details = tuple(t for t in named_terms(asking)
+                    # (not a common term, nor a capitalised description: "Stretch-sensitive KCNQ1 mutation ...?")
+                    if norm(t) not in {norm(n) for n in topic_names} and not lexicon.is_common(t)
                     and not any(norm(t) in norm(n) or norm(n) in norm(t) for n in topic_names)
                     # "Does X beat GPT-4o?": X's abstract must name it
                     and (topic_ids or t not in {u for u, _ in unlinked}))
     # "What gain does X give for Swahili?", "Does X beat Whisper?": a capitalised word no paper is about is a detail
     if topic_ids:
-        details += tuple(t for t in named_terms(standalone, capitalised=True)
+        details += tuple(t for t in named_terms(asking, capitalised=True)
                          if t not in details and " " not in t and len(t) >= 4
                          and lexicon.status(t) in ("missing", "passing") and not lexicon.is_common(t)
                          and not any(norm(t) in norm(n) for n in topic_names))  # (a word of its name)
@@ -145,8 +149,6 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
     if asked_kind and asked_kind.group("m12"):  # "are there benchmarks for X?": a listed paper is one (says so)
         noun = asked_kind.group("m12").lower()
         parts += ({"corpora": "corpus"}.get(noun) or stem(noun),)
-    lead = LEAD.match(standalone)
-    asking = lead.group("ask") if lead else standalone  # "... - which corpus?": the asked part is after the dash
     clauses = [c for c in CLAUSE.split(asking) if c and c.strip(" ,?")] or [asking]
     first, *more = [_ask(c, topic_names, fragment=i > 0 or bool(lead)) for i, c in enumerate(clauses)]
     return Question(
