@@ -314,6 +314,10 @@ def test_a_name_in_passing_is_a_near_miss_when_asked_about_not_when_a_long_descr
     ans = a.ask("Does LLaMA-3-8B perplexity drop when removed layers are compensated?")
     rules = [s.rule for s in ans.trace]
     assert "near_miss.yes_no" in rules and "near_miss.passing" not in rules, ans.trace
+    # ... also when a lead sets it up before the colon
+    ans = a.ask("Compensating removed layers when pruning LLMs: does LLaMA-3-8B perplexity drop?")
+    rules = [s.rule for s in ans.trace]
+    assert "near_miss.yes_no" in rules and "near_miss.passing" not in rules, ans.trace
 
 
 def test_which_value_of_asks_for_a_figure(make):

@@ -154,6 +154,18 @@ def test_a_yes_no_question_is_no_near_miss():
     assert _rule(Findings("answer", evidence=GOOD, names=wh)) == ("abstain", "near_miss.passing")
 
 
+def test_a_yes_no_question_after_a_lead_is_a_yes_no_question():
+    """"Search engines in hard allergy cases: is Google useful?" asks whether a finding holds, as "Is Google useful
+    in hard allergy cases?" does; a wh-question after a lead does not."""
+    from assistant.answer.prepare import _yes_no
+
+    assert _yes_no("Is Google useful in hard allergy cases?")
+    assert _yes_no("Search engines as a diagnostic tool in hard allergy cases: is Google useful?")
+    assert _yes_no("Chronic conditions among older adults in 2008 and 2010 - are they getting sicker?")
+    assert not _yes_no("Search engines as a diagnostic tool in hard allergy cases: which one was used?")
+    assert not _yes_no("What did the study of Google as a diagnostic tool find?")
+
+
 def test_a_term_rechosen_by_retrieval_is_traced():
     d = decide(Findings("answer", evidence=GOOD, names=NameFinding(rechosen=("GDM: p-a -> p-b",))))
     assert ("name.by_retrieval", "pass") in [(s.rule, s.verdict) for s in d.trace] and d.verdict == "answer"

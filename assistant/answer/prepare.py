@@ -47,7 +47,7 @@ from .listsize import LIST_POOL, LIST_SHOW, weigh_list
 from .metadata_asked import asks_metadata, on_topic
 from .nameforms import norm
 from .naming import names_for
-from .phrasing import DESCRIBED_PAPER, ORIGINAL, OWN_PAPER, PAPER_ON, YES_NO
+from .phrasing import DESCRIBED_PAPER, LEAD, ORIGINAL, OWN_PAPER, PAPER_ON, YES_NO
 from .question import Ask, Kind, analyze
 from .sides import shared_context
 from .state import Prepared
@@ -183,7 +183,7 @@ class Preparer:
             unlinked=q.unlinked, placed=q.topic_placed, strong=bool(q.topic_strong), followup=q.followup,
             own_paper_asked=bool(OWN_PAPER.search(q.standalone)), original_asked=bool(ORIGINAL.search(q.standalone)),
             owned=any(pid in lexicon.owners.get(norm(name), ()) for pid in p.topic for name in p.topic_names),
-            describes_paper=bool(DESCRIBED_PAPER.search(q.standalone)), yes_no=bool(YES_NO.match(q.standalone)),
+            describes_paper=bool(DESCRIBED_PAPER.search(q.standalone)), yes_no=_yes_no(q.standalone),
             content_words=len(content_words(q.standalone)))
         f = Findings("answer", names=names)
         on = PAPER_ON.search(q.standalone) if not p.topic else None
@@ -254,6 +254,12 @@ class Preparer:
             return 0
         top = max(best, key=best.get)
         return top if top != 0 and best[top] - best.get(0, 0.0) > self.settings.rerank_margin else 0
+
+
+def _yes_no(question: str) -> bool:
+    """A yes/no question, also after a lead that sets it up ("Search engines in hard cases: is Google useful?")."""
+    lead = LEAD.match(question)
+    return bool(YES_NO.match(lead.group("ask") if lead else question))
 
 
 def _filter_finding(p: Prepared) -> FilterFinding | None:
