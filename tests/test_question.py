@@ -67,6 +67,15 @@ def test_both_a_and_b_then_each_compares_a_described_side_too(lex):
         ("token-pruning", ()), ("Orca", ("p-orca",))]
 
 
+def test_sides_stated_before_the_question_that_asks_of_each_are_a_comparison(lex):
+    """"Topic: the paper that A vs the one where B. How does each ...?": the sides come in a statement after a lead,
+    the question asks of each of them."""
+    q = analyze("Sparse models: the paper that routes speech tokens vs the one where image tokens get pruned. How "
+                "much compute does each save?", None, lex)
+    assert q.kind is Kind.COMPARE
+    assert [s.text for s in q.sides] == ["routes speech tokens", "one where image tokens get pruned"]
+
+
 def test_listed_papers_are_each_answered_and_a_name_in_passing_is_not_a_side(lex):
     # "A, B and C" standing in one list: every one of them is asked about, a cue word or not
     for question in ("Summarize Kite and Orca.", "How do Kite, Orca and Lumen avoid overfitting?"):

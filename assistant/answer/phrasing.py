@@ -58,6 +58,10 @@ COMPARE_RX = [
     # "Across A, B and C, what cost per QALY did each report?": the items before the question, each asked about
     re.compile(r"^(?:across|among|between|for|of|in) (?P<a>[^?]+?),?\s+and\s+(?P<b>[^,?]+?),\s*"
                r"(?:what|which|how|who|did|does|do|is|are|was|were)\b[^?]*\b(?:each|both|they|their)\b[^?]*\??$", re.I),
+    # "Personalized FL: the paper that A vs the one where B. How does each decide ...?": a lead, the sides as a
+    # statement, then a question asking of each of them
+    re.compile(rf"^(?:[^:.?]{{3,80}}:\s+)?(?!(?:{OPENER}|in|on)\b)(?P<a>[^:.?]+?) (?:vs\.?|versus) (?P<b>[^:?]+?)\.\s+"
+               rf"(?:{OPENER})\b[^?]*\b(?:each|both|they|their|them)\b[^?]*\??$", re.I),
     # "A vs B: ...", not "How many prompts were collected in the study of global versus local harms?"
     re.compile(rf"^(?!(?:{OPENER}|in|on)\b)(?P<a>[^:]+?) "
                r"(?:vs\.?|versus) (?P<b>[^:]+?)(?::.*)?\??$", re.I),
