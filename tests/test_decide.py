@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant.answer.decide import (
-    RULES,
+from assistant.answer.decide import RULES, decide
+from assistant.answer.findings import (
     CompareFinding,
     DetailFinding,
     EvidenceFinding,
@@ -17,7 +17,6 @@ from assistant.answer.decide import (
     ListFinding,
     NameFinding,
     SideFinding,
-    decide,
 )
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "decisions.md"
@@ -111,7 +110,7 @@ def test_comparison_and_list_rules():
 
 
 def test_filters_that_leave_no_paper_decide_before_anything_else():
-    from assistant.answer.decide import FilterFinding
+    from assistant.answer.findings import FilterFinding
 
     strong = EvidenceFinding(score=0.9, threshold=0.3)
     none = FilterFinding("year 2031", ("in 2031",),
@@ -152,6 +151,24 @@ def test_a_yes_no_question_is_no_near_miss():
     # the same name asked about in a wh-question is a near-miss
     wh = NameFinding(unlinked=(("Hawkins", "passing"),), content_words=6)
     assert _rule(Findings("answer", evidence=GOOD, names=wh)) == ("abstain", "near_miss.passing")
+
+
+def test_a_soft_detail_miss_in_a_follow_up_answers_and_says_the_words_are_not_there():
+    """"what genotyping platform did they use?" after a turn on the paper: the abstract says "genotyped ... using
+    AmpliChip ... technology", not "platform". A follow-up's soft miss answers with the closest sentences and says
+    the words are not there (never that the thing is absent); a firm miss, or a soft one in a first question,
+    still declines."""
+    soft = DetailFinding(0, "genotyping platform", "The CYP2D6 abstract reports no genotyping platform.", firm=False,
+                         named=True, evidence=0.59, override=0.60)
+    d = decide(Findings("answer", evidence=GOOD, names=NameFinding(followup=True), details=(soft,)))
+    assert d.verdict == "partial" and d.rule != "detail.missing"
+    assert list(d.gaps) == ['The CYP2D6 abstract does not say "genotyping platform" in those words; these are its '
+                            "closest sentences."]
+    assert _rule(Findings("answer", evidence=GOOD, names=NameFinding(), details=(soft,))) == (
+        "abstain", "detail.missing")
+    firm = DetailFinding(0, "FID", "The X abstract reports no FID.", firm=True, named=True, evidence=0.9, override=0.6)
+    assert _rule(Findings("answer", evidence=GOOD, names=NameFinding(followup=True), details=(firm,))) == (
+        "abstain", "detail.missing")
 
 
 def test_a_yes_no_question_after_a_lead_is_a_yes_no_question():

@@ -16,8 +16,8 @@ from collections.abc import Callable
 
 from ..types import Hit
 from .answerable import has_term
-from .decide import CompareFinding, SideFinding
 from .evidence import gather_evidence, weak_evidence
+from .findings import CompareFinding, SideFinding
 from .linker import Lexicon
 from .nameforms import named_terms, norm
 from .phrasing import A_REPORT, SEPARATE_REPORTS

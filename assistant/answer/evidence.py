@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from ..index.sentences import split_sentences
 from ..types import Hit
-from .decide import EvidenceFinding
+from .findings import EvidenceFinding
 from .linker import GENERIC, SHARED_BY
 from .nameforms import norm
 from .support import _NAMED, SupportScorer, injected_sentences

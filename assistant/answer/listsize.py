@@ -20,7 +20,7 @@ import re
 
 from ..index.sentences import split_sentences
 from ..types import Hit
-from .decide import ListFinding
+from .findings import ListFinding
 from .nameforms import norm
 from .prose import is_debris
 from .state import Prepared

@@ -26,21 +26,14 @@ from ..settings import AnswerSettings
 from ..types import Hit
 from .answerable import figures_in, in_own_words, missing_detail
 from .comparing import one_paper, quotes_title, weigh_compare
-from .decide import (
-    CompareFinding,
-    DetailFinding,
-    EvidenceFinding,
-    FilterFinding,
-    Findings,
-    NameFinding,
-    decide,
-)
+from .decide import decide
 from .evidence import (
     ABSTAIN_SENTENCE,
     evidence_bar,
     gather_evidence,
 )
 from .figures import counts_in
+from .findings import CompareFinding, DetailFinding, EvidenceFinding, FilterFinding, Findings, NameFinding
 from .lexcache import LexiconCache
 from .linker import Lexicon
 from .listsize import LIST_POOL, LIST_SHOW, weigh_list

@@ -14,8 +14,9 @@ from ..retrieve.filter_check import FilterFinding
 from ..retrieve.hybrid import Filters
 from ..retrieve.query_filters import Span, describe
 from ..types import Answer, Citation, Hit
-from .decide import Decision, Findings
+from .decide import Decision
 from .evidence import Evidence
+from .findings import Findings
 from .question import Kind, Question, Side
 
 
