@@ -100,6 +100,23 @@ def arxiv_distractors(exclude: tuple[str, ...], n: int, shared: Path = SHARED) -
         yield _arxiv_record(r)
 
 
+# primary categories of the other arXiv corpora (tuning and held out): the "rest" corpus takes none of them
+EVAL_CATEGORIES = ("cs.CL", "cs.AI", "cs.RO", "cs.GT", "cs.CV", "cs.LG", "cs.GR", "eess.IV", "cs.IT", "cs.CE", "cs.SD")
+
+
+def arxiv_rest(n: int, salt: str) -> Callable[[Path], Iterator[dict]]:
+    """`n` arXiv abstracts from the fields no other corpus draws on (human-computer interaction, retrieval,
+    security, systems, software, ...), none of them a distractor of a held-out corpus."""
+    def build(shared: Path) -> Iterator[dict]:
+        held = {r["id"] for r in arxiv_distractors(("cs.GR", "eess.IV"), 5000, shared)}
+        rows = [r for r in _arxiv_rows(shared) if _primary(r) not in EVAL_CATEGORIES
+                and len(r.get("abstract", "")) > 200 and f"arXiv:{r['id']}" not in held]
+        rows.sort(key=lambda r: _rank(salt + r["id"]))
+        for r in sorted(rows[:n], key=lambda r: r["id"]):
+            yield _arxiv_record(r)
+    return build
+
+
 def pubmedqa(shared: Path) -> Iterator[dict]:
     """PubMedQA PQA-L: each question's contexts joined as one abstract (the question itself is not the title)."""
     data = json.loads((shared / "pubmedqa" / "ori_pqal.json").read_text(encoding="utf-8"))
@@ -133,6 +150,10 @@ SPECS: dict[str, CorpusSpec] = {s.name: s for s in (
     CorpusSpec("arxiv-lg-bib", "tune", "400 arXiv abstracts, primary category cs.LG (machine learning, much of it "
                "theory with TeX), as BibTeX; added 2026-12-03 as a fifth tuning corpus, its questions weighted to the "
                "kinds that fail on the held-out corpora", arxiv_slice(("cs.LG",), 400, "lg-bib"), fmt="bib"),
+    CorpusSpec("arxiv-rest", "tune", "400 arXiv abstracts from the fields no other corpus draws on (cs.HC, cs.IR, "
+               "cs.CR, eess.SY, cs.CY, cs.SE, ...), none a distractor of a held-out corpus; added 2026-12-03 evening "
+               "as a sixth tuning corpus, its questions weighted to lists, comparisons and absent topics",
+               arxiv_rest(400, "rest")),
     CorpusSpec("arxiv-gr-iv", "heldout", "400 arXiv abstracts, primary category cs.GR or eess.IV (graphics, imaging)",
                arxiv_slice(("cs.GR", "eess.IV"), 400, "gr-iv")),
     CorpusSpec("arxiv-it-ce", "heldout", "375 arXiv abstracts, primary cs.IT, cs.CE or cs.SD (information theory, "
