@@ -15,20 +15,29 @@ from .words import FUNCTION_WORDS, OWN_WORK, is_word
 
 NAMED = re.compile(
     r"(?<![\w^&-])(?:[A-Za-z][A-Za-z0-9-]*@\d+(?:\.\d+)?|[A-Z][A-Za-z0-9]*(?:[-&^][A-Za-z0-9]+)+|[A-Z]{2,}[A-Za-z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z0-9]*"
-    r"|[A-Za-z]+\d+[A-Za-z0-9]*)\+?(?![\w^&-])"
+    r"|[A-Za-z]+\d+[A-Za-z0-9]*)\+{0,2}(?![\w^&-])"
 )
 
 _LATEX_ACCENT = re.compile(r"""\{\\[\"'`^~=.]\s*([A-Za-z])\}|\\[\"'`^~=.]\s*\{?\s*([A-Za-z])\s*\}?"""
                            r"""|\\[uvHc]\{([A-Za-z])\}""")
 
 
+# a TeX font command around a word ("we propose \texttt{D-STT}"): the word is what is written
+_LATEX_FONT = re.compile(r"\\(?:texttt|textbf|textit|textsc|textsf|textrm|emph|mathrm|mathbf|mathtt|text)\s*"
+                         r"\{([^{}]*)\}")
+
+
 def fold(text: str) -> str:
-    r"""Accents and LaTeX accent commands folded to plain letters.
+    r"""Accents and LaTeX accent commands folded to plain letters; a TeX font command keeps only its text.
 
     >>> fold(r"T\'yr-the-Pruner, Týr, G{\"o}del and Schrödinger")
     'Tyr-the-Pruner, Tyr, Godel and Schrodinger'
+    >>> fold(r"we propose \texttt{D-STT}, a defense; \textbf{Con Instruction} helps")
+    'we propose D-STT, a defense; Con Instruction helps'
     """
     text = _LATEX_ACCENT.sub(lambda m: next(g for g in m.groups() if g), text)
+    if "\\" in text:
+        text = _LATEX_FONT.sub(r"\1", text)
     if text.isascii():
         return text
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
@@ -119,37 +128,44 @@ def modifies_longer_name(question: str, end: int, words: set[str]) -> bool:
     return m.group(1).lower() in words or is_word(m.group(1))
 
 
-_DEFINED = re.compile(r"\(([A-Z][A-Za-z0-9\-&^]{1,20}\+?)\)")  # "... Byte Pair Encoding (BPE)"
+_DEFINED = re.compile(r"\(([A-Z][A-Za-z0-9\-&^]{1,20}\+{0,2})\)")  # "... Byte Pair Encoding (BPE)"
 # "The ZEUS (Zotarolimus-Eluting Endeavor Sprint Stent in Uncertain DES Candidates) is a ... trial": the name first
 _SPELLED = re.compile(r"\b([A-Z][A-Z0-9\-]{1,14})\s+\(([A-Z][^()]{4,160})\)")
 _ACRONYM_AFTER = re.compile(r"(?:\s+[A-Z][\w\-]*){0,5}\s*\(([A-Z][A-Za-z0-9\-&^]{1,20})\)")
-_CALLED = re.compile(r"\b(?:termed|called|named|dubbed|coined)\s+([A-Z][\w\-&^]+\+?)"
+_CALLED = re.compile(r"\b(?:termed|called|named|dubbed|coined)\s+([A-Z][\w\-&^]+\+{0,2})"
                      r"|\b(?:coin|term|call|name|dub|refer to)\w*\s+(?:(?:it|them|this|the|our|\w+)\s+){0,3}?"
-                     r"as\s+(?:the\s+)?([A-Z][\w\-&^]+\+?)")
+                     r"as\s+(?:the\s+)?([A-Z][\w\-&^]+\+{0,2})")
 _PROPOSE = re.compile(
     rf"{OWN_WORK}\s+"
     r"(?:a |an |the )?(?:(?:new|novel|simple|general|unified|lightweight|efficient)\s+)*"
-    r"(?:[a-z\-]+\s+){0,4}?([A-Z][\w\-&^]+\+?)"
+    r"(?:[a-z\-]+\s+){0,4}?([A-Z][\w\-&^]+\+{0,2})"
     r"|\b[Oo]ur (?:\w+ ){0,2}?(?:method|model|approach|framework|algorithm|system|architecture|network),?"
-    r" ([A-Z][\w\-&^]+\+?)"
-    r"|\b(?:[Tt]he|[Oo]ur) proposed [`'\"“‘]{1,2}([A-Z][\w\-&^]+\+?)"
+    r" ([A-Z][\w\-&^]+\+{0,2})"
+    r"|\b(?:[Tt]he|[Oo]ur) proposed [`'\"“‘]{1,2}([A-Z][\w\-&^]+\+{0,2})"
     r"|(?:^|\. )([A-Z][\w\-&^]*[A-Z0-9][\w\-&^]*),? (?:a|an) (?:\w+ ){0,3}?(?:method|model|approach|framework|"
     r"algorithm|network|benchmark)"
 )
 
+_TITLED = re.compile(r"[A-Z][\w\-&^+]*(?:\s+[A-Z][\w\-&^+]*){1,5}")  # every word capitalised
+
+
 def coined_names(text: str) -> list[str]:
     """The names an abstract gives its own work: "termed X", "we propose X", "our method, X"; when an acronym follows
-    ("Our method, Diversifying Sample Condensation (DISCO)"), the acronym.
+    ("Our method, Diversifying Sample Condensation (DISCO)"), the acronym and the capitalised name it stands for.
 
     >>> coined_names("We propose FedMerge. Our method, Diversifying Sample Condensation (DISCO), helps.")
-    ['FedMerge', 'DISCO']
+    ['FedMerge', 'DISCO', 'Diversifying Sample Condensation']
     """
     out = []
     for rx in (_CALLED, _PROPOSE):
         for m in rx.finditer(text):
             got = next(g for g in m.groups() if g).rstrip("-.,")
             more = _ACRONYM_AFTER.match(text, m.end())
-            out.append(more.group(1) if more else got)
+            if more:  # the acronym, and the name it stands for when that is written as one ("Audio-Aware Decoding")
+                phrase = " ".join(f"{got}{text[m.end():more.start(1)]}".rstrip(" (").split())
+                out += [more.group(1)] + ([phrase] if " " in phrase and _TITLED.fullmatch(phrase) else [])
+            else:
+                out.append(got)
     return out
 
 
