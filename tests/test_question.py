@@ -317,6 +317,36 @@ def test_a_detail_asked_is_a_name_in_the_asked_part_not_a_capitalised_descriptio
     assert "COCO" in q.details and "DeiT" not in q.details
 
 
+def test_names_written_in_tex_with_plus_signs_or_in_words_before_their_acronym_link_to_their_paper():
+    """"we propose \\texttt{D-STT}", "we introduce MGR-LF++", "we introduce Audio-Aware Decoding (AAD)": each is that
+    paper's name, so a comparison naming them finds both sides instead of asking one paper for the other's name."""
+    lx = Lexicon.build([
+        ("p-d", "One trigger token is enough", r"Jailbreaks are common. We propose \texttt{D-STT}, a simple defense "
+         "that decodes one safety trigger token. It lowers attack success.", False),
+        ("p-m", "Beyond unimodal boundaries", "Recommenders fuse modalities. We introduce MGR-LF++, an enhanced late "
+         "fusion framework. It beats early fusion.", False),
+        ("p-a", "Reducing hallucination in audio models", "Audio models hallucinate sounds. We introduce Audio-Aware "
+         "Decoding (AAD), a lightweight inference-time strategy. AAD lowers hallucination.", False),
+        ("p-s", "AdaSteer: adaptive steering", "We present AdaSteer, an adaptive activation steering method. AdaSteer "
+         "resists jailbreaks.", False),
+    ])
+    for name, pid in (("D-STT", "p-d"), ("MGR-LF++", "p-m"), ("Audio-Aware Decoding", "p-a"), ("AAD", "p-a")):
+        assert [link.paper_ids for link in lx.link(f"How does {name} work?")] == [(pid,)], name
+    q = analyze("How do AdaSteer and D-STT defend against jailbreaks differently?", None, lx)
+    assert q.kind is Kind.COMPARE and [s.paper_ids for s in q.sides] == [("p-s",), ("p-d",)]
+
+
+@pytest.mark.parametrize("question, criterion", [
+    ("any spiking neural network papers?", "spiking neural network"),
+    ("any work here on generative retrieval?", "generative retrieval"),
+    ("I work on retrieval beyond English. Which papers introduce non-English benchmarks?",
+     "introduce non-English benchmarks"),
+])
+def test_terse_and_prefaced_requests_for_papers_are_lists(lex, question, criterion):
+    q = analyze(question, None, lex)
+    assert q.kind is Kind.LIST and q.criterion == criterion
+
+
 def test_a_name_followed_by_what_its_letters_stand_for_is_that_papers_name():
     """"The ZEUS (Zotarolimus-Eluting ... Candidates) is a ... trial" defines ZEUS as "Byte Pair Encoding (BPE)"
     defines BPE: a question about the ZEUS trial is about that paper, not a name it only mentions in passing."""
@@ -330,6 +360,18 @@ def test_a_name_followed_by_what_its_letters_stand_for_is_that_papers_name():
     q = analyze("Tell me about the ZEUS trial in patients at high bleeding risk.", None, lx)
     assert q.topic == ("p-z",)
     assert lx.status("ICU") != "subject"  # "(mean age 64 years)" spells nothing
+
+
+def test_they_with_it_after_a_list_is_one_paper_its_authors():
+    """"which models did they test it on?" after a list: "they" are the authors of "it", the list's first paper;
+    "which datasets did they use?" alone means every paper of the list."""
+    conv = Conversation()
+    conv.add(Turn("Any work on caching diffusion layers?", focus=("a", "b", "c")),
+             {"a": "Kite", "b": "Orca", "c": "Lumen"})
+    got = conv.resolve("which video models did they test it on, and what speedup?")
+    assert got.referents == ("a",) and got.standalone == "which video models did they test Kite on, and what speedup?"
+    assert conv.resolve("Which datasets did they use?").referents == ("a", "b", "c")
+    assert conv.resolve("which of them needs no fine-tuning, and what does it cost?").referents == ("a", "b", "c")
 
 
 def test_former_and_latter_span_turns_and_an_elliptical_follow_up_keeps_the_question(lex):
@@ -1047,7 +1089,10 @@ def test_a_stated_topic_then_a_question_pointing_back_at_it_is_asked_of_the_topi
     assert q.kind is Kind.LIST and "token pruning" in q.criterion
     q = analyze("My thesis is about speech routing. Are there papers on this topic?", None, lex)
     assert q.kind is Kind.LIST and "speech routing" in q.criterion
-    q = analyze("I work on speech. What does Kite report?", None, lex)  # no pointer: the text as written
-    assert q.standalone == "I work on speech. What does Kite report?"
+    # no pointer: the question as it opens (the statement is the asker's background), so "Which papers ...?" is a list
+    q = analyze("I work on speech. What does Kite report?", None, lex)
+    assert q.standalone == "What does Kite report?" and q.topic == ("p-kite",)
+    q = analyze("I work on speech. Which papers use sparse routing?", None, lex)
+    assert q.kind is Kind.LIST and q.criterion == "use sparse routing"
     q = analyze("A study on token pruning found a surprise. What did it use?", None, lex)  # "it" is the study
     assert q.standalone == "A study on token pruning found a surprise. What did it use?"

@@ -171,6 +171,10 @@ class Conversation:
         if m:
             return Resolved(_sub(q, m, name(ids[:1])), tuple(ids[:1]))
         m = _PRONOUN.search(q)
+        if m and (m.group(1) or "").lower() == "they":
+            # "which models did they test it on?": they are the authors of it, one paper (the last turn's first);
+            # not "which of them ... does it cost": it is the one chosen among them
+            m = next((x for x in _PRONOUN.finditer(q) if (x.group(1) or "").lower() in ("it", "its")), m)
         if m:
             word = (m.group(1) or m.group(2)).lower()
             if word in ("it", "its"):

@@ -100,8 +100,11 @@ LIST = re.compile(
     r"|^(?!(?:which|what|who|how|is|are|do|does|did|can)\b)(?:any |some )?(?P<c11>[^?,;:]{3,60}?)\s+(?:papers|studies|"
     r"works|abstracts|experiments|trials)\s+(?:in here|here|in (?:the|this|my|our) (?:corpus|collection|index|library|"
     r"set))\s*\??$"
-    r"|^(?:any |all |other )?(?:papers?|abstracts?|works|studies|articles)\s+(?=(?:on|about|that|which|who|using|"
-    r"building|proposing|introducing|applying|with|where|for|in)\b)(?P<c4>.*?)\??$"
+    # "any spiking neural network papers?": the papers asked for, described by the words before them
+    r"|^(?:any|some)\s+(?P<c13>[^?,;:]{3,60}?)\s+(?:papers|studies|works|abstracts|articles)\s*\??$"
+    # "papers on X?", "any work here on X?"
+    r"|^(?:any |all |other )?(?:papers?|abstracts?|works?|studies|articles)\s+(?:(?:in )?here\s+)?(?=(?:on|about|that|"
+    r"which|who|using|building|proposing|introducing|applying|with|where|for|in)\b)(?P<c4>.*?)\??$"
     r"|^(?:which|what) ones (?:are|were|is)\s+(?P<c5>.*?)(?:\s+(?:papers|works|studies|abstracts))?\??$"
     r"|^(?:is there |do you have )?anything (?:on|about|regarding|related to)\s+(?P<c6>.*?)\??$"
     r"|^what does the (?:corpus|collection|index) (?:say|have|contain|hold) (?:about|on)\s+(?P<c7>.*?)\??$"

@@ -148,16 +148,19 @@ _POINTER = re.compile(r"\b(?:it|this|that|them|these|this (?:topic|area|field)|t
 
 def fold_stated_topic(text: str) -> str:
     """The asker's statement naming a topic followed by a question ending in a pronoun for it becomes that question
-    about the topic; any other text is returned unchanged.
+    about the topic; followed by a question of its own, that question (the statement is the asker's background, and
+    the question is read as it opens: "Which papers ...?" is a list); any other text is returned unchanged.
 
     >>> fold_stated_topic("I'm interested in federated active learning. Which papers cover it?")
     'Which papers cover federated active learning?'
-    >>> fold_stated_topic("I work on speech. What does Kite report?")
-    'I work on speech. What does Kite report?'
+    >>> fold_stated_topic("I work on retrieval beyond English. Which papers introduce non-English benchmarks?")
+    'Which papers introduce non-English benchmarks?'
     >>> fold_stated_topic("A study on merging found a surprise. What did it use?")
     'A study on merging found a surprise. What did it use?'
     """
     m = _STATED_TOPIC.match(text.strip())
-    if not m or not _POINTER.search(m.group("ask")):
+    if not m:
         return text
+    if not _POINTER.search(m.group("ask")):
+        return m.group("ask").strip()
     return _POINTER.sub(f"{m.group('topic').strip()}?", m.group("ask"))
