@@ -136,3 +136,17 @@ def test_a_rewrite_the_verifier_rejects_for_its_name_falls_back_to_the_third_per
 
     out = Rewriter(checker)(r"To mitigate drift, we introduce \textbf{Lookahead Reward (\ours{})}.", "SFD")
     assert out == "To mitigate drift, the authors introduce Lookahead Reward (the proposed method)."
+
+
+def test_a_sentence_the_verifier_rejects_in_every_form_still_reaches_the_reader_in_the_third_person():
+    """The last fallback keeps the claim's words as written, typeset and without the authors' "we"/"our" (a list
+    line had read "Our results show that SAU is robust"): pronouns are no claim."""
+    from assistant.answer.prose import Rewriter, first_person_outside_quotes
+
+    class Verdict:
+        label = "not_supported"
+
+    out = Rewriter(lambda pairs: [Verdict() for _ in pairs])(
+        r"Our results show that SAU is a robust and \textbf{practical} defense for us.", "SAU")
+    assert not first_person_outside_quotes(out) and "\\textbf" not in out
+    assert out.startswith("The authors' results show that SAU is a robust and practical defense")

@@ -252,8 +252,7 @@ STAGES = (
     lambda s, name: rewrite(s, name),
     lambda s, name: _finish(third_person(clean_markup(s, name))),  # without "X is a ..."
     lambda s, name: _finish(third_person(clean_markup(s))),  # and without the name (it may be the wrong one)
-    lambda s, name: _finish(clean_markup(s, name)),  # the markup only (the authors' voice kept)
-)
+)  # none verified: typeset, in the third person, unverified (Rewriter.prepare)
 
 
 class Rewriter:
@@ -269,7 +268,7 @@ class Rewriter:
     >>> class No:
     ...     label = "not_supported"
     >>> Rewriter(lambda pairs: [No() for _ in pairs])("We propose Y with ``Z''.", "")
-    'We propose Y with “Z”.'
+    'The authors propose Y with “Z”.'
 
     Verdicts are cached across rewriters (one verifier per process; a verdict never changes).
     """
@@ -308,10 +307,11 @@ class Rewriter:
                 if v.label == "supported":
                     self._cache[key] = c
             todo = [k for k in cands if k not in self._cache]
-        # no verified form: typeset only (the verifier reads "61.4×" against "$61.4\\times$" as a new claim, yet no
-        # word changed; TeX never reaches the reader)
+        # no verified form: typeset, in the third person (the verifier reads "61.4×" against "$61.4\\times$", or "the
+        # authors' results" against "our results", as a new claim, yet no word of the claim changed; neither TeX nor
+        # the authors' "we" reaches the reader)
         for s, n in [k for k in todo if k not in self._cache]:
-            self._cache[(s, n)] = _finish(clean_markup(s, n))
+            self._cache[(s, n)] = _finish(third_person(clean_markup(s, n)))
         if len(self._cache) > self.MAX_CACHE:
             self._cache.clear()
 
