@@ -1094,5 +1094,8 @@ def test_a_stated_topic_then_a_question_pointing_back_at_it_is_asked_of_the_topi
     assert q.standalone == "What does Kite report?" and q.topic == ("p-kite",)
     q = analyze("I work on speech. Which papers use sparse routing?", None, lex)
     assert q.kind is Kind.LIST and q.criterion == "use sparse routing"
+    # ... but a question pointing back at what the statement describes keeps it ("What did it find?")
+    q = analyze("I remember a paper on sparse routing for speech. What did it find about FLOPs?", None, lex)
+    assert q.standalone.startswith("I remember a paper on sparse routing")
     q = analyze("A study on token pruning found a surprise. What did it use?", None, lex)  # "it" is the study
     assert q.standalone == "A study on token pruning found a surprise. What did it use?"

@@ -143,6 +143,8 @@ def _expand(text: str) -> str:
 _STATED_TOPIC = re.compile(r"^(?P<stated>(?:I|I am|my|we|our)\b[^?]*?\b(?:in|on|about|into|with)\s+"
                            r"(?P<topic>[^.?!;:]{3,80}?))\s*[.;:!]\s+"
                            r"(?P<ask>[^.?!]+\?)\s*$", re.I)
+_POINTS_BACK = re.compile(r"\b(?:it|its|this|that|they|them|their|these|those|the (?:paper|study|work|method))\b",
+                          re.I)
 _POINTER = re.compile(r"\b(?:it|this|that|them|these|this (?:topic|area|field)|that (?:topic|area|field))\s*\?$", re.I)
 
 
@@ -155,12 +157,14 @@ def fold_stated_topic(text: str) -> str:
     'Which papers cover federated active learning?'
     >>> fold_stated_topic("I work on retrieval beyond English. Which papers introduce non-English benchmarks?")
     'Which papers introduce non-English benchmarks?'
+    >>> fold_stated_topic("I remember a paper on merging models. What did it find about accuracy?")
+    'I remember a paper on merging models. What did it find about accuracy?'
     >>> fold_stated_topic("A study on merging found a surprise. What did it use?")
     'A study on merging found a surprise. What did it use?'
     """
     m = _STATED_TOPIC.match(text.strip())
     if not m:
         return text
-    if not _POINTER.search(m.group("ask")):
-        return m.group("ask").strip()
+    if not _POINTER.search(m.group("ask")):  # a question of its own; one that points back keeps the statement
+        return text if _POINTS_BACK.search(m.group("ask")) else m.group("ask").strip()
     return _POINTER.sub(f"{m.group('topic').strip()}?", m.group("ask"))
