@@ -310,6 +310,8 @@ def test_a_detail_asked_is_a_name_in_the_asked_part_not_a_capitalised_descriptio
     the pruning method that speeds up DeiT: ..."); a name in the asked part still is ("... on COCO?")."""
     q = analyze("Sparse-routing Orca reaches what word error rate on LibriSpeech?", None, lex)
     assert q.topic == ("p-orca",) and "Sparse-routing" not in q.details
+    q = analyze("Does Orca use a CLIP text tower or a BERT-style encoder?", None, lex)  # a name in it: a detail
+    assert "BERT-style" in q.details
     q = analyze("For the pruning method that speeds up DeiT on big images: how many tokens does it keep?", None, lex)
     assert "DeiT" not in q.details
     q = analyze("For the pruning method that speeds up DeiT on big images: how many tokens does it keep on COCO?",

@@ -130,8 +130,9 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
     asking = lead.group("ask") if lead else standalone  # "... - which corpus?": the asked part is after the dash
     # a name in the lead describes the paper ("for the method that gives a black-box LM a memory: how much ...?")
     details = tuple(t for t in named_terms(asking)
-                    # (not a common term, nor a capitalised description: "Stretch-sensitive KCNQ1 mutation ...?")
-                    if norm(t) not in {norm(n) for n in topic_names} and not lexicon.is_common(t)
+                    # (not a common term, nor English words capitalised: "Stretch-sensitive KCNQ1 mutation ...?")
+                    if norm(t) not in {norm(n) for n in topic_names} and lexicon.status(t) != "common"
+                    and not _capitalised_words(t, lexicon.words)
                     and not any(norm(t) in norm(n) or norm(n) in norm(t) for n in topic_names)
                     # "Does X beat GPT-4o?": X's abstract must name it
                     and (topic_ids or t not in {u for u, _ in unlinked}))
@@ -180,6 +181,12 @@ def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False) -> A
     if measure == "names":  # the items behind a count the question states: names, not a number, are asked
         return Ask(asked, False, measure)
     return Ask(asked, bool(NUMERIC.search(c) or (asked and MEASURED.search(c)) or measure), measure)
+
+
+def _capitalised_words(term: str, words) -> bool:
+    """Words the corpus writes in lower case, joined by hyphens and capitalised ("Stretch-sensitive" opening a
+    question): no name. A name in it keeps it a name ("BERT-style")."""
+    return bool(re.fullmatch(r"[A-Z][a-z]+(?:-[a-z]+)+", term)) and all(w.lower() in words for w in term.split("-"))
 
 
 def _drop_aliases(q: str, links: list[Link]) -> list[Link]:
