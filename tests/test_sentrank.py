@@ -88,6 +88,7 @@ def test_features_have_one_row_per_sentence_and_nothing_to_rank_gives_nothing(ra
     x = features(q, ABSTRACT, scorer.matrix([q.text], ABSTRACT)[0], scorer.cosines(q.text, ABSTRACT), name="Glimpse")
     assert x.shape == (len(ABSTRACT), len(FEATURES))
     assert ranker.pick(q, [], scorer) == []
+    assert ranker.pick(q, ABSTRACT, scorer, skip=frozenset(range(len(ABSTRACT)))) == []  # every sentence skipped
 
 
 def test_an_injected_sentence_is_never_shown_even_when_it_ranks_first():

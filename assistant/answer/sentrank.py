@@ -151,6 +151,8 @@ class SentenceRanker:
                                  name=name, topic=topic))
         order = [int(i) for i in np.argsort(-p, kind="stable") if int(i) not in skip]
         shown = order[:1] + [i for i in order[1:limit] if p[i] >= MIN_SHARE]
+        if len(shown) < 2:
+            return shown  # nothing to order (every sentence skipped, or one shown)
         marks = [answer_marks(question, sentences[i]) for i in shown]
         best = max(range(len(shown)), key=lambda j: (marks[j], -j))
         return [shown[best], *shown[:best], *shown[best + 1:]]
