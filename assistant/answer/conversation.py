@@ -204,16 +204,16 @@ class Conversation:
         A name in the question that is another paper's own beats this (`question.analyze`)."""
         if _ASKS_PAPERS.search(question) or pid not in self.texts:
             return False
-        want = {w[:5] for w in _STEM.findall(question.lower()) if w not in STOP}
-        have = want & {w[:5] for w in _STEM.findall(self.texts[pid].lower())}
+        want = _prefixes(question, STOP)
+        have = want & _prefixes(self.texts[pid])
         return len(have) >= 3 and len(have) >= CONTINUES_SHARE * len(want)
 
     def _described(self, description: str, pool: list[str]) -> str:
         """The paper of `pool` whose title and abstract share the most words of `description` (5-letter
         prefixes: "robot instructions" ~ "instruction-following robots"): at least half of them, and more than
         any other paper shares; else "" (a paper the last answer did not cite)."""
-        want = {w[:5] for w in _STEM.findall(description.lower()) if w not in STOP}
-        score = {p: len(want & {w[:5] for w in _STEM.findall(self.texts.get(p, self.labels.get(p, "")).lower())})
+        want = _prefixes(description, STOP)
+        score = {p: len(want & _prefixes(self.texts.get(p, self.labels.get(p, ""))))
                  for p in pool}
         ranked = sorted(pool, key=lambda p: -score[p])
         best = ranked[0]
@@ -229,6 +229,11 @@ class Conversation:
                 break
         out = out[:n][::-1]
         return out if len(out) >= 2 else []
+
+
+def _prefixes(text: str, skip=frozenset()) -> set[str]:
+    """The 5-letter prefixes of a text's words ("robot instructions" ~ "instruction-following robots"), minus `skip`."""
+    return {w[:5] for w in _STEM.findall(text.lower()) if w not in skip}
 
 
 def _swap_object(previous: str, prep: str, obj: str) -> str:
