@@ -443,6 +443,27 @@ def test_a_topic_whose_compound_no_abstract_writes_is_declined_though_its_parts_
     assert not ans.abstained and "p-dance" in {c.paper_id for c in ans.citations}
 
 
+def test_a_listed_paper_covers_every_word_that_carries_part_of_the_criterion(make_minilm):
+    """A recommender paper does not meet "music recommendation systems", nor a music paper; a paper on both does.
+    (Which words carry the topic: topics.ESSENTIAL; "tackle" in "tackle video anomaly detection" does not.)"""
+    recsys = [Record(f"p-rec{i}", f"We study recommendation systems for {thing}. Our recommender ranks items for each "
+                     f"user from past clicks and improves NDCG by {i + 2}%.", label=f"Recommending {thing}",
+                     source="c.jsonl") for i, thing in enumerate(("news articles", "online shopping", "movies"))]
+    music = Record("p-music", "We generate music from video. The model aligns music tokens with visual motion.",
+                   label="Video-to-music generation", source="c.jsonl")
+    a, _ = make_minilm(extra=[*recsys, music])
+    ans = a.ask("Which papers are on music recommendation systems?")
+    assert ans.abstained and not ans.citations, ans.answer
+    assert any(t["rule"] == "list.none_match" and "music" in t["detail"] for t in ans.to_json()["trace"]), ans.trace
+    ans = a.ask("Which papers are about recommendation systems?")
+    assert not ans.abstained and {c.paper_id for c in ans.citations} == {r.paper_id for r in recsys}, ans.answer
+    both = Record("p-musicrec", "We study recommendation systems for music streaming. Our recommender ranks songs for "
+                  "each listener.", label="Recommending songs", source="c.jsonl")
+    a, _ = make_minilm(extra=[*recsys, music, both])
+    ans = a.ask("Which papers are on music recommendation systems?")
+    assert not ans.abstained and {c.paper_id for c in ans.citations} == {"p-musicrec"}, ans.answer
+
+
 def test_an_off_topic_question_is_declined_and_a_paraphrase_answered(make_minilm):
     a, _ = make_minilm()
     ans = a.ask("How do coral reefs respond to ocean warming?")

@@ -250,9 +250,11 @@ def _listing(t: _Trace, lf: ListFinding) -> Decision:
         return t.abstain("list.part_unmatched", ", ".join(lf.unmatched), missing)
     if not lf.matched:
         rare = f" and uses one of {', '.join(lf.distinctive)}" if lf.distinctive else ""
+        rare += f" and covers each of {', '.join(lf.essential)}" if lf.essential else ""
         return t.abstain("list.none_match", f"no retrieved abstract scores >= {lf.bar:.2f} for the criterion{rare}", "",
                          f"No indexed abstract matches “{lf.criterion}”.")
     rare = f", using one of {', '.join(lf.distinctive)}" if lf.distinctive else ""
+    rare += f", covering each of {', '.join(lf.essential)}" if lf.essential else ""
     t.add("list.none_match", PASS, f"{lf.matched} paper(s) match at >= {lf.bar:.2f}{rare}")
     return t.done()
 

@@ -83,6 +83,7 @@ class ListFinding:
     matched: int = 0  # papers with a sentence matching the criterion above the bar
     bar: float = 0.0
     distinctive: tuple[str, ...] = ()  # rare criterion words (stem prefixes): a listed paper uses one of them
+    essential: tuple[str, ...] = ()  # criterion words carrying part of its topic: a listed paper covers each
 
 
 @dataclass(frozen=True)

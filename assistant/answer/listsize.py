@@ -93,7 +93,8 @@ def proper_phrases(criterion: str, texts: list[str]) -> tuple[str, ...]:
 
 def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: float, calibrated: bool) -> ListFinding:
     """The papers that meet a list's criterion (into `p.rows`, listed papers first in `p.hits`): every named part
-    in the abstract, one of the criterion's distinctive words, and a sentence matching the criterion at `bar` or
+    in the abstract, one of the criterion's distinctive words, every essential word (`TopicWords.lacks`), and a
+    sentence matching the criterion at `bar` or
     above (`LEXICAL_RELIEF` lower for a paper using every distinctive word of an alternative as a word). A word of
     the criterion no abstract uses (off the corpus's topics) is a part."""
     q = p.question
@@ -106,6 +107,7 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
     unmatched = tuple(x for x in parts if not any(norm(x) in t for t in normed.values()))
     rare_words = topics.distinctive_words(q.criterion)  # one list per alternative ("X or Y"): [] where one needs none
     rare = keys(rare_words)
+    essential = topics.essential_words(core)  # "music" in "music recommendation systems"
     if not unmatched:
         for h in candidates(p.hits, q.criterion):  # the first LIST_SHOW, then those using every criterion word
             if parts and not all(norm(x) in normed[h.paper_id] for x in parts):
@@ -116,8 +118,11 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
             row = scorer.matrix(list(dict.fromkeys([q.criterion, core])), sents).max(axis=0)
             row[[is_debris(s) for s in sents]] = -1.0  # "Our code is available at URL" shows no paper meets it
             j = int(row.argmax())
+            if essential and topics.lacks(essential, core, h, sents[j]):
+                continue  # a recommender paper does not meet "music recommendation systems"
             if row[j] >= bar or (row[j] >= bar - LEXICAL_RELIEF and uses_every_word(h, rare_words)):
                 p.rows.append((h, j, sents[j]))
     listed = [h for h, _, _ in p.rows]
     p.hits = listed + [h for h in p.hits if h not in listed]  # the listed papers lead what the answer retrieved
-    return ListFinding(q.criterion, parts, unmatched, len(p.rows), bar, tuple(w for alt in rare for w in alt))
+    return ListFinding(q.criterion, parts, unmatched, len(p.rows), bar, tuple(w for alt in rare for w in alt),
+                       tuple(w for w, _ in essential))
