@@ -94,9 +94,8 @@ def proper_phrases(criterion: str, texts: list[str]) -> tuple[str, ...]:
 def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: float, calibrated: bool) -> ListFinding:
     """The papers that meet a list's criterion (into `p.rows`, listed papers first in `p.hits`): every named part
     in the abstract, one of the criterion's distinctive words, every essential word (`TopicWords.lacks`), and a
-    sentence matching the criterion at `bar` or
-    above (`LEXICAL_RELIEF` lower for a paper using every distinctive word of an alternative as a word). A word of
-    the criterion no abstract uses (off the corpus's topics) is a part."""
+    sentence matching the criterion at `bar` or above (`LEXICAL_RELIEF` lower for a paper using every distinctive
+    word of an alternative as a word). A word of the criterion no abstract uses (off the corpus's topics) is a part."""
     q = p.question
     core = criterion_core(q.criterion)  # "evaluate on KITTI": a sentence on KITTI matches
     parts = q.parts + topics.absent_words(core, p.hits, calibrated)  # "anything on protein structure ...?"

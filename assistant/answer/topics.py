@@ -61,6 +61,11 @@ def uses_every_word(hit: Hit, alternatives: list[list[str]]) -> bool:
     return any(alt and all((norm(w) in normed) if "-" in w else stem(w) in stems for w in alt) for alt in alternatives)
 
 
+def _tokens(criterion: str) -> list[str]:
+    """A criterion's words, as `essential_words` embeds it with and without each ("electrocardiogram ECG data")."""
+    return re.findall(r"[A-Za-z][\w\-]*", criterion)
+
+
 def _acronym_of(word: str, text: str) -> bool:
     """An acronym the text spells out as words ("LLMs": "large language models")."""
     letters = re.sub(r"s$", "", word).lower()
@@ -131,7 +136,7 @@ class TopicWords:
         """The words of a criterion that carry part of its topic (`ESSENTIAL`), each with the criterion without
         it: a listed paper must use the word (`uses_word`) or have its best sentence match the criterion at
         least as well as the criterion without the word (`lacks`)."""
-        toks = re.findall(r"[A-Za-z][\w\-]*", criterion)
+        toks = _tokens(criterion)
         cands = [(t, " ".join(toks[:i] + toks[i + 1:])) for i, t in enumerate(toks)
                  if len(t) >= 3 and t.lower() not in STOP and t.lower() not in LIST_WORDS]
         if len(cands) < 2:
@@ -149,7 +154,7 @@ class TopicWords:
         for word, rest in essential:
             if uses_word(word, text):
                 continue
-            with_word, without = self.scorer.cosines(sentence, [criterion, rest])
+            with_word, without = self.scorer.cosines(sentence, [" ".join(_tokens(criterion)), rest])
             if with_word < without:
                 out.append(word)
         return tuple(out)
