@@ -161,6 +161,17 @@ def test_which_papers_lists_all_matches_with_count(make):
     assert all(f"[{c.marker}]" in ans.answer for c in ans.citations)
 
 
+def test_asking_whether_anyone_has_worked_on_a_topic_lists_the_papers_on_it(make):
+    extra = [Record(f"p-fl{i}", f"We study federated learning with {topic}. Clients train locally and a server "
+                    "aggregates the models.", label=f"FL {topic}", label_derived=True)
+             for i, topic in enumerate(["differential privacy", "causal discovery"])]
+    a, _ = make(extra=extra)
+    for q in ("Has anyone here worked on federated learning?", "federated learning - any papers?"):
+        ans = a.ask(q)
+        assert ans.kind == "list", (q, ans.answer)
+        assert {"p-fl0", "p-fl1", "p-fedmerge"} <= {c.paper_id for c in ans.citations}, (q, ans.answer)
+
+
 def test_follow_up_is_rewritten_with_papers_in_focus(make):
     a, _ = make(["FedMerge merges several global models into one personalised model per client [1].",
                  "Experiments on CIFAR-10 show FedMerge beats clustering-based personalised federated learning [1]."])

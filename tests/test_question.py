@@ -105,6 +105,23 @@ def test_a_plural_asked_across_the_corpus_is_a_list(lex, question, criterion):
     assert q.kind is Kind.LIST and q.criterion == criterion
 
 
+@pytest.mark.parametrize("question, criterion", [
+    # whether the collection holds work on a topic, in a frame of collection and looking words: a list
+    ("Has anyone here used sparse routing for speech recognition?", "sparse routing for speech recognition"),
+    ("token pruning for vision transformers - any papers?", "token pruning for vision transformers"),
+    ("what work is there on federated distillation (server ensembles)?", "federated distillation (server ensembles)"),
+    ("I'm looking for client drift work; what does the collection have?", "client drift"),
+    # a paper described, a finding asked, a named paper's detail, one paper asked for: not a list
+    ("Has anyone tried to predict which clients drift most under churn?", None),
+    ("Is there a study using sparse routing?", None),
+    ("Has anyone beaten Orca's word error rate on LibriSpeech?", None),
+    ("What does Kite report on client drift?", None),
+])
+def test_asking_whether_the_collection_has_work_on_a_topic_is_a_list(lex, question, criterion):
+    q = analyze(question, None, lex)
+    assert (q.criterion if q.kind is Kind.LIST else None) == criterion, (q.kind, q.criterion)
+
+
 def test_the_kind_of_work_asked_is_a_part_every_listed_paper_has(lex):
     assert "benchmark" in analyze("are there benchmarks for evaluating speech models?", None, lex).parts
     assert "corpus" in analyze("Are there corpora of Welsh speech?", None, lex).parts

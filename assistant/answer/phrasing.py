@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from .figures import CARDINAL
+from .words import FUNCTION_WORDS
 
 # the words a question opens with, one list for every pattern ("What ...", "Does ...", "Could ...")
 WH = "how|what|which|why|when|where|who|whose"
@@ -238,3 +239,55 @@ PAPER_ON = re.compile(
     re.I,
 )
 
+
+
+# Whether the collection holds work on a topic, asked in a frame of function words, words for the collection and
+# words for looking ("Has anyone here used X?", "X - any papers?", "what work is there on X?", "I'm looking for X
+# work - what does the collection have?"): the topic is the one span of other words, and the question is a list.
+_COLLECTION = frozenset("work works papers studies research articles abstracts literature collection corpus library "
+                        "index".split())  # (singular "a paper / a study" asks for one paper)
+_WHOLE = frozenset("collection corpus library index".split())
+_SOMEONE = frozenset("anyone anybody someone somebody anything something".split())
+_LOOKING = frozenset("here there exist exists looking look searching search find want interested need got have has "
+                     "know see used tried done cover covers covered contain contains hold holds i'm im please".split())
+_NOT_A_TOPIC = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how|that|is|are|was|were|been|being)\b"
+                          r"|[?.;:]", re.I)
+EXISTENCE_TOPIC_WORDS = 6  # a longer span describes a paper in the asker's words ("Has anyone used X to Y over Z ...?")
+
+
+def existence_topic(question: str) -> str:
+    """The topic of a question asking whether the collection holds work on it, or "" for any other question.
+
+    >>> existence_topic("Has anyone here used spiking neural networks for object detection?")
+    'spiking neural networks for object detection'
+    >>> existence_topic("stock price forecasting with deep learning - any papers?")
+    'stock price forecasting with deep learning'
+    >>> existence_topic("I'm looking for EEG-based emotion recognition work; what does the collection have?")
+    'EEG-based emotion recognition'
+    >>> existence_topic("Has anyone tried to predict which puzzles people find funny?")  # a paper described
+    ''
+    >>> existence_topic("Is there a study using gene editing?"), existence_topic("What does Kite report on speed?")
+    ('', '')
+    >>> existence_topic("Is there work that routes speech to experts?"), existence_topic("Any work on speech?")
+    ('', '')
+    """
+    if PAPER_ON.search(question):
+        return ""  # "Is there a paper on X?", "any work on X?": one paper on a topic, checked as such (prepare.py)
+    toks = list(re.finditer(r"[A-Za-z][\w\-']*|[^\sA-Za-z]", question))
+    low = [t.group(0).lower() for t in toks]
+    frame = FUNCTION_WORDS | _COLLECTION | _SOMEONE | _LOOKING
+    topic = [i for i, t in enumerate(low) if t[0].isalpha() and t not in frame]
+    if not topic:
+        return ""
+    a, b = topic[0], topic[-1]
+    outside = {t for i, t in enumerate(low) if t[0].isalpha() and not a <= i <= b}
+    asks = (outside & _SOMEONE or (outside & _COLLECTION and outside & {"any", "there", "looking"})
+            or (outside & _WHOLE and outside & {"have", "has", "hold", "holds", "contain", "contains"}))
+    if b + 1 < len(toks) and low[b + 1] in (")", "]") and "(" in question[toks[a].start():toks[b].end()]:
+        b += 1  # "(anti-spoofing)"
+    span = question[toks[a].start():toks[b].end()]
+    described = a and low[a - 1] in ("that", "which", "who", "where", "whose")  # "is there work that routes ...": one
+    if (not asks or described or set(low[a:b + 1]) & (_COLLECTION | _SOMEONE) or _NOT_A_TOPIC.search(span)
+            or len([t for t in low[a:b + 1] if t[0].isalpha() and t not in FUNCTION_WORDS]) > EXISTENCE_TOPIC_WORDS):
+        return ""
+    return span

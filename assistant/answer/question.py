@@ -50,6 +50,7 @@ from .phrasing import (
     TOPIC_AT,
     TWO_PAPERS,
     WEAK_CUE,
+    existence_topic,
 )
 from .sides import Side, clean, coordinated, described_sides, framed_sides, listed, side_in, with_described
 from .support import stem
@@ -297,4 +298,7 @@ def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation,
         a, b = clean(m.group("a")), clean(m.group("b"))  # two descriptions side by side, each asked about
         if a and b:
             return Kind.COMPARE, (side_in(a, links), side_in(b, links)), ""
+    topic = existence_topic(q) if not referents and not any(link.strong for link in links) else ""
+    if topic:  # "Has anyone here used X?", "X - any papers?": the papers on X
+        return Kind.LIST, (), topic
     return Kind.SINGLE, (), ""
