@@ -677,7 +677,8 @@ def test_a_contrast_inside_one_paper_is_answered_about_that_paper(make):
     ans = a.ask("Compare the zorbitide septic shock trial with the halofantrine malaria study")
     assert ans.kind == "compare" and {c.paper_id for c in ans.citations} >= {"p-zorb", "p-halo"}, ans.answer
     for q in ("zorbitide vs placebo in septic shock: what did the trials find?",
-              "Compare the zorbitide septic shock study with the placebo mortality trial"):
+              "Compare the zorbitide septic shock study with the placebo mortality trial",
+              "The paper on zorbitide in septic shock vs the one about placebo mortality: what did each find?"):
         ans = a.ask(q)
         assert ans.kind == "compare" and "compare.within_one" not in [s.rule for s in ans.trace], q
 

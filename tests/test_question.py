@@ -438,6 +438,11 @@ def test_a_second_clause_is_a_second_thing_asked(lex):
      [("Kite", "p-kite"), ("token-pruning vision model", None)]),
     ("Compare the Orca routing paper and the study of FedAvg under churn on their data.",
      [("Orca", "p-orca"), ("study of FedAvg under churn on their data", None)]),
+    # a lead before a colon names the group, the sides follow it
+    ("Compare how three papers save compute: the sparse speech router, the token pruner for vision transformers, "
+     "and Kite.", [("sparse speech router", None), ("token pruner for vision transformers", None), ("Kite", "p-kite")]),
+    ("Three efficiency papers: Orca, the token pruning one and Kite. What does each save?",
+     [("Orca", "p-orca"), ("token pruning", None), ("Kite", "p-kite")]),
 ])
 def test_a_side_may_be_a_description(lex, question, sides):
     q = analyze(question, None, lex)

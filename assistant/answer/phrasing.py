@@ -27,10 +27,13 @@ REPORT = (r"(?:study|trial|paper|review|analysis|series|experiment|cohort|report
 # "Which trials were pooled in the X meta-analysis?": the items of one paper, not papers of the corpus
 IN_ONE_REPORT = re.compile(rf"\b(?:in|of|from|by) the (?:[^\s,;:?]+\s+){{0,6}}?{REPORT}\b", re.I)
 A_REPORT = re.compile(rf"\b{REPORT}\b", re.I)  # a side called a report: "the PK/PD study in MRSA pneumonia"
-# "the two studies", "each paper", "both trials": the question itself says its sides are separate reports
+# "the two studies", "each paper", "both trials", "the paper that A vs the one that B": the question itself says its
+# sides are separate reports
 SEPARATE_REPORTS = re.compile(r"\b(?:studies|trials|papers|reviews|analyses|experiments|cohorts|reports|surveys|"
                               r"registries|works|articles|investigations|meta-analyses|abstracts)\b|"
-                              rf"\b(?:each|both|either|neither|other)\s+(?:[^\s,;:?]+\s+){{0,2}}?{REPORT}\b", re.I)
+                              rf"\b(?:each|both|either|neither|other)\s+(?:[^\s,;:?]+\s+){{0,2}}?{REPORT}\b|"
+                              rf"\b{REPORT}\b.*\bthe (?:other )?one (?:that|which|where|who|from|about|using|on)\b",
+                              re.I)
 
 COMPARE_RX = [
     re.compile(r"^(?:how|in what ways?) (?:does|do|is|are) (?P<a>.+?) (?:differ|different) (?:from|to|than)"
@@ -62,6 +65,10 @@ COMPARE_RX = [
     # "Personalized FL: the paper that A vs the one where B. How does each decide ...?": a lead, the sides as a
     # statement, then a question asking of each of them
     re.compile(rf"^(?:[^:.?]{{3,80}}:\s+)?(?!(?:{OPENER}|in|on)\b)(?P<a>[^:.?]+?) (?:vs\.?|versus) (?P<b>[^:?]+?)\.\s+"
+               rf"(?:{OPENER})\b[^?]*\b(?:each|both|they|their|them)\b[^?]*\??$", re.I),
+    # "Three attack papers: A, the one on B and C. What does each target?": a lead naming the group, its members as a
+    # statement, then a question asking of each of them
+    re.compile(rf"^[^:.?]{{3,80}}:\s+(?!(?:{OPENER}|in|on)\b)(?P<a>[^:.?]+?),?\s+and\s+(?P<b>[^:?]+?)\.\s+"
                rf"(?:{OPENER})\b[^?]*\b(?:each|both|they|their|them)\b[^?]*\??$", re.I),
     # "A vs B: ...", not "How many prompts were collected in the study of global versus local harms?"
     re.compile(rf"^(?!(?:{OPENER}|in|on)\b)(?P<a>[^:]+?) "

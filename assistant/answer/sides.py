@@ -75,7 +75,8 @@ def framed_sides(q: str, links: list[Link]) -> tuple[Side, ...]:
         m = rx.match(masked)
         if not m:
             continue
-        a, b = (_CLAUSE_END.sub("", m.group(g)) for g in ("a", "b"))
+        # "Compare how three papers judge: A, B and C": what comes before a colon in the first side is a lead
+        a, b = _CLAUSE_END.sub("", m.group("a").rsplit(": ", 1)[-1]), _CLAUSE_END.sub("", m.group("b"))
         items = [_ATTRIBUTE_OF.sub("", i) for i in (*split_items(a), *split_items(b))]
         shaped = [i for i in items[:-1] if _SIDE_START.match(i)] + items[-1:]  # (the last item ends the list)
         if len(items) > 2 and len(shaped) >= 2:  # "Compare cohort size and follow-up of the A, the B and the C"
