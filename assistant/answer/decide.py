@@ -177,7 +177,8 @@ def _single(t: _Trace, f: Findings) -> Decision:
         rule = "near_miss.passing" if status == "passing" else "near_miss.missing"
         why = (f"No indexed abstract is about {term}; it is only mentioned in passing." if status == "passing"
                else f"No indexed abstract mentions {term}.")
-        return t.abstain(rule, f"subject {term!r} is {status}; {n.content_words} content words", why)
+        ev = f" ; evidence {f.evidence.score:.2f}" if f.evidence else ""
+        return t.abstain(rule, f"subject {term!r} is {status}; {n.content_words} content words{ev}", why)
     if f.topic_absent:
         return t.abstain("topic.absent", f"{f.topic_absent!r} is used by no abstract",
                          f"No indexed abstract mentions {f.topic_absent}.")
