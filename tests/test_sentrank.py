@@ -132,11 +132,10 @@ def test_the_shown_sentence_giving_the_kind_of_value_asked_opens_the_answer(rank
     plain = Question(text.replace("what share of", "did"), text.replace("what share of", "did"), numeric=True)
     assert set(picks) == set(ranker.pick(plain, STUDY, scorer)) and 2 in picks
     assert picks[0] == 2
-    assert [int(answer_marks(q, s)) for s in STUDY] == [0, 0, 1, 0]  # whole marks: the kind of value
+    assert [answer_marks(q, s) for s in STUDY] == [0, 0, 1, 0]
     long_q = Question("How long was the follow-up?", "How long was the follow-up?",
                       asked="follow-up", numeric=True, measure="duration")
-    marks = [answer_marks(long_q, s) for s in STUDY]
-    assert marks[3] >= 1 > max(marks[:3]), marks
+    assert [answer_marks(long_q, s) for s in STUDY] == [0, 0, 0, 1]
     quoted = Question("Which group had a 83% rate of eosinophilic esophagitis?",
                       "Which group had a 83% rate of eosinophilic esophagitis?")
     assert [answer_marks(quoted, s) for s in STUDY] == [0, 0, 1, 0]

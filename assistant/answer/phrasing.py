@@ -184,15 +184,6 @@ NUMERIC = re.compile(
     re.I,
 )
 
-# a size asked without a number word ("how accurate is ...?", "how closely did ... agree?", "X's gain over Y?"):
-# only the answer's order reads it (a sentence giving a figure first), never whether the abstract must hold one
-DEGREE_ASKED = re.compile(
-    r"\bhow (?!(?:does|do|did|is|are|was|were|can|could|would|should|will|might|may|has|have|had|to|about|exactly|"
-    r"precisely|specifically|come|so|then|they|it|we|the|a|an|this|these|that|each|both)\b)(?:[a-z]+(?:ly|ate|ive|"
-    r"ent|ant|ble|ful|ous|ic|er|est)|old|young|high|low|deep|wide|close|good|strong|robust)\b"
-    r"|\b(?:gains?|speed-?ups?|improvements?|reductions?|drops?|increases?|decreases?)\s+(?:over|vs\.?|versus|"
-    r"compared (?:to|with)|relative to|against)\b", re.I)
-
 MEASURED = re.compile(  # "what X does Y achieve", "mean age of ...": a value is asked for
     r"\b(?:mean|median|average)\s+(?!(?:that|to|it|the|an?|for|in|of|by|when|we|they|this)\b)[a-z]|"
     r"\b(?:achieve|achieves|achieved|reach|reaches|reached|obtain|obtains|obtained|attain|attains|score|scores|get|gets|"

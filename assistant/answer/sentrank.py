@@ -30,8 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from .answerable import states_asked
-from .figures import MEASURES, figure_strings, has_figure
-from .phrasing import DEGREE_ASKED, LEAD, REPORT
+from .figures import MEASURES, figure_strings
 from .question import Question
 from .support import _NAMED, content_words
 
@@ -109,50 +108,18 @@ SHARE_ASKED = re.compile(r"\b(?:what|which|how large an?|how big an?)\s+(?:share
 SHARE_GIVEN = re.compile(r"\d\s?%|\bper ?cent\b|\b\d+\s+(?:of|out of)\s+\d+\b", re.I)
 
 
-def answer_marks(question: Question, sentence: str) -> float:
+def answer_marks(question: Question, sentence: str) -> int:
     """How plainly a sentence gives the value asked: it quotes a figure the question quotes ("linked to a 75%
     rate"), it states a value of the asked kind ("how long": a duration; "what share": a proportion). Of the
     shown sentences the one with most marks opens the answer (the ranker's order otherwise): an answer's first
-    sentence should hold the value asked, not the abstract's setting of it. A figure standing with the asked words
-    adds a fraction of a mark (`figure_with_asked_words`), so it only orders sentences otherwise equal."""
+    sentence should hold the value asked, not the abstract's setting of it."""
     q = question.standalone or question.text
     marks = int(bool(quoted_figures(q) & figure_strings(sentence)))
     if question.measure in MEASURES and MEASURES[question.measure][1].search(sentence):
         marks += 1
     if SHARE_ASKED.search(q) and SHARE_GIVEN.search(sentence):
         marks += 1
-    return marks + figure_with_asked_words(question, sentence)
-
-
-_IN_THE_PAPER = re.compile(rf"^(?:in|for|from) the [^,;:?]{{3,120}}?\b{REPORT}s?,\s+", re.I)
-_QUESTION_WORDS = frozenset(content_words("how much many what which who when where did does do is are was were "
-                                          "get got reach reached achieve achieved report reported"))
-
-
-def figure_with_asked_words(question: Question, sentence: str) -> float:
-    """A value asked and a figure given: the share of the asked words the sentence holds (the asked noun phrases,
-    "mean prevalence", not the setting the question describes; else the asked part after a lead, without the
-    paper's name), a fraction of a mark. "How much speech is in SeniorTalk and how many speakers took
-    part?": "55.53 hours of speech from 202 speakers" opens the answer, not "speech from people aged 75".
-
-    >>> q = Question("How much speech and how many speakers?", "How much speech and how many speakers?", numeric=True)
-    >>> figure_with_asked_words(q, "It holds 55 hours of speech from 202 speakers.")
-    1.0
-    >>> figure_with_asked_words(q, "Speech of people aged 75 and above is scarce.")
-    0.5
-    >>> figure_with_asked_words(q, "Speech from many speakers is scarce.")  # no figure
-    0.0
-    """
-    q = question.standalone or question.text
-    lead = LEAD.match(q)
-    asked = lead.group("ask") if lead else _IN_THE_PAPER.sub("", q)  # "In the bilateral trade paper, what ...?"
-    if not (question.numeric or any(a.numeric for a in question.more) or DEGREE_ASKED.search(asked)):
-        return 0.0
-    if not has_figure(re.sub(r"\[\d+\]", "", sentence)):
-        return 0.0
-    named = " ".join(a for a in (question.asked, *(m.asked for m in question.more)) if a)
-    words = content_words(named or asked) - content_words(" ".join(question.topic_names)) - _QUESTION_WORDS
-    return round(len(words & content_words(sentence)) / len(words), 3) if words else 0.0
+    return marks
 
 
 MIN_SHARE = 0.05  # a further sentence of the main paper (up to three) is shown when the ranker gives it this share
