@@ -247,7 +247,6 @@ PAPER_ON = re.compile(
 )
 
 
-
 # Whether the collection holds work on a topic, asked in a frame of function words, words for the collection and
 # words for looking ("Has anyone here used X?", "X - any papers?", "what work is there on X?", "I'm looking for X
 # work - what does the collection have?"): the topic is the one span of other words, and the question is a list.
@@ -269,7 +268,7 @@ def existence_topic(question: str) -> str:
     'spiking neural networks for object detection'
     >>> existence_topic("stock price forecasting with deep learning - any papers?")
     'stock price forecasting with deep learning'
-    >>> existence_topic("I'm looking for EEG-based emotion recognition work; what does the collection have?")
+    >>> existence_topic("I’m looking for EEG-based emotion recognition work; what does the collection have?")
     'EEG-based emotion recognition'
     >>> existence_topic("Has anyone tried to predict which puzzles people find funny?")  # a paper described
     ''
@@ -280,8 +279,8 @@ def existence_topic(question: str) -> str:
     """
     if PAPER_ON.search(question):
         return ""  # "Is there a paper on X?", "any work on X?": one paper on a topic, checked as such (prepare.py)
-    toks = list(re.finditer(r"[A-Za-z][\w\-']*|[^\sA-Za-z]", question))
-    low = [t.group(0).lower() for t in toks]
+    toks = list(re.finditer(r"[A-Za-z][\w\-'’]*|[^\sA-Za-z]", question))
+    low = [t.group(0).lower().replace("’", "'") for t in toks]  # "I’m" is "I'm"
     frame = FUNCTION_WORDS | _COLLECTION | _SOMEONE | _LOOKING
     topic = [i for i, t in enumerate(low) if t[0].isalpha() and t not in frame]
     if not topic:
