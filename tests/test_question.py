@@ -443,6 +443,9 @@ def test_a_second_clause_is_a_second_thing_asked(lex):
      "and Kite.", [("sparse speech router", None), ("token pruner for vision transformers", None), ("Kite", "p-kite")]),
     ("Three efficiency papers: Orca, the token pruning one and Kite. What does each save?",
      [("Orca", "p-orca"), ("token pruning", None), ("Kite", "p-kite")]),
+    # papers described by what they are ("the X one") and one named beside them: each is a side
+    ("Compare the speech routing one, the token pruning one, and Kite: what does each save?",
+     [("speech routing", None), ("token pruning", None), ("Kite", "p-kite")]),
 ])
 def test_a_side_may_be_a_description(lex, question, sides):
     q = analyze(question, None, lex)

@@ -52,7 +52,17 @@ from .phrasing import (
     WEAK_CUE,
     existence_topic,
 )
-from .sides import Side, clean, coordinated, described_sides, framed_sides, listed, side_in, with_described
+from .sides import (
+    MAX_SIDES,
+    Side,
+    clean,
+    coordinated,
+    described_sides,
+    framed_sides,
+    listed,
+    side_in,
+    with_described,
+)
 from .support import stem
 from .words import FUNCTION_WORDS, expand_contractions, fold_stated_topic
 
@@ -269,7 +279,11 @@ def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation,
         return Kind.LIST, (), crit or q
     described = described_sides(q, links) if CUE.search(q) or WEAK_CUE.search(q) else ()
     if described:  # "compare the A vs B trial with the C study", "the X study and the Y one. What did each find?"
-        return Kind.COMPARE, described, ""
+        # a paper named beside them is a side too ("the X one, the Y one, and Kite"), unless a description holds it
+        inside = " ".join(norm(s.text) for s in described)
+        named = [Side(link.name, link.paper_ids[:1]) for link in links if link.strong and norm(link.name) not in inside
+                 and link.paper_ids[:1] not in [s.paper_ids[:1] for s in described if s.paper_ids]]
+        return Kind.COMPARE, (*described, *named)[:MAX_SIDES], ""
     distinct: list[Link] = []
     for link in links:  # a term many abstracts use and none coins ("AUROC", "PCI") names no side
         if link.name not in shared and link.paper_ids[0] not in {d.paper_ids[0] for d in distinct}:
