@@ -3,7 +3,7 @@
 `analyze(question, conversation, lexicon)` returns a typed `Question`:
 
 - `kind`: SINGLE (one answer), COMPARE (2-4 sides, one table row each) or LIST ("which papers ...",
-  "are there abstracts on ...": every matching paper).
+  "are there abstracts on ...": every matching paper); read in `questionkind.py`.
 - `sides`: for comparisons, the papers the question names (linked through the corpus lexicon, so
   "A vs B vs C", "what does A add on top of B", "which is faster, A or B", "what do A and B have in
   common" all find their sides), or the phrases around "and"/"vs" when a side is a description
@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from enum import Enum
 
 from .conversation import Conversation
 from .figures import CARDINAL
@@ -37,10 +36,6 @@ from .phrasing import (
     ASKED_NP,
     ASKED_TAIL,
     CLAUSE,
-    CUE,
-    DESCRIBED_PAIR,
-    DESCRIBED_PAPER,
-    IN_ONE_REPORT,
     LEAD,
     LIST,
     MEASURE_ASKED,
@@ -48,29 +43,11 @@ from .phrasing import (
     NOT_NOUN,
     NUMERIC,
     TOPIC_AT,
-    TWO_PAPERS,
-    WEAK_CUE,
-    existence_topic,
 )
-from .sides import (
-    MAX_SIDES,
-    Side,
-    clean,
-    coordinated,
-    described_sides,
-    framed_sides,
-    listed,
-    side_in,
-    with_described,
-)
+from .questionkind import Kind, question_kind
+from .sides import Side
 from .support import stem
 from .words import FUNCTION_WORDS, expand_contractions, fold_stated_topic
-
-
-class Kind(str, Enum):  # noqa: UP042 - StrEnum would turn str() and f"{kind}" from "Kind.LIST" into "list"
-    SINGLE = "answer"
-    COMPARE = "compare"
-    LIST = "list"
 
 
 @dataclass(frozen=True)
@@ -136,7 +113,7 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
                    if referents or any(link.strong for link in topic_links if link.paper_ids[0] == p))
     topic_names = tuple(conversation.labels.get(p, p) for p in referents) if referents else tuple(pairs.values())
     shared = frozenset(k.name for k in links if not k.strong and lexicon.is_shared(k.name))
-    kind, sides, criterion = _kind(standalone, links, referents, conversation, original=q, shared=shared)
+    kind, sides, criterion = question_kind(standalone, links, referents, conversation, original=q, shared=shared)
     lead = LEAD.match(standalone)
     asking = lead.group("ask") if lead else standalone  # "... - which corpus?": the asked part is after the dash
     # a name in the lead describes the paper ("for the method that gives a black-box LM a memory: how much ...?")
@@ -254,65 +231,3 @@ def _name_runs(phrases: list[str], lexicon: Lexicon) -> list[str]:
                 out.append(" ".join(run))
             run = []
     return list(dict.fromkeys(out))
-
-
-def _kind(q: str, links: list[Link], referents: tuple[str, ...], conversation,
-          original: str = "", shared: frozenset[str] = frozenset()) -> tuple[Kind, tuple[Side, ...], str]:
-    m = LIST.match(q)
-    terse = m and next((g for g in ("c5", "c6", "c7") if m.group(g)), "")
-    if terse and (any(link.strong and link.name in q[m.start(terse):] for link in links)  # "anything on the cost of X?"
-                  # "which ones ...?" of the last answer
-                  or (terse == "c5" and conversation is not None and conversation.turns)):
-        m = None
-    if m and (len(referents) == 1 or (m.group("m10") and (any(link.strong for link in links) or referents
-                                                          or DESCRIBED_PAPER.search(q)))):
-        m = None  # "Which datasets are used by FedMerge?", "... in the paper on X?", "What models did they tune?"
-    if m and re.match(r"^(?:which|what) (?:experiments|trials|cohorts)\b", q, re.I) and IN_ONE_REPORT.search(q):
-        m = None  # "Which trials were pooled in the X meta-analysis?": the items of one paper
-    if m:
-        lead = next((g for g in ("m8", "m9", "m10", "m12") if m.group(g)), "")
-        crit = (f"{m.group(lead)} {m.group('c' + lead[1:])}" if lead
-                else next((g for g in m.groups() if g), ""))
-        crit = " ".join(crit.split())
-        crit = re.sub(r"^(?:(?:in|from|across) (?:the |this |my |our )?(?:corpus|collection|index|library|abstracts) "
-                      r"|here )?(?:that |which |who |to |about |on |in |of )?", "", crit, flags=re.I).strip(" ,?")
-        return Kind.LIST, (), crit or q
-    described = described_sides(q, links) if CUE.search(q) or WEAK_CUE.search(q) else ()
-    if described:  # "compare the A vs B trial with the C study", "the X study and the Y one. What did each find?"
-        # a paper named beside them is a side too ("the X one, the Y one, and Kite"), unless a description holds it
-        inside = " ".join(norm(s.text) for s in described)
-        named = [Side(link.name, link.paper_ids[:1]) for link in links if link.strong and norm(link.name) not in inside
-                 and link.paper_ids[:1] not in [s.paper_ids[:1] for s in described if s.paper_ids]]
-        return Kind.COMPARE, (*described, *named)[:MAX_SIDES], ""
-    distinct: list[Link] = []
-    for link in links:  # a term many abstracts use and none coins ("AUROC", "PCI") names no side
-        if link.name not in shared and link.paper_ids[0] not in {d.paper_ids[0] for d in distinct}:
-            distinct.append(link)
-    choice = (re.match(r"^(?:which|who)\b", q, re.I) and coordinated(q, distinct, ("or",))
-              if len(distinct) >= 2 else False)
-    in_list = 2 <= len(distinct) <= 4 and listed(q, distinct)  # "How do A, B and C avoid ...?": each side asked
-    if 2 <= len(distinct) <= 4 and (CUE.search(q) or choice or in_list
-                                    or (WEAK_CUE.search(q) and coordinated(q, distinct))):
-        # the coordinated phrases of a comparison frame are its sides; else the linked names (and described ones
-        # in their list)
-        return Kind.COMPARE, framed_sides(q, links) or with_described(q, distinct), ""
-    if len(referents) >= 2 and (CUE.search(q) or WEAK_CUE.search(original)):
-        labels = conversation.labels if conversation is not None else {}
-        return Kind.COMPARE, tuple(Side(labels.get(p, p), (p,)) for p in referents[:4]), ""
-    two = TWO_PAPERS.search(q) if len(distinct) < 2 else None
-    described = " ".join(g for g in (two.group("pre"), two.group("post")) if g) if two else ""
-    if described:  # "the two papers on X ...": the two papers that fit the description best
-        return Kind.COMPARE, (Side(described), Side(described)), ""
-    framed = framed_sides(q, links)
-    if framed:
-        return Kind.COMPARE, framed, ""
-    m = DESCRIBED_PAIR.search(q) if len(distinct) < 2 else None
-    if m and (CUE.search(q) or WEAK_CUE.search(q)
-              or (m.start() == 0 and re.match(r"\s*(?:[:;]|\s[-\u2013\u2014]\s)", m.group("end")))):
-        a, b = clean(m.group("a")), clean(m.group("b"))  # two descriptions side by side, each asked about
-        if a and b:
-            return Kind.COMPARE, (side_in(a, links), side_in(b, links)), ""
-    topic = existence_topic(q) if not referents and not any(link.strong for link in links) else ""
-    if topic:  # "Has anyone here used X?", "X - any papers?": the papers on X
-        return Kind.LIST, (), topic
-    return Kind.SINGLE, (), ""
