@@ -258,6 +258,7 @@ _LOOKING = frozenset("here there exist exists looking look searching search find
                      "know see used tried done cover covers covered contain contains hold holds i'm im please".split())
 _NOT_A_TOPIC = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how|that|is|are|was|were|been|being)\b"
                           r"|[?.;:]", re.I)
+_FRAME = FUNCTION_WORDS | _COLLECTION | _SOMEONE | _LOOKING
 EXISTENCE_TOPIC_WORDS = 6  # a longer span describes a paper in the asker's words ("Has anyone used X to Y over Z ...?")
 
 
@@ -281,8 +282,7 @@ def existence_topic(question: str) -> str:
         return ""  # "Is there a paper on X?", "any work on X?": one paper on a topic, checked as such (prepare.py)
     toks = list(re.finditer(r"[A-Za-z][\w\-'’]*|[^\sA-Za-z]", question))
     low = [t.group(0).lower().replace("’", "'") for t in toks]  # "I’m" is "I'm"
-    frame = FUNCTION_WORDS | _COLLECTION | _SOMEONE | _LOOKING
-    topic = [i for i, t in enumerate(low) if t[0].isalpha() and t not in frame]
+    topic = [i for i, t in enumerate(low) if t[0].isalpha() and t not in _FRAME]
     if not topic:
         return ""
     a, b = topic[0], topic[-1]

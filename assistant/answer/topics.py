@@ -55,10 +55,14 @@ def uses_every_word(hit: Hit, alternatives: list[list[str]]) -> bool:
     """The paper's label or abstract uses every word of some alternative as a word (any ending: "Kalman" in
     "Kalman filter", not "tackle" in "tackled" ... nor "conformal" in "conformance")."""
     text = f"{hit.title} {hit.text}"
-    words = re.findall(r"[A-Za-z][\w\-]*", text)
-    stems = {stem(w) for w in words + [part for w in words if "-" in w for part in w.split("-")]}
-    normed = norm(text)
+    stems, normed = _stems(text), norm(text)
     return any(alt and all((norm(w) in normed) if "-" in w else stem(w) in stems for w in alt) for alt in alternatives)
+
+
+def _stems(text: str) -> set[str]:
+    """The stems of a text's words and of the parts of its hyphenated words."""
+    words = re.findall(r"[A-Za-z][\w\-]*", text)
+    return {stem(w) for w in words + [part for w in words if "-" in w for part in w.split("-")]}
 
 
 def _tokens(criterion: str) -> list[str]:
@@ -71,16 +75,13 @@ def _acronym_of(word: str, text: str) -> bool:
     letters = re.sub(r"s$", "", word).lower()
     if not (2 <= len(letters) <= 6 and re.fullmatch(r"[A-Z]{2,6}s?", word)):
         return False
-    words = re.findall(r"[A-Za-z]+", text)
-    initials = "".join(w[0].lower() for w in words)
-    return letters in initials and any("".join(w[0].lower() for w in words[i:i + len(letters)]) == letters
-                                       for i in range(len(words) - len(letters) + 1))
+    return letters in "".join(w[0].lower() for w in re.findall(r"[A-Za-z]+", text))  # consecutive words' initials
 
 
-def uses_word(word: str, text: str) -> bool:
+def uses_word(word: str, text: str, stems: set[str] | None = None) -> bool:
     """The text uses the word in some form: the same stem ("sign", "signs"; not "design" nor "signal"), a longer
     word on a stem of five letters or more ("music", "musical"), a part of a hyphenated word, or for an acronym
-    its spelled-out words.
+    its spelled-out words. `stems`: the text's (`_stems`), when the caller has them.
 
     >>> uses_word("sign", "We design signal filters."), uses_word("robots", "robotic arms")
     (False, True)
@@ -88,8 +89,8 @@ def uses_word(word: str, text: str) -> bool:
     (True, False)
     """
     s = stem(word)
-    toks = {stem(x) for y in re.findall(r"[a-z][a-z0-9\-]*", text.lower()) for x in (y, *y.split("-"))}
-    return any(t == s or (len(s) >= 5 and t.startswith(s)) for t in toks) or _acronym_of(word, text)
+    return (any(t == s or (len(s) >= 5 and t.startswith(s)) for t in (_stems(text) if stems is None else stems))
+            or _acronym_of(word, text))
 
 
 def _names_topic(criterion: str) -> bool:
@@ -150,11 +151,12 @@ class TopicWords:
         without the word: a recommender paper's sentence is nearer "recommendation systems" than "music
         recommendation systems")."""
         text = f"{hit.title} {hit.text}"
+        stems, whole = _stems(text), " ".join(_tokens(criterion))
         out = []
         for word, rest in essential:
-            if uses_word(word, text):
+            if uses_word(word, text, stems):
                 continue
-            with_word, without = self.scorer.cosines(sentence, [" ".join(_tokens(criterion)), rest])
+            with_word, without = self.scorer.cosines(sentence, [whole, rest])
             if with_word < without:
                 out.append(word)
         return tuple(out)
