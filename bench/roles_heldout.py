@@ -2,9 +2,10 @@
 
     .venv/bin/python bench/roles_heldout.py [--out roles-heldout.json]
 
-`eval/roles-heldout.jsonl`: every sentence of 20 abstracts of the held-out corpora (arxiv-gr-iv, arxiv-it-ce,
-scifact), labelled problem / method / data / result / other by a reader who saw neither the role model nor its
-rules nor its training data (2026-12-03); stored as ids, sentence hashes and roles, the text rebuilt from
+`eval/roles-heldout.jsonl`: every sentence of 44 abstracts of the held-out corpora (arxiv-gr-iv, arxiv-it-ce,
+scifact), labelled problem / method / data / result / other by readers who saw neither the role model nor its
+rules nor its training data (20 abstracts on 2026-12-03, 24 more, picked by a hash among those of 4-12
+sentences, by a second reader on 2026-12-03 evening); stored as ids, sentence hashes and roles, the text rebuilt from
 ../shared/data through the corpus builder and the reader a user's file goes through. Each abstract's
 sentences are classified together (`roles.classify`) and each sentence alone; and the comparison table's
 cells are filled as the table fills them (`roles.assign`, pointer sentences skipped): `cells` is the share of
