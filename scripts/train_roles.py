@@ -321,6 +321,7 @@ def main() -> None:
     trans = transitions([a for a in train if a["source"] != "arxiv-silver"], args.trans)
 
     import assistant.answer.roles as roles
+    from assistant.answer.prose import is_debris
 
     model = {"labels": list(LABELS), "features": list(FEATURES), "embedder": EMBEDDER,
              "coef": coef.round(5).tolist(), "intercept": intercept.round(5).tolist(),
@@ -348,6 +349,12 @@ def main() -> None:
             for s, g, p in zip(ss, gold, after):
                 if g != p:
                     print(f"   {g} -> {p}: {s[:150]}")
+        cells = [(a["labels"][i], column.lower()) for a in sets for column, i in roles.assign(
+            a["sentences"], skip=frozenset(k for k, s in enumerate(a["sentences"]) if is_debris(s)),
+            embed=embed).items() if i is not None and a["labels"][i] is not None]
+        hits = sum(g == c for g, c in cells)
+        figures[name]["cells"] = {"n": len(cells), "accuracy": round(hits / max(len(cells), 1), 3)}
+        print(f"CELLS  {name}: {figures[name]['cells']['accuracy']:.3f} of {len(cells)} table cells in the gold column")
         if before:
             old = [lab for a in sets for lab in before(a["sentences"])]
             figures[name]["before"] = report(f"BEFORE {name}", gold, old)
