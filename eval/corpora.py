@@ -228,6 +228,7 @@ RUNS: dict[str, Run] = {r.name: r for r in (
     *(Run(n, n, s.role) for n, s in SPECS.items()),
     Run("pubmedqa-own", "pubmedqa", "tune", pubmedqa_own=300),
     Run("pubmedqa-b", "pubmedqa", "tune", questions="pubmedqa-b"),
+    Run("arxiv-cv-lg-b", "arxiv-cv-lg", "tune", questions="arxiv-cv-lg-b"),
 )}
 
 

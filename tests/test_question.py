@@ -1126,3 +1126,24 @@ def test_a_stated_topic_then_a_question_pointing_back_at_it_is_asked_of_the_topi
     assert q.standalone.startswith("I remember a paper on sparse routing")
     q = analyze("A study on token pruning found a surprise. What did it use?", None, lex)  # "it" is the study
     assert q.standalone == "A study on token pruning found a surprise. What did it use?"
+
+
+@pytest.mark.parametrize("question, sides", [
+    ("how do Orca and the token pruning method (Lumen) decide what to drop?", [("Orca", ("p-orca",)),
+                                                                             ("Lumen", ("p-lumen",))]),
+    ("For efficiency, what did Kite and Lumen each trade away?", [("Kite", ("p-kite",)), ("Lumen", ("p-lumen",))]),
+    ("How do the speech Orca paper and Kite handle data?", [("Orca", ("p-orca",)), ("Kite", ("p-kite",))]),
+])
+def test_names_that_are_the_coordinated_subject_of_one_verb_are_each_answered(lex, question, sides):
+    """'How do A and the X method (B) decide ...?': both papers are asked about, so both are sides."""
+    q = analyze(question, None, lex)
+    assert q.kind is Kind.COMPARE and [(s.text, s.paper_ids) for s in q.sides] == sides, q.sides
+
+
+@pytest.mark.parametrize("question", [
+    "How do Orca's FLOPs relate to Lumen?",  # a relation between the names, not one subject
+    "How does Orca use fewer FLOPs on LibriSpeech?",  # one paper
+    "What do we know about Orca and how it beats Whisper?",
+])
+def test_a_name_after_a_relation_word_is_no_co_subject(lex, question):
+    assert analyze(question, None, lex).kind is Kind.SINGLE

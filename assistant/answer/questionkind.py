@@ -14,7 +14,18 @@ from enum import Enum
 from .linker import Link
 from .nameforms import norm
 from .phrasing import CUE, DESCRIBED_PAIR, DESCRIBED_PAPER, IN_ONE_REPORT, LIST, TWO_PAPERS, WEAK_CUE, existence_topic
-from .sides import MAX_SIDES, Side, clean, coordinated, described_sides, framed_sides, listed, side_in, with_described
+from .sides import (
+    MAX_SIDES,
+    Side,
+    clean,
+    coordinated,
+    described_sides,
+    framed_sides,
+    joint_subject,
+    listed,
+    side_in,
+    with_described,
+)
 
 
 class Kind(str, Enum):  # noqa: UP042 - StrEnum would turn str() and f"{kind}" from "Kind.LIST" into "list"
@@ -59,6 +70,10 @@ def question_kind(q: str, links: list[Link], referents: tuple[str, ...], convers
             distinct.append(link)
     choice = (re.match(r"^(?:which|who)\b", q, re.I) and coordinated(q, distinct, ("or",))
               if len(distinct) >= 2 else False)
+    # "how do A and the X model (B) decide ...?": each side asked
+    joint = joint_subject(q, distinct) if 2 <= len(distinct) <= 4 else ()
+    if joint:
+        return Kind.COMPARE, joint, ""
     in_list = 2 <= len(distinct) <= 4 and listed(q, distinct)  # "How do A, B and C avoid ...?": each side asked
     if 2 <= len(distinct) <= 4 and (CUE.search(q) or choice or in_list
                                     or (WEAK_CUE.search(q) and coordinated(q, distinct))):
