@@ -725,3 +725,52 @@ def test_examples_a_list_criterion_gives_are_not_alternatives_to_it(make):
     assert ans.abstained and "music" in ans.answer, ans.answer  # "diffusion models" is an example, not the topic
     ans = a.ask("any music generation papers in this set?")  # a list ("... papers in this set?"), and none matches
     assert ans.abstained and [s.rule for s in ans.trace][-1].startswith("list."), ans.trace
+
+
+def test_a_name_two_papers_coin_means_the_one_the_question_is_about(make_minilm):
+    """'SAP' is coined by a panorama segmenter (its title) and by a reasoning method for vision-language models:
+    a question about hallucination in VLMs means the second, in a comparison and asked alone."""
+    seg = Record("p-sap-seg", "Panoramas degrade foundation models. We introduce Segment Any 4K Panorama (SAP), a "
+                 "foundation model for 4K panoramic instance segmentation trained on synthetic 360-degree scenes.",
+                 label="SAP: Segment Any 4K Panorama", source="c.jsonl")
+    vlm = Record("p-sap-vlm", "Vision-language models hallucinate objects during long reasoning. We propose "
+                 "Saliency-Aware Principle (SAP) selection, a training-free method that picks reasoning principles "
+                 "by visual saliency. SAP reduces object hallucination on three VLM benchmarks.",
+                 label="Saliency-aware multi-route thinking", label_derived=True, source="c.jsonl")
+    a, _ = make_minilm(extra=[seg, vlm])
+    ans = a.ask("Prune&Comp and SAP are both training-free. How does each reduce its problem, and what does SAP "
+                "do about hallucination in vision-language models?")
+    assert ans.kind == "compare" and "p-sap-vlm" in {c.paper_id for c in ans.citations}, ans.answer
+    assert "p-sap-seg" not in {c.paper_id for c in ans.citations}, ans.answer
+    ans = a.ask("How does SAP reduce hallucination in vision-language models?")
+    assert ans.citations and ans.citations[0].paper_id == "p-sap-vlm", ans.answer
+    assert any(t["rule"] == "name.by_retrieval" for t in ans.to_json()["trace"]), ans.trace
+    ans = a.ask("How does SAP segment 4K panoramas?")
+    assert ans.citations and ans.citations[0].paper_id == "p-sap-seg", ans.answer
+
+
+def test_a_list_of_alternative_topics_takes_papers_covering_either(make_minilm):
+    """'event cameras / neuromorphic sensors': a paper on event cameras that never says 'neuromorphic' qualifies,
+    as does a neuromorphic one; a paper on ordinary cameras does not. 'X recognition or translation' is one scope."""
+    event = Record("p-event", "Event cameras capture brightness changes asynchronously. We track eyes with an "
+                   "event camera at 1 kHz on a microcontroller.", label="Event-based eye tracking", source="c.jsonl")
+    neuro = Record("p-neuro", "Neuromorphic sensors mimic the retina. We review neuromorphic vision sensor hardware "
+                   "and spiking algorithms.", label="Neuromorphic vision sensors: a review", source="c.jsonl")
+    rgb = Record("p-rgb", "Ordinary RGB cameras blur under fast motion. We deblur smartphone camera photos with a "
+                 "diffusion prior.", label="Deblurring phone photos", source="c.jsonl")
+    a, _ = make_minilm(extra=[event, neuro, rgb])
+    ans = a.ask("Which papers work with event cameras / neuromorphic sensors?")
+    assert {c.paper_id for c in ans.citations} == {"p-event", "p-neuro"}, ans.answer
+
+
+def test_a_paper_asked_for_by_a_name_no_abstract_is_about_declines(make):
+    """'Summarise the MLP-Mixer token-mixing paper': a name only discussed (linked by repetition) asked as a
+    paper's own name declines, whatever words stand between the name and 'paper'."""
+    extra = [Record("p-mixer", "Token mixing with MLPs is cheap. Compared with MLP-Mixer, our pooling mixer halves the "
+                    "cost; MLP-Mixer needs more memory.", label="Pooling mixer", label_derived=True, source="c.jsonl")]
+    a, _ = make(extra=extra, **{"answer.model": "extractive"})
+    a._model = None
+    for q in ("Can you summarise the MLP-Mixer token-mixing paper?", "What did the MLP-Mixer paper find?"):
+        ans = a.ask(q)
+        assert ans.abstained and any(t["rule"] == "name.only_discussed" for t in ans.to_json()["trace"]), ans.answer
+    assert not a.ask("What does the pooling mixer halve compared with MLP-Mixer?").abstained

@@ -51,6 +51,17 @@ def test_authors_and_year_come_from_the_record_and_are_cited(make):
     assert "Cy Park" in ans.answer and "2024" in ans.answer and ans.answer.rstrip().endswith("[1].")
 
 
+def test_a_field_asked_of_a_name_no_paper_is_about_is_not_the_papers(make):
+    """'what year was the LLaMA-3-8B model released?': a model the Prune&Comp abstract only mentions; its year is
+    in no record, and Prune&Comp's own year would be a wrong answer."""
+    a = make()
+    ans = a.ask("In the Prune&Comp paper, what year was the LLaMA-3-8B model released?")
+    assert ans.abstained and "2024" not in ans.answer, ans.answer
+    assert any(t["rule"] == "metadata.not_a_paper" and "LLaMA" in t["detail"] for t in ans.to_json()["trace"])
+    ans = a.ask("In what year was Prune&Comp published?")  # the paper's own name: answered from its record
+    assert not ans.abstained and "2024" in ans.answer, ans.answer
+
+
 def test_an_empty_field_is_not_recorded(make):
     a = make()
     ans = a.ask("Who wrote the paper on lightweight underwater object detection?")

@@ -86,7 +86,9 @@ def weigh_compare(p: Prepared, lexicon: Lexicon, scorer: SupportScorer, th: floa
         titled = bool(hs) and quotes_title(s.text, hs[0])
         found = bool(hs) and bool(s.paper_ids or titled or not weak or (sure and agree >= floor))
         p.side_found.append(found)
-        hows.append("not retrieved" if not hs else "named" if s.paper_ids else "its title quoted" if titled
+        rechosen = any(c.startswith(f"{s.text}: ") for c in p.rechosen)  # several papers coin the name
+        hows.append("not retrieved" if not hs else "named, of the papers coining it retrieval's first" if rechosen
+                    else "named" if s.paper_ids else "its title quoted" if titled
                     else f"evidence {e.score:.2f} answers"
                     if not weak else f"retrieval agreement {agree:.2f} >= {floor:.2f}"
                     if found else why_weak)

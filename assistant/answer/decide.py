@@ -32,6 +32,8 @@ ANSWER, PARTIAL, ABSTAIN, PASS = "answer", "partial", "abstain", "pass"
 
 # id -> what the rule decides (the catalogue; docs/decisions.md says where each is measured and tested)
 RULES = MappingProxyType({
+    "metadata.not_a_paper": "a paper's authors, year or venue asked of a name no indexed abstract is about (a "
+                            "baseline, a dataset): no record holds them",
     "metadata.from_record": "a question for a paper's authors, year or venue, or 'the most recent paper on X', is "
                             "answered from the records' fields (when it names its paper, nothing else declined it, "
                             "or a 'most recent' question no named miss declined with a paper using every topic word)",
@@ -40,8 +42,8 @@ RULES = MappingProxyType({
                         "author/venue): say which filter, not that the topic is missing",
     "name.linked": "names in the question linked to the papers they name (the question's topic)",
     "name.unconfirmed": "a name linked to a paper retrieval did not find for the question is not the question's topic",
-    "name.by_retrieval": "a term several abstracts use and none coins ('GDM') means the paper retrieval ranks first "
-                         "for the whole question, not the first paper that defines it",
+    "name.by_retrieval": "a term several abstracts use and none coins ('GDM'), or a name several papers coin, means "
+                         "the paper retrieval ranks first for the whole question, not the first paper that defines it",
     "name.only_discussed": "the question asks for a named method's own paper and no abstract is about the name",
     "name.not_introduced": "the question asks for the paper that introduced a name ('the original X paper') and the "
                            "linked paper uses the name without coining it or heading its title with it",
@@ -131,6 +133,10 @@ def _metadata(t: _Trace, f: Findings, d: Decision) -> Decision:
     """Abstracts rarely state their authors or year: a question for them is answered from the records where it
     names its paper, where nothing else declined it, or ('the most recent paper on X': no abstract says
     "recent") where no named miss declined it."""
+    if f.metadata_of:
+        return t.abstain("metadata.not_a_paper", f"{', '.join(f.metadata)} asked of {f.metadata_of!r}, which no "
+                         "indexed abstract is about", "", f"No indexed paper is {f.metadata_of}, so its "
+                         f"{' and '.join(x for x in f.metadata if x != 'recent')} cannot be told from this corpus.")
     named = bool(f.names and f.names.topic_names)
     recent = "recent" in f.metadata and not d.why and (not d.abstain or f.on_topic > 0)  # weak evidence: on topic
     if not (named or not d.abstain or recent):
@@ -159,7 +165,7 @@ def _single(t: _Trace, f: Findings) -> Decision:
     for name in n.unconfirmed:
         t.add("name.unconfirmed", PASS, f"{name}: linked, but retrieval did not find its paper for this question")
     for change in n.rechosen:
-        t.add("name.by_retrieval", PASS, f"{change}: a term several abstracts use; retrieval's first of them")
+        t.add("name.by_retrieval", PASS, f"{change}: a term several abstracts use or papers coin; retrieval's first")
     if n.topic_names and not n.strong and not n.followup and n.own_paper_asked:
         return t.abstain("name.only_discussed", f"{n.topic_names[0]}: linked by repetition only, its own paper asked",
                          f"No indexed abstract is about {n.topic_names[0]}; it is only discussed in others.")
@@ -251,11 +257,11 @@ def _listing(t: _Trace, lf: ListFinding) -> Decision:
         return t.abstain("list.part_unmatched", ", ".join(lf.unmatched), missing)
     if not lf.matched:
         rare = f" and uses one of {', '.join(lf.distinctive)}" if lf.distinctive else ""
-        rare += f" and covers each of {', '.join(lf.essential)}" if lf.essential else ""
+        rare += f" and covers {_each_of(lf.essential)}" if lf.essential else ""
         return t.abstain("list.none_match", f"no retrieved abstract scores >= {lf.bar:.2f} for the criterion{rare}", "",
                          f"No indexed abstract matches “{lf.criterion}”.")
     rare = f", using one of {', '.join(lf.distinctive)}" if lf.distinctive else ""
-    rare += f", covering each of {', '.join(lf.essential)}" if lf.essential else ""
+    rare += f", covering {_each_of(lf.essential)}" if lf.essential else ""
     t.add("list.none_match", PASS, f"{lf.matched} paper(s) match at >= {lf.bar:.2f}{rare}")
     return t.done()
 
@@ -263,3 +269,8 @@ def _listing(t: _Trace, lf: ListFinding) -> Decision:
 # A near-miss asks about the name itself ("How does R-CNN propose regions?", "What does the CLIP paper say?": at most
 # 8 content words in every set); a longer question describes a paper in which the name is a detail (checked as one)
 NEAR_MISS_WORDS = 12
+
+
+def _each_of(alternatives: tuple[tuple[str, ...], ...]) -> str:
+    """'each of music, recommendation' or, per alternative, 'each of event, cameras or each of neuromorphic'."""
+    return " or ".join(f"each of {', '.join(words)}" for words in alternatives)

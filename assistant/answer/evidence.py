@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from ..index.sentences import split_sentences
 from ..types import Hit
 from .findings import EvidenceFinding
-from .linker import GENERIC, SHARED_BY
+from .lexbuild import GENERIC
+from .linker import SHARED_BY
 from .nameforms import norm
 from .support import _NAMED, SupportScorer, injected_sentences
 from .terms import spelled_out

@@ -83,7 +83,8 @@ class ListFinding:
     matched: int = 0  # papers with a sentence matching the criterion above the bar
     bar: float = 0.0
     distinctive: tuple[str, ...] = ()  # rare criterion words (stem prefixes): a listed paper uses one of them
-    essential: tuple[str, ...] = ()  # criterion words carrying part of its topic: a listed paper covers each
+    # criterion words carrying part of its topic, per alternative ("X or Y"): a listed paper covers each of one
+    essential: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -108,5 +109,6 @@ class Findings:
     listing: ListFinding | None = None
     filters: FilterFinding | None = None
     metadata: tuple[str, ...] = ()  # record fields the question asks for ('authors', 'year', 'venue', 'recent')
+    metadata_of: str = ""  # a name the fields are asked of that no indexed paper is about ("the HumanMAC baseline")
     on_topic: int = 0  # 'most recent paper on X': retrieved papers whose abstract uses every word of X
     within: str = ""  # a comparison inside one paper, answered about it: its sides and that paper

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .linker import GENERIC
+from .lexbuild import GENERIC
 from .nameforms import named_terms, norm
 from .support import stem
 

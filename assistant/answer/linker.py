@@ -2,8 +2,8 @@
 
 The index knows every paper's label, title and abstract; from them the `Lexicon` learns, per paper,
 the names it is *about* (its label's short head, acronyms it defines, "termed X" / "called X", and
-named terms it repeats) and every named term it merely *mentions*. Question understanding then rests
-on the corpus, not on phrasing patterns alone:
+named terms it repeats) and every named term it merely *mentions* (read in `lexbuild.py`). Question
+understanding then rests on the corpus, not on phrasing patterns alone:
 
 - `link(question)` finds the paper names in a question, longest match first, in the order written,
   so "How do GC ViT and xT differ?" has two sides and "the second one" later means xT;
@@ -31,42 +31,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
-from .nameforms import (
-    NAMED,
-    coined_names,
-    definitions,
-    described,
-    fold,
-    inner_capitals,
-    label_head,
-    modifies_longer_name,
-    norm,
-    sentence_before,
-    unknown_name,
-)
+from .lexbuild import COMMON, GENERIC, NameTables, read_names
+from .nameforms import NAMED, described, modifies_longer_name, norm, unknown_name
 from .support import stem
-from .words import FUNCTION_WORDS, OWN_WORK, is_english, is_word
+from .words import FUNCTION_WORDS, is_english, is_word
 
-COMMON = 3  # a name that is the subject of more papers than this is a common term
 MAX_NGRAM = 6
 SHARED_BY = 3  # a term this many abstracts use, none coining it, is shared: no compared paper, no named-subject relief
-GENERIC = frozenset(
-    "llm llms ai ml gnn gnns cnn cnns rl nlp fl moe vit vits gpu gpus sota api apis mlp mlps rnn rnns lstm "
-    "gan gans vae qa nn dnn dnns cv iot".split()
-)
-_OURS = re.compile(rf"{OWN_WORK}\b|\b(?:we|this (?:paper|work|study))\s+(?:call|name|term|dub|coin)\w*\b", re.I)
-_CITES = re.compile(r"\b(?:like|such as|e\.g\.|including|compared (?:with|to)|than|unlike|traditional|existing|prior|"
-                    r"previous|conventional|classic(?:al)?|popular|standard|widely used|well-known|similar|resembl\w*|"
-                    r"inspired by|based on|follow\w*|extends?|built (?:on|upon))", re.I)
 _INDEFINITE = re.compile(r"\b(?:a|an|any|another|some|every|each)\s+$", re.I)  # right before a term: a common noun
 # ... unless the term modifies the noun after it ("an IM shot", "a STEMI trial"): a word that is no function word
 _MODIFIES = re.compile(rf"[\s\-]+(?!(?:{'|'.join(map(re.escape, sorted(FUNCTION_WORDS)))})\b)[a-z][a-z\-]+")
-_ITS = re.compile(r"\b(?:our|its|the proposed|this (?:method|model|framework|approach|paper|work))\b", re.I)
-
-
 
 
 @dataclass(frozen=True)
@@ -78,16 +55,7 @@ class Link:
 
 
 @dataclass
-class Lexicon:
-    about: dict[str, dict[str, int]] = field(default_factory=dict)  # key -> {paper_id: strength}
-    mentions: dict[str, dict[str, int]] = field(default_factory=dict)  # key -> {paper_id: count}
-    display: dict[str, str] = field(default_factory=dict)  # paper_id -> its best short name
-    words: set[str] = field(default_factory=set)  # words the corpus writes in lower case
-    texts: list[str] = field(default_factory=list, repr=False)  # each paper's label and abstract, normalised
-    surface: dict[str, str] = field(default_factory=dict)  # key -> the corpus's spelling ("diffmoe" -> "DiffMoE")
-    acronym_words: set[str] = field(default_factory=set)  # names that are also common words: link only in capitals
-    owners: dict[str, set[str]] = field(default_factory=dict)  # key -> papers that coin it or head their label with it
-
+class Lexicon(NameTables):
     @cached_property
     def stems(self) -> frozenset[str]:
         """The corpus's lower-case words, stemmed ("recordings" and "recorded" share "record")."""
@@ -95,100 +63,8 @@ class Lexicon:
 
     @classmethod
     def build(cls, papers: Iterable[tuple[str, str, str, bool]]) -> Lexicon:
-        """From (paper_id, label or title, abstract, label_derived) tuples. A derived label (a phrase cut
-        from the abstract) names its paper only through a named head ("FedMerge: ..."); a capitalised
-        plain word ("Global: ...") that abstracts use in lower case is a word, not a name."""
-        papers = [(pid, fold(label), fold(text), derived) for pid, label, text, derived in papers]
-        lower_df: dict[str, int] = {}
-        for _, _, text, _ in papers:
-            for w in set(re.findall(r"\b[a-z][a-z\-]{2,}\b", text)):
-                lower_df[w] = lower_df.get(w, 0) + 1
-        lx = cls(words={w.replace("-", "") for w in lower_df},
-                 texts=[norm(f"{label} {text}") for _, label, text, _ in papers])
-        acronyms: dict[str, str] = {}  # paper -> a defined acronym, its name when nothing better names it
-        spelled: dict[str, dict[str, int]] = {}  # key -> {surface: count}
-        for pid, label, text, derived in papers:
-            counts: dict[str, int] = {}
-            for t in [m.group(0) for m in NAMED.finditer(f"{label}. {text}")] + [t for _, t in inner_capitals(text)]:
-                k = norm(t)
-                counts[k] = counts.get(k, 0) + 1
-                spelled.setdefault(k, {}).setdefault(t, 0)
-                spelled[k][t] += 1
-            for k, c in counts.items():
-                lx.mentions.setdefault(k, {})[pid] = c
-            names = {}
-            head = label_head(label)
-            titled = all(w[:1].isupper() for w in head.split())
-            if head and ((derived and " " in head and not (NAMED.search(head) or titled))
-                         or lower_df.get(head.lower(), 0) >= COMMON):
-                head = ""
-            if head:
-                names[head] = 3
-            coined: list[str] = []  # names the abstract gives its own work ("we propose X", "termed X")
-            for got in coined_names(text):
-                names.setdefault(got, 2)
-                if norm(got) not in GENERIC:
-                    coined.append(got)
-            defined = definitions(text)
-            for got, _ in defined:
-                names.setdefault(got.rstrip("-.,"), 2)
-            for m in NAMED.finditer(f"{label}. {text}"):
-                t = m.group(0)
-                if (counts.get(norm(t), 0) >= 2 or t in label) and not described(t, lower_df):
-                    names.setdefault(t, 1)
-            # An acronym the abstract defines for another's work and mentions at most twice is not this paper's
-            # name: when the paper has its own ("similar to Squeeze-Excitation Network (SENet)" in GC's), or when
-            # the definition cites it ("Traditional models like ... (GARCH)"). Discussed at length: kept.
-            mine = {norm(n) for n in [head, *coined] if n}
-            for a, start in defined:
-                said = sentence_before(text, start)
-                ours = bool(_OURS.search(said))
-                if ours:
-                    lx.owners.setdefault(norm(a), set()).add(pid)  # "We then introduce the ... (ENF) framework"
-                if ours or counts.get(norm(a), 0) > 2 or a in label or norm(a) in mine \
-                        or any(norm(a) in k or k in norm(a) for k in mine if k):
-                    continue  # its own
-                if _CITES.search(said) or (mine and not _ITS.search(said)):  # "Its router, a Dual Gating Unit (DGU)"
-                    names.pop(a, None)
-            if head and derived and coined and not any(norm(head) in norm(c) or norm(c) in norm(head) for c in coined):
-                names[head] = 1  # "CLIP: ..." cut from "CLIP (...) has attracted attention", the paper proposing MM-LG
-                head = ""
-            for n in (head, *coined):
-                if n:
-                    lx.owners.setdefault(norm(n), set()).add(pid)
-            own = {norm(n) for n in names}
-            for m in NAMED.finditer(text):  # "MIGA-Conv" in the MIGA abstract: a variant of its own name
-                t = m.group(0)
-                stem_name = re.split(r"[-&^]", t, maxsplit=1)[0]
-                if t != stem_name and norm(stem_name) in own and len(norm(stem_name)) >= 3:
-                    names.setdefault(t, 1)
-            for name, strength in names.items():
-                k = norm(name)
-                if " " not in name and lower_df.get(name.lower(), 0) >= COMMON:
-                    if not (strength >= 2 and name.isupper()):
-                        continue  # "Global", "Transformers": words the corpus writes in lower case
-                    lx.acronym_words.add(k)  # "we propose GUIDE (...)": a name only where written in capitals
-                elif name.isupper() and len(name) >= 3 and is_english(name.lower()):
-                    lx.acronym_words.add(k)  # "polyarteritis nodosa (PAN)" is no "Pan Masala"
-                if all(is_word(w, acronym_ok=strength >= 2) for w in re.findall(r"[A-Za-z0-9]+", name)):
-                    continue  # "It", "ALL", "Sort": an English word is no paper's name, whatever its case
-                spelled.setdefault(k, {}).setdefault(name, 0)
-                spelled[k][name] += 1
-                if len(k) >= 2 and k not in GENERIC:
-                    lx.about.setdefault(k, {})[pid] = max(strength, lx.about.get(k, {}).get(pid, 0))
-            defined = [n for n, st in names.items()
-                       if st == 2 and counts.get(norm(n), 0) >= 2 and norm(n) not in GENERIC]
-            best = head or next(iter(coined), "")
-            if best:
-                lx.display[pid] = best
-            elif defined:
-                acronyms[pid] = defined[0]
-        for pid, name in acronyms.items():  # "out-of-distribution (OOD)": a concept several papers use, not a paper
-            if len(lx.mentions.get(norm(name), {})) <= 1:
-                lx.display[pid] = name
-        lx.surface = {k: max(forms, key=forms.get) for k, forms in spelled.items()
-                      if k not in lx.words and not any(f.islower() for f in forms)}
-        return lx
+        """From (paper_id, label or title, abstract, label_derived) tuples (`lexbuild.read_names`)."""
+        return read_names(papers, cls)
 
     def restore_case(self, question: str) -> str:
         """A lower-case question written as the corpus writes its names ("what fid does diffmoe reach on
@@ -292,12 +168,21 @@ class Lexicon:
 
     def by_retrieval(self, name: str, pid: str, ranked: list[str]) -> str:
         """The paper a term means that no paper coins or heads its label with ("gestational diabetes mellitus
-        (GDM)", defined or repeated by several abstracts): of the papers using it, the one retrieval ranks first
-        for the whole question (`ranked`). A paper's own name keeps its paper; `pid` when none is ranked."""
+        (GDM)", defined or repeated by several abstracts), or that several coin: of those papers, the one retrieval
+        ranks first for the whole question (`ranked`). One paper's own name keeps its paper; `pid` when none is
+        ranked."""
+        owners = self.owners.get(norm(name), set())
+        if len(owners) >= 2:  # a name several papers coin ("SAP" for a segmenter and for a reasoning method)
+            return next((r for r in ranked if r in owners), pid)
         users = self.mentioned_in(name) | set(self.about.get(norm(name), {}))
-        if self.owners.get(norm(name)) or len(users) < 2:
+        if owners or len(users) < 2:
             return pid
         return next((r for r in ranked if r in users), pid)
+
+    def coiners(self, name: str) -> tuple[str, ...]:
+        """The papers that coin `name` or head their label with it, when several do (else ())."""
+        owners = self.owners.get(norm(name), set())
+        return tuple(sorted(owners)) if len(owners) >= 2 else ()
 
     def holding(self, links: list[Link], terms: list[str]) -> str:
         """Of the papers `links` could mean, the only one whose abstract mentions every name of the question

@@ -106,7 +106,8 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
     unmatched = tuple(x for x in parts if not any(norm(x) in t for t in normed.values()))
     rare_words = topics.distinctive_words(q.criterion)  # one list per alternative ("X or Y"): [] where one needs none
     rare = keys(rare_words)
-    essential = topics.essential_words(core)  # "music" in "music recommendation systems"
+    # "music" in "music recommendation systems"; per alternative ("event cameras / neuromorphic sensors")
+    essential = topics.essential_alternatives(core)
     if not unmatched:
         for h in candidates(p.hits, q.criterion):  # the first LIST_SHOW, then those using every criterion word
             if parts and not all(norm(x) in normed[h.paper_id] for x in parts):
@@ -117,11 +118,11 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
             row = scorer.matrix(list(dict.fromkeys([q.criterion, core])), sents).max(axis=0)
             row[[is_debris(s) for s in sents]] = -1.0  # "Our code is available at URL" shows no paper meets it
             j = int(row.argmax())
-            if essential and topics.lacks(essential, core, h, sents[j]):
+            if topics.lacks_all(essential, h, sents[j]):
                 continue  # a recommender paper does not meet "music recommendation systems"
             if row[j] >= bar or (row[j] >= bar - LEXICAL_RELIEF and uses_every_word(h, rare_words)):
                 p.rows.append((h, j, sents[j]))
     listed = [h for h, _, _ in p.rows]
     p.hits = listed + [h for h in p.hits if h not in listed]  # the listed papers lead what the answer retrieved
     return ListFinding(q.criterion, parts, unmatched, len(p.rows), bar, tuple(w for alt in rare for w in alt),
-                       tuple(w for w, _ in essential))
+                       tuple(tuple(w for w, _ in words) for _, words in essential if words))

@@ -36,6 +36,19 @@ def asks_metadata(question: str) -> tuple[str, ...]:
     return tuple(f for f, rx in _ASKS if rx.search(question))
 
 
+def asked_of(question: str) -> str:
+    """The words a record field is asked of: from the first metadata cue to the end of its clause ("what year
+    was the HumanMAC baseline published", "who wrote the DINOv2 paper"); "" when none is asked.
+
+    >>> asked_of("In the MDC paper, what year was the HumanMAC baseline published? And its FID?")
+    'what year was the HumanMAC baseline published'
+    """
+    starts = [m.start() for _, rx in _ASKS for m in [rx.search(question)] if m]
+    if not starts:
+        return ""
+    return re.split(r"[?;,]", question[min(starts):], maxsplit=1)[0].strip()
+
+
 def on_topic(question: str, hits: list[Hit]) -> list[Hit]:
     """Of the first ten papers retrieved, those whose abstract uses every content word of the topic asked
     ("the most recent paper on protein folding": 'protein' and 'folding'); [] when the question names none."""

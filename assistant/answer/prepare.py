@@ -37,12 +37,12 @@ from .findings import CompareFinding, DetailFinding, EvidenceFinding, FilterFind
 from .lexcache import LexiconCache
 from .linker import Lexicon
 from .listsize import LIST_POOL, LIST_SHOW, weigh_list
-from .metadata_asked import asks_metadata, on_topic
-from .nameforms import norm
+from .metadata_asked import asked_of, asks_metadata, on_topic
+from .nameforms import named_terms, norm
 from .naming import names_for
 from .phrasing import DESCRIBED_PAPER, LEAD, ORIGINAL, OWN_PAPER, PAPER_ON, YES_NO
 from .question import Ask, Kind, analyze
-from .sides import shared_context
+from .sides import Side, shared_context
 from .state import Prepared
 from .support import SupportScorer, content_words
 from .topics import TopicWords, uses_distinctive
@@ -89,7 +89,7 @@ class Preparer:
         p.topic, p.topic_names = q.topic, q.topic_names
         if q.kind is Kind.COMPARE:
             context = shared_context(q.standalone, [s.text for s in q.sides])
-            p.sides = [self._search(side.text, 1, p.filters, side.paper_ids) if side.paper_ids
+            p.sides = [self._search(side.text, 1, p.filters, self._coined_by(side, context, p)) if side.paper_ids
                        else self._described(side.text, p.filters, context) for side in q.sides]
             p.side_specs = list(q.sides)
             p.hits = _unique([h for side in p.sides for h in side[:1]])
@@ -122,6 +122,17 @@ class Preparer:
             p.hits = hits
         p.timings["retrieval_s"] = time.perf_counter() - t
         return p
+
+    def _coined_by(self, side: Side, context: str, p: Prepared) -> tuple[str, ...]:
+        """A named side's paper; of several papers coining the name, the one retrieval ranks first for the name
+        with what the question says of every side (noted in `p.rechosen`)."""
+        rivals = self.lexicon.get().coiners(side.text)
+        if not rivals:
+            return side.paper_ids
+        best = [h.paper_id for h in self._search(f"{side.text} {context}".strip(), 1, p.filters, rivals)][:1]
+        if best and best[0] != side.paper_ids[0]:
+            p.rechosen += (f"{side.text}: {side.paper_ids[0]} -> {best[0]}",)
+        return tuple(best) or side.paper_ids
 
     def _described(self, text: str, filters: Filters | None, context: str = "", keep: int = 3) -> list[Hit]:
         """Papers for a side given by description, searched with what the question says of all sides (`context`:
@@ -160,6 +171,10 @@ class Preparer:
         f.filters = _filter_finding(p)
         if p.kind is Kind.SINGLE and p.hits:
             f.metadata = asks_metadata(q.text)
+            # "what year was the HumanMAC baseline published?": a name only mentioned is no record's paper
+            f.metadata_of = next((t for t in named_terms(asked_of(q.text), capitalised=True)
+                                  if lexicon.status(t) in ("passing", "missing") and not lexicon.is_common(t)
+                                  and not any(norm(t) in norm(k.name) for k in q.links)), "") if f.metadata else ""
             p.on_topic = on_topic(q.text, p.hits) if "recent" in f.metadata else []
             f.on_topic = len(p.on_topic)
         p.findings = f

@@ -218,8 +218,8 @@ def joint_subject(q: str, links: list[Link]) -> tuple[Side, ...]:
     >>> q = "how do RTPrune and the remote sensing token compressor (UHR-BAT) decide which tokens to keep?"
     >>> joint_subject(q, [Link("RTPrune", 7, ("a",)), Link("UHR-BAT", 56, ("b",))])
     (Side(text='RTPrune', paper_ids=('a',)), Side(text='UHR-BAT', paper_ids=('b',)))
-    >>> q = "So how do the diffusion-based NTIRE UGC entry and HiTokSR bring in priors?"
-    >>> joint_subject(q, [Link("NTIRE", 30, ("a",)), Link("UGC", 36, ("b",)), Link("HiTokSR", 50, ("c",))])
+    >>> q = "For speed, how do the diffusion-based NTIRE UGC entry and HiTokSR bring in priors?"
+    >>> joint_subject(q, [Link("NTIRE", 38, ("a",)), Link("UGC", 44, ("b",)), Link("HiTokSR", 58, ("c",))])
     (Side(text='diffusion-based NTIRE UGC entry', paper_ids=()), Side(text='HiTokSR', paper_ids=('c',)))
     >>> joint_subject("How do RTPrune's tokens relate to UHR-BAT?", [Link("RTPrune", 7, ("a",)),
     ...                                                               Link("UHR-BAT", 34, ("b",))])

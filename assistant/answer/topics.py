@@ -104,6 +104,12 @@ def _names_topic(criterion: str) -> bool:
     return not _CLAUSE.search(criterion) and len(words) <= TOPIC_WORDS
 
 
+# an alternative that is a whole topic of its own: two to four words, no preposition or verb linking it to more
+# ("event cameras", "neuromorphic sensors"; not "translation" of "sign language recognition or translation")
+_PARALLEL = re.compile(r"(?!.*\b(?:for|in|of|on|with|from|to|by|into|about|using|do|does|use|that|which)\b)"
+                       r"[\w\-]+(?:\s+[\w\-]+){1,3}", re.I)
+
+
 class TopicWords:
     def __init__(self, lexicon, scorer: SupportScorer) -> None:
         self.lexicon, self.scorer = lexicon, scorer  # lexicon: the LexiconCache (rebuilt when the corpus changes)
@@ -144,6 +150,22 @@ class TopicWords:
             return ()  # one topic word: the sentence check is the whole criterion
         vecs = self.scorer.vectors([" ".join(toks), *(rest for _, rest in cands)])
         return tuple(c for c, cos in zip(cands, vecs[1:] @ vecs[0]) if cos < ESSENTIAL)
+
+    def essential_alternatives(self, criterion: str) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+        """Each alternative of a criterion naming topics ("event cameras / neuromorphic sensors", "X or Y") with
+        its essential words: a listed paper covers those of one alternative (`lacks_all`). A criterion that is no
+        list of topics is its own one alternative."""
+        alternatives = [a.strip() for a in re.split(r"\s+or\s+|/", criterion) if a.strip()]
+        if len(alternatives) < 2 or not all(_PARALLEL.fullmatch(a) for a in alternatives):
+            alternatives = [criterion]  # "recognition or translation", "X for hospital or imaging data": one scope
+        return tuple((a, self.essential_words(a)) for a in alternatives)
+
+    def lacks_all(self, alternatives: tuple[tuple[str, tuple[tuple[str, str], ...]], ...], hit: Hit,
+                  sentence: str) -> tuple[str, ...]:
+        """What the paper lacks of the alternative it covers best: () when it covers every essential word of one
+        (`essential_alternatives`), else the words it lacks of the first."""
+        missing = [self.lacks(words, alt, hit, sentence) for alt, words in alternatives if words]
+        return () if len(missing) < len(alternatives) or not all(missing) else missing[0]
 
     def lacks(self, essential: tuple[tuple[str, str], ...], criterion: str, hit: Hit, sentence: str) -> tuple[str, ...]:
         """The essential words (`essential_words`) a paper lacks: neither used in its title or abstract nor
