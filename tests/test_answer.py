@@ -761,16 +761,3 @@ def test_a_list_of_alternative_topics_takes_papers_covering_either(make_minilm):
     a, _ = make_minilm(extra=[event, neuro, rgb])
     ans = a.ask("Which papers work with event cameras / neuromorphic sensors?")
     assert {c.paper_id for c in ans.citations} == {"p-event", "p-neuro"}, ans.answer
-
-
-def test_a_paper_asked_for_by_a_name_no_abstract_is_about_declines(make):
-    """'Summarise the MLP-Mixer token-mixing paper': a name only discussed (linked by repetition) asked as a
-    paper's own name declines, whatever words stand between the name and 'paper'."""
-    extra = [Record("p-mixer", "Token mixing with MLPs is cheap. Compared with MLP-Mixer, our pooling mixer halves the "
-                    "cost; MLP-Mixer needs more memory.", label="Pooling mixer", label_derived=True, source="c.jsonl")]
-    a, _ = make(extra=extra, **{"answer.model": "extractive"})
-    a._model = None
-    for q in ("Can you summarise the MLP-Mixer token-mixing paper?", "What did the MLP-Mixer paper find?"):
-        ans = a.ask(q)
-        assert ans.abstained and any(t["rule"] == "name.only_discussed" for t in ans.to_json()["trace"]), ans.answer
-    assert not a.ask("What does the pooling mixer halve compared with MLP-Mixer?").abstained

@@ -215,9 +215,8 @@ DESCRIBED_PAPER = re.compile(  # the question describes the paper it means: "In 
     r"|\bI (?:remember|recall)\b",
     re.I,
 )
-# a paper asked for by a name ("the KeyMorph paper", "the KeyMorph registration paper", "according to the X paper")
-OWN_PAPER = re.compile(r"\b(?:its|their) own paper\b|"
-                       r"\bthe (?-i:[^\s,?]*[A-Z][^\s,?]*)(?:\s+(?-i:[a-z][a-z\-]*)){0,2}\s+paper\b", re.I)
+OWN_PAPER = re.compile(r"\b(?:its|their) own paper\b|\baccording to the (?P<n>[^\s,?]+) paper\b|"
+                       r"\bthe (?P<m>[^\s,?]+) paper (?:propose|introduce|present|describe|say|report)", re.I)
 # the paper that introduced a name is asked for: "Summarize the original X paper", "X's original study"
 ORIGINAL = re.compile(r"\boriginal\s+(?:[^\s,?]+\s+){0,5}?(?:paper|study|article|publication|report|trial)\b|"
                       r"\b(?:paper|study|article|work) that (?:first )?(?:introduced|proposed|coined)\b", re.I)
