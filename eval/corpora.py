@@ -229,6 +229,7 @@ RUNS: dict[str, Run] = {r.name: r for r in (
     Run("pubmedqa-own", "pubmedqa", "tune", pubmedqa_own=300),
     Run("pubmedqa-b", "pubmedqa", "tune", questions="pubmedqa-b"),
     Run("arxiv-cv-lg-b", "arxiv-cv-lg", "tune", questions="arxiv-cv-lg-b"),
+    Run("arxiv-ai-ro-b", "arxiv-ai-ro", "tune", questions="arxiv-ai-ro-b"),
 )}
 
 
