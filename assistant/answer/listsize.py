@@ -51,7 +51,9 @@ def list_header(found: int, show: int, criterion: str, complete: bool) -> str:
 _DOING = re.compile(
     r"^(?:(?:use|uses|used|using|involve|involves|involved|involving|propose|proposes|study|studies|studied|address|"
     r"addresses|apply|applies|employ|employs|examine|examines|investigate|investigates|target|targets|mention|"
-    r"mentions|discuss|discusses|concern|concerns)\s+"
+    r"mentions|discuss|discusses|concern|concerns|tackle|tackles|solve|solves|handle|handles|explore|explores|"
+    r"cover|covers|consider|considers|analy[sz]e|analy[sz]es|present|presents|introduce|introduces|develop|"
+    r"develops)\s+"
     # a verb (base form, as after "papers that"), not a noun ("transformers for", "learning in")
     r"|(?-i:[a-z]+(?<!s)(?<!ing))\s+(?:(?:their|its|the)\s+[a-z]+\s+)?(?:on|with|in|for|about|into)\s+)(?=\S)", re.I)
 
@@ -61,9 +63,10 @@ def criterion_core(criterion: str) -> str:
 
     >>> [criterion_core(c) for c in ("evaluate on KITTI", "deploy their models on microcontrollers",
     ...                                "involve robotic surgery", "federated learning", "learning in healthcare",
-    ...                                "transformers for vision")]  # doctest: +NORMALIZE_WHITESPACE
+    ...                                "transformers for vision", "tackle multi-agent path finding")]
+    ... # doctest: +NORMALIZE_WHITESPACE
     ['KITTI', 'microcontrollers', 'robotic surgery', 'federated learning', 'learning in healthcare',
-     'transformers for vision']
+     'transformers for vision', 'multi-agent path finding']
     """
     return _DOING.sub("", criterion.strip(" .?")).strip() or criterion
 
@@ -104,7 +107,8 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
     proper = proper_phrases(q.criterion, list(texts.values()))  # "the Decision Transformer"
     parts += tuple(x for x in proper if not any(norm(x) in norm(y) for y in parts))
     unmatched = tuple(x for x in parts if not any(norm(x) in t for t in normed.values()))
-    rare_words = topics.distinctive_words(q.criterion)  # one list per alternative ("X or Y"): [] where one needs none
+    # one list per alternative ("X or Y"): [] where one needs none; of the topic, not of what papers do with it
+    rare_words = topics.distinctive_words(core)
     rare = keys(rare_words)
     # "music" in "music recommendation systems"; per alternative ("event cameras / neuromorphic sensors")
     essential = topics.essential_alternatives(core)

@@ -5,6 +5,7 @@ abstracts use: a listed paper must use one of them).
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from ..types import Hit
@@ -68,6 +69,21 @@ def _stems(text: str) -> set[str]:
 def _tokens(criterion: str) -> list[str]:
     """A criterion's words, as `essential_words` embeds it with and without each ("electrocardiogram ECG data")."""
     return re.findall(r"[A-Za-z][\w\-]*", criterion)
+
+
+def _spelled_out(criterion: str) -> list[tuple[str, set[str]]]:
+    """Acronyms a criterion defines, with the words they abbreviate (one per capital letter).
+
+    >>> _spelled_out("variants of rotary positional embeddings (RoPE)")
+    [('RoPE', {'rotary', 'positional', 'embeddings'})]
+    """
+    out = []
+    for m in re.finditer(r"\(([A-Z][A-Za-z0-9\-]{1,9})\)", criterion):
+        n = sum(c.isupper() for c in m.group(1))
+        words = re.findall(r"[A-Za-z][\w\-]*", criterion[: m.start()])[-n:]
+        if len(words) == n and "".join(w[0] for w in words).lower() == re.sub(r"[^A-Z]", "", m.group(1)).lower():
+            out.append((m.group(1), set(words)))
+    return out
 
 
 def _acronym_of(word: str, text: str) -> bool:
@@ -144,19 +160,27 @@ class TopicWords:
         it: a listed paper must use the word (`uses_word`) or have its best sentence match the criterion at
         least as well as the criterion without the word (`lacks`)."""
         toks = _tokens(criterion)
-        cands = [(t, " ".join(toks[:i] + toks[i + 1:])) for i, t in enumerate(toks)
-                 if len(t) >= 3 and t.lower() not in STOP and t.lower() not in LIST_WORDS]
+        content = [i for i, t in enumerate(toks)
+                   if len(t) >= 3 and t.lower() not in STOP and t.lower() not in LIST_WORDS]
+        cands = [(toks[i], " ".join(toks[:i] + toks[i + 1:])) for i in content]
         if len(cands) < 2:
             return ()  # one topic word: the sentence check is the whole criterion
-        vecs = self.scorer.vectors([" ".join(toks), *(rest for _, rest in cands)])
-        return tuple(c for c, cos in zip(cands, vecs[1:] @ vecs[0]) if cos < ESSENTIAL)
+        # two adjacent words that carry the topic only together ("path finding" in "multi-agent path finding")
+        pairs = [(f"{toks[i]} {toks[i + 1]}", " ".join(toks[:i] + toks[i + 2:])) for i in content
+                 if i + 1 in content and len(content) >= 3 and not toks[i].endswith("ed")]  # not "measured people"
+        vecs = self.scorer.vectors([" ".join(toks), *(rest for _, rest in cands + pairs)])
+        out = [c for c, cos in zip(cands + pairs, vecs[1:] @ vecs[0]) if cos < ESSENTIAL]
+        words = {w for w, _ in out if " " not in w}
+        return tuple(c for c in out if " " not in c[0] or not words & set(c[0].split()))
 
     def essential_alternatives(self, criterion: str) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
         """Each alternative of a criterion naming topics ("event cameras / neuromorphic sensors", "X or Y") with
         its essential words: a listed paper covers those of one alternative (`lacks_all`). A criterion that is no
         list of topics is its own one alternative."""
         alternatives = [a.strip() for a in re.split(r"\s+or\s+|/", criterion) if a.strip()]
-        if len(alternatives) < 2 or not all(_PARALLEL.fullmatch(a) for a in alternatives):
+        verbs = any(re.search(r"(?:ing|ed)$", a) and re.match(r"\S+(?:ing|ed)\b", b)  # "LLMs writing or checking
+                    for a, b in itertools.pairwise(alternatives))  # proofs": coordinated verbs, one scope
+        if len(alternatives) < 2 or verbs or not all(_PARALLEL.fullmatch(a) for a in alternatives):
             alternatives = [criterion]  # "recognition or translation", "X for hospital or imaging data": one scope
         return tuple((a, self.essential_words(a)) for a in alternatives)
 
@@ -175,8 +199,10 @@ class TopicWords:
         text = f"{hit.title} {hit.text}"
         stems, whole = _stems(text), " ".join(_tokens(criterion))
         out = []
+        spelled = _spelled_out(criterion)  # "rotary positional embeddings (RoPE)": RoPE covers those words
         for word, rest in essential:
-            if uses_word(word, text, stems):
+            if all(uses_word(w, text, stems) for w in word.split()) or any(
+                    set(word.split()) <= words and uses_word(acronym, text, stems) for acronym, words in spelled):
                 continue
             with_word, without = self.scorer.cosines(sentence, [whole, rest])
             if with_word < without:
