@@ -74,8 +74,8 @@ def _tokens(criterion: str) -> list[str]:
 def _spelled_out(criterion: str) -> list[tuple[str, set[str]]]:
     """Acronyms a criterion defines, with the words they abbreviate (one per capital letter).
 
-    >>> _spelled_out("variants of rotary positional embeddings (RoPE)")
-    [('RoPE', {'rotary', 'positional', 'embeddings'})]
+    >>> [(acronym, sorted(words)) for acronym, words in _spelled_out("variants of rotary positional embeddings (RoPE)")]
+    [('RoPE', ['embeddings', 'positional', 'rotary'])]
     """
     out = []
     for m in re.finditer(r"\(([A-Z][A-Za-z0-9\-]{1,9})\)", criterion):
@@ -165,13 +165,8 @@ class TopicWords:
         cands = [(toks[i], " ".join(toks[:i] + toks[i + 1:])) for i in content]
         if len(cands) < 2:
             return ()  # one topic word: the sentence check is the whole criterion
-        # two adjacent words that carry the topic only together ("path finding" in "multi-agent path finding")
-        pairs = [(f"{toks[i]} {toks[i + 1]}", " ".join(toks[:i] + toks[i + 2:])) for i in content
-                 if i + 1 in content and len(content) >= 3 and not toks[i].endswith("ed")]  # not "measured people"
-        vecs = self.scorer.vectors([" ".join(toks), *(rest for _, rest in cands + pairs)])
-        out = [c for c, cos in zip(cands + pairs, vecs[1:] @ vecs[0]) if cos < ESSENTIAL]
-        words = {w for w, _ in out if " " not in w}
-        return tuple(c for c in out if " " not in c[0] or not words & set(c[0].split()))
+        vecs = self.scorer.vectors([" ".join(toks), *(rest for _, rest in cands)])
+        return tuple(c for c, cos in zip(cands, vecs[1:] @ vecs[0]) if cos < ESSENTIAL)
 
     def essential_alternatives(self, criterion: str) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
         """Each alternative of a criterion naming topics ("event cameras / neuromorphic sensors", "X or Y") with
@@ -201,8 +196,8 @@ class TopicWords:
         out = []
         spelled = _spelled_out(criterion)  # "rotary positional embeddings (RoPE)": RoPE covers those words
         for word, rest in essential:
-            if all(uses_word(w, text, stems) for w in word.split()) or any(
-                    set(word.split()) <= words and uses_word(acronym, text, stems) for acronym, words in spelled):
+            if uses_word(word, text, stems) or any(word in words and uses_word(acronym, text, stems)
+                                                   for acronym, words in spelled):
                 continue
             with_word, without = self.scorer.cosines(sentence, [whole, rest])
             if with_word < without:
