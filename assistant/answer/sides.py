@@ -200,55 +200,6 @@ def listed(q: str, links: list[Link]) -> bool:
     return True
 
 
-# "how do ... / what did ... / are ...": a plural (or tense-only) auxiliary whose subject follows it
-_PLURAL_AUX = re.compile(r"^(?:[^,?:;]{1,60},\s*)?(?:(?:how|what|which|why|where|when|in what ways?)"
-                         r"(?:\s+[\w\-]+){0,3}?\s+)?(?:do|did|are|were|have|had|can|could|would)\s+", re.I)
-# words that open a clause or a relation between two names, not a description of the second one
-_RELATION = re.compile(r"\b(?:that|which|who|whose|than|to|from|with|without|by|on|in|into|of|for|against|over|"
-                       r"when|while|if|because|vs\.?|versus|do|does|did|use|uses|used|is|are|was|were)\b", re.I)
-
-
-def joint_subject(q: str, links: list[Link]) -> tuple[Side, ...]:
-    """The sides when the question's names are the coordinated subject of one plural verb, each asked about: 'How
-    do A and B decide ...?', 'What did A and the X model (B) use?', 'how do the diffusion-based A B entry and C
-    bring in ...?' (names written side by side are one side, found by retrieval). () when a name follows a
-    relation word ('How do A's results compare with B', 'do A on B') or the names are not coordinated.
-
-    >>> from .linker import Link
-    >>> q = "how do RTPrune and the remote sensing token compressor (UHR-BAT) decide which tokens to keep?"
-    >>> joint_subject(q, [Link("RTPrune", 7, ("a",)), Link("UHR-BAT", 56, ("b",))])
-    (Side(text='RTPrune', paper_ids=('a',)), Side(text='UHR-BAT', paper_ids=('b',)))
-    >>> q = "For speed, how do the diffusion-based NTIRE UGC entry and HiTokSR bring in priors?"
-    >>> joint_subject(q, [Link("NTIRE", 38, ("a",)), Link("UGC", 44, ("b",)), Link("HiTokSR", 58, ("c",))])
-    (Side(text='diffusion-based NTIRE UGC entry', paper_ids=()), Side(text='HiTokSR', paper_ids=('c',)))
-    >>> joint_subject("How do RTPrune's tokens relate to UHR-BAT?", [Link("RTPrune", 7, ("a",)),
-    ...                                                               Link("UHR-BAT", 34, ("b",))])
-    ()
-    """
-    m = _PLURAL_AUX.match(q)
-    if not m or m.end() > links[0].start or len(q[m.end(): links[0].start].split()) > 3 \
-            or _RELATION.search(q[m.end(): links[0].start]):
-        return ()
-    groups = [[links[0]]]
-    for a, b in itertools.pairwise(links):
-        between = q[a.start + len(a.name): b.start]
-        if not between.strip(" -"):  # "NTIRE UGC": one phrase
-            groups[-1].append(b)
-        elif re.search(r"(?:^|\s|,)(?:and|&)\s|^\s*,", between, re.I) and not _RELATION.search(between) \
-                and len(between.split()) <= 8:
-            groups.append([b])
-        else:
-            return ()
-    if len(groups) < 2:
-        return ()
-    span = q[m.end(): links[-1].start + len(links[-1].name)].strip()
-    items = [i for i in re.split(r"\s*,\s*(?:and\s+)?|\s+(?:and|&)\s+", span) if i.strip()]
-    if len(items) != len(groups):
-        return ()
-    return tuple(Side(g[0].name, g[0].paper_ids[:1]) if len(g) == 1 else Side(clean(item))
-                 for item, g in zip(items, groups))[:MAX_SIDES]
-
-
 _PAPER_NOUN = r"(?:paper|work|study|one|method|approach|model|framework|abstract|article|technique|system)s?"
 # "the paper on X", "the one based on Y", "the work that proposes Z": the description is what follows
 _VERB_OF = (r"(?:on|about|for|with|into|based on|built on|using|uses|use|proposing|proposes|introducing|introduces|"
