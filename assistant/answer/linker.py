@@ -80,6 +80,9 @@ class Lexicon(NameTables):
         'how fast is GC ViT on ImageNet-1K? Is it fast?'
         >>> lx.restore_case("How fast is gc vit on ImageNet-1K?")
         'How fast is gc vit on ImageNet-1K?'
+        >>> lx = Lexicon.build([("p1", "VQ-Mix", "A Vector-Quantized VAE. Model quantization saves memory.", False)])
+        >>> lx.restore_case("how much memory does the quantized vq-mix need?")
+        'how much memory does the quantized VQ-Mix need?'
         """
         if re.search(r"(?<![.?!:]\s)(?<!^)(?<![.?!:])\b[A-Za-z]*[A-Z]", question.strip()):
             return question  # capitals inside a sentence: the writer capitalises names
@@ -94,8 +97,10 @@ class Lexicon(NameTables):
                 surface = self.surface.get(norm(question[span[0][1]: span[-1][2]]), "")
                 if not surface and n == 1:
                     surface = unknown_name(span[0][0])
+                # "kite" is Kite's own name; "quantized" a word the corpus writes in other forms ("quantization"),
+                # not the "Quantized" of "Vector-Quantized"
                 word = n == 1 and (is_word(span[0][0]) or len(span[0][0]) < 2 or (
-                    is_english(span[0][0]) and not self._own_name(span[0][0])))  # "kite" is Kite's own name
+                    (is_english(span[0][0]) or stem(span[0][0]) in self.stems) and not self._own_name(span[0][0])))
                 if not surface or word:
                     continue
                 if n > 1 and (len(surface.split()) != n or all(is_english(t) for t, _, _ in span)):
