@@ -1140,6 +1140,11 @@ def test_names_that_are_the_coordinated_subject_of_one_verb_are_each_answered(le
     assert q.kind is Kind.COMPARE and [(s.text, s.paper_ids) for s in q.sides] == sides, q.sides
 
 
+def test_a_comparison_frame_keeps_its_described_side_beside_co_subjects(lex):
+    q = analyze("How do Orca, Kite and the token pruning paper differ in cost?", None, lex)
+    assert q.kind is Kind.COMPARE and len(q.sides) == 3, q.sides
+
+
 @pytest.mark.parametrize("question", [
     "How do Orca's FLOPs relate to Lumen?",  # a relation between the names, not one subject
     "How does Orca use fewer FLOPs on LibriSpeech?",  # one paper

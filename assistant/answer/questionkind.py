@@ -70,16 +70,16 @@ def question_kind(q: str, links: list[Link], referents: tuple[str, ...], convers
             distinct.append(link)
     choice = (re.match(r"^(?:which|who)\b", q, re.I) and coordinated(q, distinct, ("or",))
               if len(distinct) >= 2 else False)
-    # "how do A and the X model (B) decide ...?": each side asked
-    joint = joint_subject(q, distinct) if 2 <= len(distinct) <= 4 else ()
-    if joint:
-        return Kind.COMPARE, joint, ""
     in_list = 2 <= len(distinct) <= 4 and listed(q, distinct)  # "How do A, B and C avoid ...?": each side asked
     if 2 <= len(distinct) <= 4 and (CUE.search(q) or choice or in_list
                                     or (WEAK_CUE.search(q) and coordinated(q, distinct))):
         # the coordinated phrases of a comparison frame are its sides; else the linked names (and described ones
         # in their list)
         return Kind.COMPARE, framed_sides(q, links) or with_described(q, distinct), ""
+    # "how do A and the X model (B) decide ...?" (no comparison word): each side asked
+    joint = joint_subject(q, distinct) if 2 <= len(distinct) <= 4 else ()
+    if joint:
+        return Kind.COMPARE, joint, ""
     if len(referents) >= 2 and (CUE.search(q) or WEAK_CUE.search(original)):
         labels = conversation.labels if conversation is not None else {}
         return Kind.COMPARE, tuple(Side(labels.get(p, p), (p,)) for p in referents[:4]), ""
