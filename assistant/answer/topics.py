@@ -10,7 +10,7 @@ import re
 
 from ..types import Hit
 from .answerable import SOFT_MATCH
-from .nameforms import norm
+from .nameforms import definitions, norm
 from .support import STOP, SupportScorer, stem
 from .words import is_word
 
@@ -72,17 +72,17 @@ def _tokens(criterion: str) -> list[str]:
 
 
 def _spelled_out(criterion: str) -> list[tuple[str, set[str]]]:
-    """Acronyms a criterion defines, with the words they abbreviate (one per capital letter).
+    """Acronyms a criterion defines (`nameforms.definitions`), with the words right before that they abbreviate.
 
     >>> [(acronym, sorted(words)) for acronym, words in _spelled_out("variants of rotary positional embeddings (RoPE)")]
     [('RoPE', ['embeddings', 'positional', 'rotary'])]
     """
     out = []
-    for m in re.finditer(r"\(([A-Z][A-Za-z0-9\-]{1,9})\)", criterion):
-        n = sum(c.isupper() for c in m.group(1))
-        words = re.findall(r"[A-Za-z][\w\-]*", criterion[: m.start()])[-n:]
-        if len(words) == n and "".join(w[0] for w in words).lower() == re.sub(r"[^A-Z]", "", m.group(1)).lower():
-            out.append((m.group(1), set(words)))
+    for acronym, at in definitions(criterion):
+        letters = re.sub(r"[^A-Z]", "", acronym)
+        words = _tokens(criterion[:at])[-len(letters):]
+        if len(words) == len(letters) and "".join(w[0] for w in words).upper() == letters:
+            out.append((acronym, set(words)))
     return out
 
 
@@ -160,9 +160,8 @@ class TopicWords:
         it: a listed paper must use the word (`uses_word`) or have its best sentence match the criterion at
         least as well as the criterion without the word (`lacks`)."""
         toks = _tokens(criterion)
-        content = [i for i, t in enumerate(toks)
-                   if len(t) >= 3 and t.lower() not in STOP and t.lower() not in LIST_WORDS]
-        cands = [(toks[i], " ".join(toks[:i] + toks[i + 1:])) for i in content]
+        cands = [(t, " ".join(toks[:i] + toks[i + 1:])) for i, t in enumerate(toks)
+                 if len(t) >= 3 and t.lower() not in STOP and t.lower() not in LIST_WORDS]
         if len(cands) < 2:
             return ()  # one topic word: the sentence check is the whole criterion
         vecs = self.scorer.vectors([" ".join(toks), *(rest for _, rest in cands)])
