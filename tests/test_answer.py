@@ -779,3 +779,30 @@ def test_a_lists_topic_words_decide_not_what_papers_do_with_them(make_minilm):
     ans = a.ask("Which papers tackle multi-agent path finding?")
     cited = [c.paper_id for c in ans.citations]
     assert {"p-mapf1", "p-mapf2"} <= set(cited) and set(cited[:2]) == {"p-mapf1", "p-mapf2"}, ans.answer
+
+
+def test_a_described_paper_must_cover_the_words_that_carry_its_topic(make_minilm):
+    """A described paper is a list of one: "the paper on person re-identification" is not answered from an animal
+    re-identification paper (it lacks "person", a word without which the description means something else), and is
+    answered once a paper on it is indexed; a description the paper meets in other words is answered."""
+    animals = Record("p-animal", "Animal re-identification recognises individual cows and deer across the camera "
+                     "traps of wildlife surveillance. We scale a MobileNetV2 backbone for low-resolution inputs "
+                     "and reach 91% rank-1 accuracy on microcontrollers.",
+                     label="Animal re-identification on microcontrollers", source="c.jsonl")
+    a, _ = make_minilm(extra=[animals])
+    for q in ("What does the paper on person re-identification across surveillance cameras report?",
+              "Which paper proposes person re-identification across surveillance cameras?"):
+        ans = a.ask(q)
+        assert ans.abstained and "person" in ans.answer, (q, ans.answer)
+        assert any(t["rule"] == "topic.uncovered" and t["verdict"] == "abstain" for t in ans.to_json()["trace"])
+    assert not a.ask("What does the paper on animal re-identification report?").abstained
+    for q in ("Which paper merges several global models into one personalised model per client?",
+              "Which paper blends global weights into a bespoke network for each participant?"):  # (in other words)
+        ans = a.ask(q)
+        assert not ans.abstained and ans.citations[0].paper_id == "p-fedmerge", (q, ans.answer)
+    people = Record("p-person", "Person re-identification matches pedestrians across non-overlapping surveillance "
+                    "cameras. We propose a part-aware transformer that reaches 95% rank-1 accuracy on Market-1501.",
+                    label="Part-aware person re-identification", source="c.jsonl")
+    a, _ = make_minilm(extra=[animals, people])
+    ans = a.ask("What does the paper on person re-identification across surveillance cameras report?")
+    assert not ans.abstained and ans.citations[0].paper_id == "p-person", ans.answer

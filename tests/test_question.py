@@ -186,6 +186,21 @@ def test_asked_detail_and_numbers(lex):
     assert missing_detail(("Kite",), q.details, q.asked, q.numeric, text["p-kite"]) is not None
 
 
+def test_a_count_asked_with_a_main_verb_and_a_later_what_is_each_name_the_thing_asked(lex):
+    """"How many annotators labelled X?" asks for annotators (the counted noun is plural, its verb no auxiliary);
+    "..., and what was their agreement?" asks for the agreement, not "was their agreement". Each then must be in
+    the abstract."""
+    text = {p: t for p, _, t, _ in CORPUS}
+    q = analyze("How many annotators labelled the Kite clients?", None, lex)
+    assert q.topic == ("p-kite",) and q.asked == "annotators" and q.numeric
+    assert missing_detail(("Kite",), q.details, q.asked, q.numeric, text["p-kite"]).firm
+    q = analyze("How many hours of audio trained Orca?", None, lex)
+    assert q.asked == "hours" and q.numeric  # the plural the count asks for
+    assert missing_detail(("Orca",), q.details, q.asked, q.numeric, text["p-orca"]) is None
+    q = analyze("How many tokens does Lumen keep, and what was its top-1 accuracy loss?", None, lex)
+    assert q.asked == "tokens" and [a.asked for a in q.more] == ["top-1 accuracy loss"]
+
+
 def test_a_dimension_asked_is_of_its_modifier_not_any_such_dimension():
     """"What bougie size ...?": the abstract's "sample size" answers nothing; "a 36-Fr bougie" answers, though it
     never says "size". A thing asked with its own head noun is unchanged: the head word suffices."""
@@ -201,6 +216,9 @@ def test_a_dimension_asked_is_of_its_modifier_not_any_such_dimension():
     got = missing_detail(("Q",), (), "learning rate", False, "Q is a deep learning model with 5 qubits. It is fast.")
     assert got is not None and got.why == "The Q abstract reports no learning rate."
     assert missing_detail(("Q",), (), "learning rate", False, "Q trains with a learning rate of 0.01.") is None
+    # the dimension named without a value is none either: "a learning rate scheduler" gives no learning rate
+    got = missing_detail(("Q",), (), "learning rate", False, "Q trains with AdamW and a learning rate scheduler.")
+    assert got is not None and got.why == "The Q abstract reports no learning rate." and got.firm
 
 
 
@@ -410,7 +428,7 @@ def test_a_second_clause_is_a_second_thing_asked(lex):
 
     q = analyze("Which datasets is Kite evaluated on, and how many clients does it sample?", None, lex)
     assert (q.asked, q.numeric) == ("datasets", False)  # the "how many" belongs to the second clause
-    assert q.more == (Ask("clients", True),)
+    assert q.more == (Ask("clients", True, "count"),)
     q = analyze("What WER does Orca reach, and with which model?", None, lex)
     assert q.numeric and q.more == (Ask("model", False),)
 
@@ -490,7 +508,7 @@ def test_the_items_behind_a_stated_count_are_asked_by_name(lex):
     assert (q.asked, q.numeric, q.measure) == ("languages", False, "names")
     q = analyze("list the three routing benchmarks of Orca", None, lex)
     assert q.measure == "names" and not q.numeric
-    assert analyze("how many languages does Kite cover?", None, lex).measure == ""  # a count asked: a number answers
+    assert analyze("how many languages does Kite cover?", None, lex).measure == "count"  # a number counting them
 
 
 def test_a_contracted_question_word_is_read_as_its_auxiliary(lex):

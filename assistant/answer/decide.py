@@ -53,6 +53,9 @@ RULES = MappingProxyType({
                         "holds: a name no paper is about is its context, not a paper asked for (no near-miss)",
     "topic.absent": "'is there a paper on X?' where a word of X is used by no abstract and no chunk is close, or a "
                     "compound of X ('text-to-music') no abstract writes",
+    "topic.uncovered": "'the paper on X', 'which paper does X?': the paper answered lacks a word that carries part of "
+                       "X (in any form, and its best sentence does not say it in other words), as a listed paper "
+                       "must not",
     "detail.missing": "the main thing asked is not in the topic paper's abstract",
     "detail.partial": "a further part asked is not in the abstract: answer the rest and say which",
     "name.uncovered": "some named terms of the question are in no retrieved abstract: answer, naming them",
@@ -188,6 +191,12 @@ def _single(t: _Trace, f: Findings) -> Decision:
     if f.topic_absent:
         return t.abstain("topic.absent", f"{f.topic_absent!r} is used by no abstract",
                          f"No indexed abstract mentions {f.topic_absent}.")
+    if f.topic_uncovered:
+        topic, label, lacking = f.topic_uncovered
+        words = " or ".join(lacking)
+        return t.abstain("topic.uncovered", f"described paper {topic!r}: the paper answered, {label!r}, lacks "
+                                            f"{', '.join(map(repr, lacking))} (in any form or in other words)",
+                         f"No indexed abstract is on {topic}: the nearest, “{label}”, does not mention {words}.")
     for d in f.details:
         # a soft miss (the asked phrase in no form, nor in other words) counts when no sentence answers in other
         # words: evidence below the override, whether the question names its paper or describes it (unless a

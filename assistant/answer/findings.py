@@ -103,6 +103,9 @@ class Findings:
     kind: str  # "answer" | "compare" | "list"
     names: NameFinding | None = None
     topic_absent: str = ""  # "is there a paper on X": the word of X no abstract uses
+    # "the paper on X", "which paper does X": the described topic, when the paper answered lacks its essential words
+    # (`topics.TopicWords.lacks`): (topic, the paper's title, the words it lacks); () when it covers them
+    topic_uncovered: tuple[str, str, tuple[str, ...]] | tuple[()] = ()
     details: tuple[DetailFinding, ...] = ()
     evidence: EvidenceFinding | None = None
     compare: CompareFinding | None = None

@@ -94,6 +94,16 @@ def proper_phrases(criterion: str, texts: list[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
+def best_sentence(hit: Hit, criterion: str, core: str, scorer: SupportScorer) -> tuple[int, str, float]:
+    """The abstract's sentence that best matches a criterion (or its topic, `criterion_core`): its index, text and
+    score. Debris ("Our code is available at URL") never shows that a paper meets a criterion."""
+    sents = [s.text for s in split_sentences(hit.text)] or [hit.text]
+    row = scorer.matrix(list(dict.fromkeys([criterion, core])), sents).max(axis=0)
+    row[[is_debris(s) for s in sents]] = -1.0
+    j = int(row.argmax())
+    return j, sents[j], float(row[j])
+
+
 def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: float, calibrated: bool) -> ListFinding:
     """The papers that meet a list's criterion (into `p.rows`, listed papers first in `p.hits`): every named part
     in the abstract, one of the criterion's distinctive words, every essential word (`TopicWords.lacks`), and a
@@ -118,14 +128,11 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
                 continue
             if rare and not uses_distinctive(h, rare):
                 continue  # "protein language models": a paper on language models only does not qualify
-            sents = [s.text for s in split_sentences(h.text)]
-            row = scorer.matrix(list(dict.fromkeys([q.criterion, core])), sents).max(axis=0)
-            row[[is_debris(s) for s in sents]] = -1.0  # "Our code is available at URL" shows no paper meets it
-            j = int(row.argmax())
-            if topics.lacks_all(essential, h, sents[j]):
+            j, sent, score = best_sentence(h, q.criterion, core, scorer)
+            if topics.lacks_all(essential, h, sent):
                 continue  # a recommender paper does not meet "music recommendation systems"
-            if row[j] >= bar or (row[j] >= bar - LEXICAL_RELIEF and uses_every_word(h, rare_words)):
-                p.rows.append((h, j, sents[j]))
+            if score >= bar or (score >= bar - LEXICAL_RELIEF and uses_every_word(h, rare_words)):
+                p.rows.append((h, j, sent))
     listed = [h for h, _, _ in p.rows]
     p.hits = listed + [h for h in p.hits if h not in listed]  # the listed papers lead what the answer retrieved
     return ListFinding(q.criterion, parts, unmatched, len(p.rows), bar, tuple(w for alt in rare for w in alt),

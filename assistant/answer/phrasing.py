@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 
 from .figures import CARDINAL
-from .words import FUNCTION_WORDS
 
 # the words a question opens with, one list for every pattern ("What ...", "Does ...", "Could ...")
 WH = "how|what|which|why|when|where|who|whose"
@@ -146,6 +145,8 @@ TOPIC_AT = [
     re.compile(r"\b(?:of|behind|in|by|for|about)\s+(?:the\s+)?"
                r"(?P<t>[^\s,?]+(?:\s+(?-i:[A-Z0-9])[^\s,?]*){0,2})\s*[?.!]*\s*$", re.I),
 ]
+# verbs whose past tense is not "-ed": where an asked noun phrase ends ("which code LLM got the highest score")
+IRREGULAR_PAST = "gave|took|made|got|found|won|chose|led|kept|held|brought|built|came|became|saw|drew|grew|lost|wrote"
 PREP = r"(?:under|in|on|at|for|with|by|from|to|over|across|against)"
 COUNTED = rf"(?:{CARDINAL}|\d+)\s+(?:[\w\-]+\s+)?[a-z][\w\-]*s\b"  # "12 languages", "three routing benchmarks"
 ASKED = re.compile(
@@ -154,8 +155,10 @@ ASKED = re.compile(
     rf"^(?:{PREP}\s+)?(?:what|which)\s+(?P<a>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)\s+{AUX}\b"
     rf"|^what\s+(?:is|are|was|were)\s+(?:the\s+)?(?:\S+?(?:'s|’s)\s+)(?P<b>[\w\-\s]+?)(?:\s+(?:on|in|for|of|with|at)\b.*)?\??$"
     # "Which LLM serves"
-    rf"|^(?:{PREP}\s+)?which\s+(?P<e>[\w\-^@.]+(?:\s+[\w\-^@.]+){{0,2}}?)\s+(?!{AUX}\b)[a-z]+(?:s|ed)\b"
+    rf"|^(?:{PREP}\s+)?which\s+(?P<e>[\w\-^@.]+(?:\s+[\w\-^@.]+){{0,2}}?)\s+(?!{AUX}\b)(?:[a-z]+(?:s|ed)|{IRREGULAR_PAST})\b"
     rf"|^(?:{PREP}\s+)?how\s+(?:many|much)\s+(?P<c>(?:[\w\-^]+\s+){{0,3}}?[\w\-^]+)\s+{AUX}\b"
+    # "how many annotators labelled X", "how many medical students annotated ...": the counted noun is plural
+    rf"|^(?:{PREP}\s+)?how\s+many\s+(?P<n>(?:[\w\-]+\s+){{0,2}}?(?:[\w\-]+[^su\W]s|people|children|data))\s+[a-z]"
     rf"|^(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?P<h>{COUNTED})"
     rf"|^(?:(?:what (?:is|are|was|were) |give me |list |tell me )?the\s+)?names?\s+of\s+(?:the\s+)?"
     rf"(?P<f>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)"
@@ -167,7 +170,8 @@ CLAUSE = re.compile(  # "Which X ..., and over how many Y?": a second thing aske
     re.I,
 )
 ASKED_TAIL = re.compile(  # a clause ending on what it asks: "over how many evaluation suites", "with which network"
-    rf"^(?:{PREP}\s+)?(?:what|which|how many|how much|#)\s*(?P<d>(?:[\w\-^@.]+\s+){{0,4}}?[\w\-^@.]+)$", re.I)
+    rf"^(?:{PREP}\s+)?(?:what|which|how many|how much|#)\s*(?:(?:is|are|was|were)\s+(?:(?:the|their|its)\s+)?)?"
+    rf"(?P<d>(?:[\w\-^@.]+\s+){{0,4}}?[\w\-^@.]+)$", re.I)  # "..., and what was their agreement"
 # a terse question that is only a noun phrase, typed in lower case: "mean age of the patients in the X study?" (a
 # capitalised one reads as a paper's title: "Storage of vaccines in the community: weak link in the cold chain?")
 ASKED_NP = re.compile(
@@ -203,7 +207,8 @@ NOT_NOUN = re.compile(  # where an asked noun phrase ends: "which method says a 
     r"\s+(?:a|an|the|that|this|these|those|which|who|whose|to|it|they|says|uses|gives|shows|makes|lets|allows|enables|"
     r"combines|replaces|adds|keeps|takes|claims|argues|finds|predicts|generates|relies|learns|proposes|"
     r"introduces|achieves|reaches|improves|reduces|outperforms|beats|requires|treats|turns|"
-    r"swaps|avoids|picks|selects|decides|computes)\b.*$",  # (not "models", "maps", "works": nouns as often)
+    rf"swaps|avoids|picks|selects|decides|computes|{IRREGULAR_PAST})\b.*$",
+    # (not "models", "maps", "works": nouns as often; irregular past tenses: "which optimizer gave the best ...")
     re.I,
 )
 DESCRIBED_PAPER = re.compile(  # the question describes the paper it means: "In the work that re-annotates ..."
@@ -232,68 +237,7 @@ MEASURE_ASKED = {
     # "what are the 12 languages ...?", "list the three tasks": the count is known, the items themselves are asked
     "names": re.compile(rf"^(?:(?:what|which)\s+(?:is|are|was|were)\s+|(?:list|name|give me)\s+)the\s+{COUNTED}"
                         rf"|^(?:what|which)\s+{COUNTED}(?!\s+of\b)", re.I),  # "which nine acupoints were needled?"
+    "count": re.compile(r"\bhow many\b", re.I),  # a figure counting the thing asked ("115 abstracts": no annotators)
 }
 # "Is/Does/Did/Can ...?": a yes/no question, whether a finding holds
 YES_NO = re.compile(r"^(?:is|are|was|were|does|do|did|can|could|has|have|had|will|would|should|may|might)\b", re.I)
-# the topic a question names its paper by: "Is there a paper here on protein structure prediction?", "How does the
-# paper on speculative decoding choose ...": a short topic phrase (a long description is a paraphrase)
-PAPER_ON = re.compile(
-    r"\b(?:is there|are there|any)\s+(?:a |an |any )?(?:paper|work|study|research|article)s?"
-    r"(?:\s+(?:here|in the corpus))?"
-    r"\s+(?:on|about|into)\s+(?P<t>[^?,;]{3,80}?)\s*(?:\?|,|;|$)"
-    r"|\bthe (?:paper|work|study|article) (?:on|about) (?P<u>[^?,;]{3,60}?)"
-    r"(?=\s+(?:choose|chooses|do|does|did|use|uses|propose|proposes|say|says|report|reports|handle|handles|show|shows)\b|\s*[?,;])",
-    re.I,
-)
-
-
-# Whether the collection holds work on a topic, asked in a frame of function words, words for the collection and
-# words for looking ("Has anyone here used X?", "X - any papers?", "what work is there on X?", "I'm looking for X
-# work - what does the collection have?"): the topic is the one span of other words, and the question is a list.
-_COLLECTION = frozenset("work works papers studies research articles abstracts literature collection corpus library "
-                        "index".split())  # (singular "a paper / a study" asks for one paper)
-_WHOLE = frozenset("collection corpus library index".split())
-_SOMEONE = frozenset("anyone anybody someone somebody anything something".split())
-_LOOKING = frozenset("here there exist exists looking look searching search find want interested need got have has "
-                     "know see used tried done cover covers covered contain contains hold holds i'm im please".split())
-_NOT_A_TOPIC = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how|that|is|are|was|were|been|being)\b"
-                          r"|[?.;:]", re.I)
-_FRAME = FUNCTION_WORDS | _COLLECTION | _SOMEONE | _LOOKING
-EXISTENCE_TOPIC_WORDS = 6  # a longer span describes a paper in the asker's words ("Has anyone used X to Y over Z ...?")
-
-
-def existence_topic(question: str) -> str:
-    """The topic of a question asking whether the collection holds work on it, or "" for any other question.
-
-    >>> existence_topic("Has anyone here used spiking neural networks for object detection?")
-    'spiking neural networks for object detection'
-    >>> existence_topic("stock price forecasting with deep learning - any papers?")
-    'stock price forecasting with deep learning'
-    >>> existence_topic("I’m looking for EEG-based emotion recognition work; what does the collection have?")
-    'EEG-based emotion recognition'
-    >>> existence_topic("Has anyone tried to predict which puzzles people find funny?")  # a paper described
-    ''
-    >>> existence_topic("Is there a study using gene editing?"), existence_topic("What does Kite report on speed?")
-    ('', '')
-    >>> existence_topic("Is there work that routes speech to experts?"), existence_topic("Any work on speech?")
-    ('', '')
-    """
-    if PAPER_ON.search(question):
-        return ""  # "Is there a paper on X?", "any work on X?": one paper on a topic, checked as such (prepare.py)
-    toks = list(re.finditer(r"[A-Za-z][\w\-'’]*|[^\sA-Za-z]", question))
-    low = [t.group(0).lower().replace("’", "'") for t in toks]  # "I’m" is "I'm"
-    topic = [i for i, t in enumerate(low) if t[0].isalpha() and t not in _FRAME]
-    if not topic:
-        return ""
-    a, b = topic[0], topic[-1]
-    outside = {t for i, t in enumerate(low) if t[0].isalpha() and not a <= i <= b}
-    asks = (outside & _SOMEONE or (outside & _COLLECTION and outside & {"any", "there", "looking"})
-            or (outside & _WHOLE and outside & {"have", "has", "hold", "holds", "contain", "contains"}))
-    if b + 1 < len(toks) and low[b + 1] in (")", "]") and "(" in question[toks[a].start():toks[b].end()]:
-        b += 1  # "(anti-spoofing)"
-    span = question[toks[a].start():toks[b].end()]
-    described = a and low[a - 1] in ("that", "which", "who", "where", "whose")  # "is there work that routes ...": one
-    if (not asks or described or set(low[a:b + 1]) & (_COLLECTION | _SOMEONE) or _NOT_A_TOPIC.search(span)
-            or len([t for t in low[a:b + 1] if t[0].isalpha() and t not in FUNCTION_WORDS]) > EXISTENCE_TOPIC_WORDS):
-        return ""
-    return span

@@ -25,6 +25,7 @@ from ..retrieve.langchain import PaperRetriever
 from ..settings import AnswerSettings
 from ..types import Hit
 from .answerable import figures_in, in_own_words, missing_detail
+from .asked_topic import PAPER_ON, described_topic
 from .comparing import one_paper, quotes_title, weigh_compare
 from .decide import decide
 from .evidence import (
@@ -36,16 +37,16 @@ from .figures import counts_in
 from .findings import CompareFinding, DetailFinding, EvidenceFinding, FilterFinding, Findings, NameFinding
 from .lexcache import LexiconCache
 from .linker import Lexicon
-from .listsize import LIST_POOL, LIST_SHOW, weigh_list
+from .listsize import LIST_POOL, LIST_SHOW, best_sentence, criterion_core, weigh_list
 from .metadata_asked import asked_of, asks_metadata, on_topic
 from .nameforms import named_terms, norm
 from .naming import names_for
-from .phrasing import DESCRIBED_PAPER, LEAD, ORIGINAL, OWN_PAPER, PAPER_ON, YES_NO
+from .phrasing import DESCRIBED_PAPER, LEAD, ORIGINAL, OWN_PAPER, YES_NO
 from .question import Ask, Kind, analyze
 from .sides import Side, shared_context
 from .state import Prepared
 from .support import SupportScorer, content_words
-from .topics import TopicWords, uses_distinctive
+from .topics import EXAMPLES, TopicWords, uses_distinctive
 from .words import QUOTED_SPAN
 
 LIST_MAX = LIST_SHOW  # papers a list answer writes out (listsize.py); LIST_POOL are retrieved and checked
@@ -194,19 +195,31 @@ class Preparer:
             describes_paper=bool(DESCRIBED_PAPER.search(q.standalone)), yes_no=_yes_no(q.standalone),
             content_words=len(content_words(q.standalone)))
         f = Findings("answer", names=names)
-        on = PAPER_ON.search(q.standalone) if not p.topic else None
-        topic = (on.group("t") or on.group("u")) if on else ""
-        if topic:  # "Is there a paper on protein structure prediction?": off the topics, checked as a list's criterion
+        topic = described_topic(q.standalone) if not p.topic else ""
+        # "Is there a paper on protein structure prediction?": off the corpus's topics, checked as a list's criterion
+        # is (not "which paper does X?": a description in the asker's own words)
+        if topic and PAPER_ON.search(q.standalone):
             calibrated, short = self._dense_calibrated(), len(topic.split()) <= 6
             unused = self.topics.absent_words(topic, p.hits, calibrated, compounds=short)
             f.topic_absent = unused[0] if unused else ""
         n_topic = len([h for h in p.hits if h.paper_id in p.topic])
         p.evidence = ev = gather_evidence(q.standalone, p.hits, self.scorer, top=n_topic or 5, restrict=bool(n_topic))
         p.main = 0 if n_topic else self._main(ev)
+        if topic and p.hits and not f.topic_absent:
+            f.topic_uncovered = self._uncovered(topic, p.hits[p.main])
         if p.hits:
             f.details = self._details(p, lexicon, n_topic)
         f.evidence = self._evidence(p)
         return f
+
+    def _uncovered(self, described: str, hit: Hit) -> tuple[str, str, tuple[str, ...]] | tuple[()]:
+        """A described paper is a list of one: the paper answered must meet the description as a listed paper
+        meets a list's criterion, covering its essential words (`TopicWords.lacks_all`). What it lacks, else ()."""
+        core = criterion_core(EXAMPLES.sub("", described).strip() or described)
+        essential = self.topics.essential_alternatives(core, every=True)
+        _, sentence, _ = best_sentence(hit, described, core, self.scorer)
+        lacking = self.topics.lacks_all(essential, hit, sentence)
+        return (core, hit.title, lacking) if lacking else ()
 
     def _details(self, p: Prepared, lexicon: Lexicon, n_topic: int) -> tuple[DetailFinding, ...]:
         """Each thing asked, checked against the main paper's abstract: the ones it lacks."""

@@ -12,9 +12,10 @@ import itertools
 import re
 from enum import Enum
 
+from .asked_topic import existence_topic
 from .linker import Link
 from .nameforms import norm
-from .phrasing import CUE, DESCRIBED_PAIR, DESCRIBED_PAPER, IN_ONE_REPORT, LIST, TWO_PAPERS, WEAK_CUE, existence_topic
+from .phrasing import CUE, DESCRIBED_PAIR, DESCRIBED_PAPER, IN_ONE_REPORT, LIST, TWO_PAPERS, WEAK_CUE
 from .sides import (
     MAX_SIDES,
     Side,

@@ -12,7 +12,7 @@ from ..types import Hit
 from .answerable import SOFT_MATCH
 from .nameforms import definitions, norm
 from .support import STOP, SupportScorer, stem
-from .words import is_word
+from .words import FUNCTION_WORDS, is_word
 
 # A list whose best chunk is this far from the criterion (MiniLM cosine) is off the corpus's topics unless its
 # words say otherwise: then a criterion word no abstract uses is a part nothing matches. Lists asked of the
@@ -109,6 +109,29 @@ def uses_word(word: str, text: str, stems: set[str] | None = None) -> bool:
             or _acronym_of(word, text))
 
 
+def topic_words(criterion: str) -> tuple[tuple[str, str], ...]:
+    """A criterion's content words, each with the criterion without it (as `TopicWords.lacks` takes them).
+
+    >>> topic_words("person re-identification across cameras")[0]
+    ('person', 're-identification across cameras')
+    """
+    toks = _tokens(criterion)
+    return tuple((t, " ".join(toks[:i] + toks[i + 1:])) for i, t in enumerate(toks)
+                 if len(t) >= 3 and t.lower() not in STOP and t.lower() not in LIST_WORDS)
+
+
+def _named_words(criterion: str) -> tuple[tuple[str, str], ...]:
+    """The content words of a criterion that names a topic in a few words and no clause (as `topic_words`), else ().
+
+    >>> [w for w, _ in _named_words("person re-identification across surveillance cameras")]
+    ['person', 're-identification', 'surveillance', 'cameras']
+    >>> _named_words("robots that learn to walk from videos of animals running in the wild")
+    ()
+    """
+    words = tuple((w, rest) for w, rest in topic_words(criterion) if w.lower() not in FUNCTION_WORDS)
+    return words if len(words) <= TOPIC_WORDS and not _CLAUSE.search(criterion) else ()
+
+
 def _names_topic(criterion: str) -> bool:
     """A short criterion without a clause names a topic ("protein language models"); a longer one, or one with a
     clause, describes it in the asker's words ("predict where on Earth a photo was taken").
@@ -159,24 +182,25 @@ class TopicWords:
         """The words of a criterion that carry part of its topic (`ESSENTIAL`), each with the criterion without
         it: a listed paper must use the word (`uses_word`) or have its best sentence match the criterion at
         least as well as the criterion without the word (`lacks`)."""
-        toks = _tokens(criterion)
-        cands = [(t, " ".join(toks[:i] + toks[i + 1:])) for i, t in enumerate(toks)
-                 if len(t) >= 3 and t.lower() not in STOP and t.lower() not in LIST_WORDS]
+        cands = topic_words(criterion)
         if len(cands) < 2:
             return ()  # one topic word: the sentence check is the whole criterion
-        vecs = self.scorer.vectors([" ".join(toks), *(rest for _, rest in cands)])
+        vecs = self.scorer.vectors([" ".join(_tokens(criterion)), *(rest for _, rest in cands)])
         return tuple(c for c, cos in zip(cands, vecs[1:] @ vecs[0]) if cos < ESSENTIAL)
 
-    def essential_alternatives(self, criterion: str) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+    def essential_alternatives(self, criterion: str, every: bool = False
+                               ) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
         """Each alternative of a criterion naming topics ("event cameras / neuromorphic sensors", "X or Y") with
         its essential words: a listed paper covers those of one alternative (`lacks_all`). A criterion that is no
-        list of topics is its own one alternative."""
+        list of topics is its own one alternative. `every`: an alternative that names a topic in a few words
+        (`_named_words`) has every content word essential (one paper asked for by its topic is on all of it:
+        "person re-identification" is no animal re-identification, though MiniLM puts them close)."""
         alternatives = [a.strip() for a in re.split(r"\s+or\s+|/", criterion) if a.strip()]
         verbs = any(re.search(r"(?:ing|ed)$", a) and re.match(r"\S+(?:ing|ed)\b", b)  # "LLMs writing or checking
                     for a, b in itertools.pairwise(alternatives))  # proofs": coordinated verbs, one scope
         if len(alternatives) < 2 or verbs or not all(_PARALLEL.fullmatch(a) for a in alternatives):
             alternatives = [criterion]  # "recognition or translation", "X for hospital or imaging data": one scope
-        return tuple((a, self.essential_words(a)) for a in alternatives)
+        return tuple((a, (every and _named_words(a)) or self.essential_words(a)) for a in alternatives)
 
     def lacks_all(self, alternatives: tuple[tuple[str, tuple[tuple[str, str], ...]], ...], hit: Hit,
                   sentence: str) -> tuple[str, ...]:

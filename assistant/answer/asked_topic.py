@@ -1,0 +1,99 @@
+"""The topic a question asks the collection about: "is there a paper on X?", "what does the paper on X find?",
+"which paper does X?" (one paper, described by its topic: `described_topic`), and "has anyone here worked on X?"
+(whether the collection holds work on it: a list, `existence_topic`). Patterns and the spans they read; the
+decisions on them are made in `prepare.py` (a described paper must cover its topic) and `questionkind.py`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .words import FUNCTION_WORDS
+
+# the topic a question names its paper by: "Is there a paper here on protein structure prediction?", "How does the
+# paper on speculative decoding choose ...": a short topic phrase (a long description is a paraphrase)
+_REPORTS = r"(?:choose|do|did|use|propose|say|report|handle|show|find|found|conclude|claim|achieve|get)(?:e?s)?\b"
+PAPER_ON = re.compile(
+    r"\b(?:is there|are there|any)\s+(?:a |an |any )?(?:paper|work|study|research|article)s?"
+    r"(?:\s+(?:here|in the corpus))?"
+    r"\s+(?:on|about|into)\s+(?P<t>[^?,;]{3,80}?)\s*(?:\?|,|;|$)"
+    # "what does the paper on X run on?": after "does", the last word before "?" (and a preposition) is a verb
+    rf"|\b(?:does|did|do)\s+the (?:paper|work|study|article) (?:on|about) (?P<v>(?:(?!\s{_REPORTS})[^?,;]){{3,60}}?)"
+    r"(?=\s+[a-z]+(?:\s+(?:on|in|with|for|about|to|from|at|by))?\s*\?)"
+    rf"|\bthe (?:paper|work|study|article) (?:on|about) (?P<u>[^?,;]{{3,60}}?)(?=\s+{_REPORTS}|\s*[?,;])",
+    re.I,
+)
+# "Which paper trains a quadruped robot to walk ...?": one paper, described by what it does
+WHICH_PAPER = re.compile(r"^(?:which|what) (?:paper|work|study|article)\s+(?P<t>(?!(?:is|are|was|were|do|does|did|has|"
+                         r"have|had|in|of|on|here)\b)[a-z]+\s[^?]{3,150}?)\s*\??$", re.I)
+
+
+# Whether the collection holds work on a topic, asked in a frame of function words, words for the collection and
+# words for looking ("Has anyone here used X?", "X - any papers?", "what work is there on X?", "I'm looking for X
+# work - what does the collection have?"): the topic is the one span of other words, and the question is a list.
+_COLLECTION = frozenset("work works papers studies research articles abstracts literature collection corpus library "
+                        "index".split())  # (singular "a paper / a study" asks for one paper)
+_WHOLE = frozenset("collection corpus library index".split())
+_SOMEONE = frozenset("anyone anybody someone somebody anything something".split())
+_LOOKING = frozenset("here there exist exists looking look searching search find want interested need got have has "
+                     "know see used tried done cover covers covered contain contains hold holds i'm im please".split())
+_NOT_A_TOPIC = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how|that|is|are|was|were|been|being)\b"
+                          r"|[?.;:]", re.I)
+_FRAME = FUNCTION_WORDS | _COLLECTION | _SOMEONE | _LOOKING
+EXISTENCE_TOPIC_WORDS = 6  # a longer span describes a paper in the asker's words ("Has anyone used X to Y over Z ...?")
+
+
+def existence_topic(question: str) -> str:
+    """The topic of a question asking whether the collection holds work on it, or "" for any other question.
+
+    >>> existence_topic("Has anyone here used spiking neural networks for object detection?")
+    'spiking neural networks for object detection'
+    >>> existence_topic("stock price forecasting with deep learning - any papers?")
+    'stock price forecasting with deep learning'
+    >>> existence_topic("I’m looking for EEG-based emotion recognition work; what does the collection have?")
+    'EEG-based emotion recognition'
+    >>> existence_topic("Has anyone tried to predict which puzzles people find funny?")  # a paper described
+    ''
+    >>> existence_topic("Is there a study using gene editing?"), existence_topic("What does Kite report on speed?")
+    ('', '')
+    >>> existence_topic("Is there work that routes speech to experts?"), existence_topic("Any work on speech?")
+    ('', '')
+    """
+    if PAPER_ON.search(question):
+        return ""  # "Is there a paper on X?", "any work on X?": one paper on a topic, checked as such (prepare.py)
+    toks = list(re.finditer(r"[A-Za-z][\w\-'’]*|[^\sA-Za-z]", question))
+    low = [t.group(0).lower().replace("’", "'") for t in toks]  # "I’m" is "I'm"
+    topic = [i for i, t in enumerate(low) if t[0].isalpha() and t not in _FRAME]
+    if not topic:
+        return ""
+    a, b = topic[0], topic[-1]
+    outside = {t for i, t in enumerate(low) if t[0].isalpha() and not a <= i <= b}
+    asks = (outside & _SOMEONE or (outside & _COLLECTION and outside & {"any", "there", "looking"})
+            or (outside & _WHOLE and outside & {"have", "has", "hold", "holds", "contain", "contains"}))
+    if b + 1 < len(toks) and low[b + 1] in (")", "]") and "(" in question[toks[a].start():toks[b].end()]:
+        b += 1  # "(anti-spoofing)"
+    span = question[toks[a].start():toks[b].end()]
+    described = a and low[a - 1] in ("that", "which", "who", "where", "whose")  # "is there work that routes ...": one
+    if (not asks or described or set(low[a:b + 1]) & (_COLLECTION | _SOMEONE) or _NOT_A_TOPIC.search(span)
+            or len([t for t in low[a:b + 1] if t[0].isalpha() and t not in FUNCTION_WORDS]) > EXISTENCE_TOPIC_WORDS):
+        return ""
+    return span
+
+
+def described_topic(question: str) -> str:
+    """The topic a question describes its one paper by, or "".
+
+    >>> described_topic("What does the paper on sign language recognition find?")
+    'sign language recognition'
+    >>> described_topic("What does the paper on detection run on?"), described_topic("Summarise the paper on GANs?")
+    ('detection', 'GANs')
+    >>> described_topic("Which paper trains a quadruped robot to walk?"), described_topic("Is there a paper on NeRF?")
+    ('trains a quadruped robot to walk', 'NeRF')
+    >>> described_topic("Which paper is the fastest?"), described_topic("What does FedMerge report?")
+    ('', '')
+    """
+    on = PAPER_ON.search(question)
+    if on:
+        return on.group("t") or on.group("v") or on.group("u")
+    which = WHICH_PAPER.match(question)
+    return which.group("t") if which else ""
