@@ -497,6 +497,10 @@ def test_is_there_a_paper_asks_for_one_and_are_there_papers_for_a_list(lex):
     ("Storage of vaccines in Kite clinics: a weak link?", "", False),  # capitalised: a paper's title
     ("What does sparse mean for Orca?", "", False),  # "mean" as a verb asks no value
     ("What exactly does Orca prune, and how much?", "", False),  # an adverb qualifies the question
+    # an irregular past tense ends the asked noun phrase, and alone asks for no noun
+    ("Which optimizer gave the best accuracy in Kite?", "optimizer", True),
+    ("Which code LLM got the highest score on Kite?", "code LLM", True),
+    ("Orca pretraining on speech vs on text - which won?", "", False),
 ])
 def test_terse_questions_ask_what_follows_the_dash(lex, question, asked, numeric):
     q = analyze(question, None, lex)

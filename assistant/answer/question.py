@@ -36,6 +36,7 @@ from .phrasing import (
     ASKED_NP,
     ASKED_TAIL,
     CLAUSE,
+    IRREGULAR_PAST,
     LEAD,
     LIST,
     MEASURE_ASKED,
@@ -159,6 +160,8 @@ def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False) -> A
     asked = NOT_NOUN.sub("", next((g for g in (m.groups() if m else ()) if g), "")).strip()
     if asked and all(w.lower() in FUNCTION_WORDS for w in asked.split()):
         asked = ""  # "What exactly does it ...": no noun is asked
+    if re.fullmatch(IRREGULAR_PAST, asked, re.I):
+        asked = ""  # "- which won?": a verb, no noun asked
     bounded = bool(m and m.re is ASKED and (m.group("a") or m.group("c")))  # ends at its auxiliary ("which X did")
     if not bounded:  # "what real data backed the tests": "real data" (not "self-supervised pretrained backbone did")
         asked = re.sub(r"^(\S+(?:\s+\S+)*?)\s+[a-z]+(?<!e)ed(?=\s|$).*$", r"\1", asked)
