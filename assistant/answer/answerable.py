@@ -50,7 +50,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..index.sentences import split_sentences
-from .figures import CARDINAL, MEASURES, NUMBER_WORDS, figures_in, has_figure
+from .figures import MEASURES, NUMBER_WORDS, counts, figures_in, has_figure
 from .instances import WORD, Common, kind_asked, names_instance
 from .nameforms import named_terms
 from .support import STOP, stem
@@ -223,8 +223,9 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
                 said = [next((c.strip() for c in _SPLIT.split(asked) if all(w in c for w in p)), " ".join(p))
                         for p in lacking]  # as the question wrote it ("30-day mortality")
                 return Missing(f"{who} reports no {' and '.join(said)}.", False, partial=True) if lacking else None
-        if measure == "count" and parts and not _counted(parts[0][-1], sents, given, similar):
-            return Missing(f"{who} reports no number of {phrase}.", False)  # (soft: counted in other words)
+        noun = parts[0][-1] if parts else ""  # "how many annotators": a figure must count them (soft: in other words)
+        if measure == "count" and noun and not counts(noun, sents, given, lambda span: close([noun], span)):
+            return Missing(f"{who} reports no number of {phrase}.", False)
         if not any(figure_in(s) for s in relevant):
             if parts and not relevant:
                 # the quantity's head word in no form anywhere ("mean age": no "age", "aged"): firm
@@ -260,32 +261,6 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
         if not any(re.search(rf"(?<![a-z]){re.escape(v)}", low) for v in CHANGE[c]):
             return Missing(f"{who} reports no {phrase}.", False)
     return None
-
-
-def _counted(noun: str, sents: list[str], given: frozenset[str], similar: Similarity | None) -> bool:
-    """Some sentence gives a figure that counts the noun: the noun (any form, or in other words) within the four
-    words after the figure ("12 annotators", "twelve trained annotators"; "115 abstracts" counts no annotators).
-
-    >>> _counted("annotators", ["A corpus of 115 abstracts was annotated."], frozenset(), None)
-    False
-    >>> _counted("annotators", ["Two trained annotators labelled it."], frozenset(), None)
-    True
-    >>> _counted("examples", ["A benchmark of 228K examples across 18 sub-tasks."], frozenset(), None)
-    True
-    >>> _counted("savings", ["It gives 8x parameter savings."], frozenset(), None)
-    True
-    """
-    head = stem(noun)
-    for s in sents:
-        # a figure: "12", "228K examples", "8x savings", "twelve"
-        for m in re.finditer(rf"(?<![\w.])(?:\d[\d,.]*[KkMBx×]?|{CARDINAL})(?!\w)", s, re.I):
-            if m.group(0).lower() in given:
-                continue
-            after = WORD.findall(s[m.end():])[:4]
-            if any(stem(w) == head for w in after) or (
-                    similar and after and similar(noun, " ".join(after)) >= SOFT_MATCH):
-                return True
-    return False
 
 
 def states_asked(asked: str, sentence: str, exclude: tuple[str, ...] = (), common: Common | None = None) -> bool:

@@ -9,6 +9,9 @@ abstract must then state a value of that kind.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+
+from .support import stem
 
 # the number words, one list for every module ("which two LLMs", "the first three", "five datasets")
 NUMBER_VALUES = {w: i for i, w in enumerate(
@@ -112,3 +115,25 @@ MEASURES = {  # "how long ...?", "in millijoules": the abstract must state a val
                re.compile(r"\d[\d.,]*\s*(?:[mkµμ]?J|[mk]?Wh|[mk]?W)\b|\b(?:milli|kilo)?joules?\b|\bwatts?\b")),
     "memory": ("memory figure", re.compile(r"\d[\d.,]*\s*(?:[KMGT]i?B|bytes?)\b|\b(?:kilo|mega|giga|tera)bytes\b")),
 }
+
+
+def counts(noun: str, sents: list[str], given: frozenset[str] = frozenset(),
+           same: Callable[[str], bool] | None = None) -> bool:
+    """Some sentence gives a figure that counts the noun: the noun in any form within the four words after the
+    figure ("12 annotators", "twelve trained annotators"; "115 abstracts" counts no annotators), or those words
+    say it otherwise (`same`, given them). Figures the question states (`given`) count nothing.
+
+    >>> counts("annotators", ["A corpus of 115 abstracts was annotated."]), counts("annotators", ["Two annotators."])
+    (False, True)
+    >>> counts("examples", ["228K examples in 18 sub-tasks."]), counts("savings", ["It gives 8x parameter savings."])
+    (True, True)
+    """
+    head = stem(noun)
+    for s in sents:
+        for m in re.finditer(rf"(?<![\w.])(?:\d[\d,.]*[KkMBx×]?|{CARDINAL})(?!\w)", s, re.I):  # "228K", "8x"
+            if m.group(0).lower() in given:
+                continue
+            after = re.findall(r"[A-Za-z][A-Za-z0-9\-]*", s[m.end():])[:4]
+            if after and (any(stem(w) == head for w in after) or (same is not None and same(" ".join(after)))):
+                return True
+    return False

@@ -25,7 +25,7 @@ from .nameforms import norm
 from .prose import is_debris
 from .state import Prepared
 from .support import SupportScorer, content_words
-from .topics import TopicWords, keys, uses_distinctive, uses_every_word
+from .topics import EXAMPLES, TopicWords, keys, uses_distinctive, uses_every_word
 
 LIST_SHOW = 30  # papers written out in a list answer
 LIST_POOL = 120  # papers retrieved for a list (the criterion is checked on each)
@@ -137,3 +137,15 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
     p.hits = listed + [h for h in p.hits if h not in listed]  # the listed papers lead what the answer retrieved
     return ListFinding(q.criterion, parts, unmatched, len(p.rows), bar, tuple(w for alt in rare for w in alt),
                        tuple(tuple(w for w, _ in words) for _, words in essential if words))
+
+
+def uncovered(described: str, hit: Hit, topics: TopicWords,
+              scorer: SupportScorer) -> tuple[str, str, tuple[str, ...]] | tuple[()]:
+    """A described paper ("the paper on X", "which paper does X?") is a list of one: the paper answered must meet
+    the description as a listed paper meets a criterion, covering its essential words (every content word of a
+    topic named in a few words: `TopicWords.essential_alternatives(every=True)`). (topic, title, words it lacks)
+    when it does not, else ()."""
+    core = criterion_core(EXAMPLES.sub("", described).strip() or described)
+    _, sentence, _ = best_sentence(hit, described, core, scorer)
+    lacking = topics.lacks_all(topics.essential_alternatives(core, every=True), hit, sentence)
+    return (core, hit.title, lacking) if lacking else ()

@@ -37,7 +37,7 @@ from .figures import counts_in
 from .findings import CompareFinding, DetailFinding, EvidenceFinding, FilterFinding, Findings, NameFinding
 from .lexcache import LexiconCache
 from .linker import Lexicon
-from .listsize import LIST_POOL, LIST_SHOW, best_sentence, criterion_core, weigh_list
+from .listsize import LIST_POOL, LIST_SHOW, uncovered, weigh_list
 from .metadata_asked import asked_of, asks_metadata, on_topic
 from .nameforms import named_terms, norm
 from .naming import names_for
@@ -46,7 +46,7 @@ from .question import Ask, Kind, analyze
 from .sides import Side, shared_context
 from .state import Prepared
 from .support import SupportScorer, content_words
-from .topics import EXAMPLES, TopicWords, uses_distinctive
+from .topics import TopicWords, uses_distinctive
 from .words import QUOTED_SPAN
 
 LIST_MAX = LIST_SHOW  # papers a list answer writes out (listsize.py); LIST_POOL are retrieved and checked
@@ -206,20 +206,11 @@ class Preparer:
         p.evidence = ev = gather_evidence(q.standalone, p.hits, self.scorer, top=n_topic or 5, restrict=bool(n_topic))
         p.main = 0 if n_topic else self._main(ev)
         if topic and p.hits and not f.topic_absent:
-            f.topic_uncovered = self._uncovered(topic, p.hits[p.main])
+            f.topic_uncovered = uncovered(topic, p.hits[p.main], self.topics, self.scorer)
         if p.hits:
             f.details = self._details(p, lexicon, n_topic)
         f.evidence = self._evidence(p)
         return f
-
-    def _uncovered(self, described: str, hit: Hit) -> tuple[str, str, tuple[str, ...]] | tuple[()]:
-        """A described paper is a list of one: the paper answered must meet the description as a listed paper
-        meets a list's criterion, covering its essential words (`TopicWords.lacks_all`). What it lacks, else ()."""
-        core = criterion_core(EXAMPLES.sub("", described).strip() or described)
-        essential = self.topics.essential_alternatives(core, every=True)
-        _, sentence, _ = best_sentence(hit, described, core, self.scorer)
-        lacking = self.topics.lacks_all(essential, hit, sentence)
-        return (core, hit.title, lacking) if lacking else ()
 
     def _details(self, p: Prepared, lexicon: Lexicon, n_topic: int) -> tuple[DetailFinding, ...]:
         """Each thing asked, checked against the main paper's abstract: the ones it lacks."""
