@@ -197,6 +197,12 @@ def test_a_count_asked_with_a_main_verb_and_a_later_what_is_each_name_the_thing_
     q = analyze("How many hours of audio trained Orca?", None, lex)
     assert q.asked == "hours" and q.numeric  # the plural the count asks for
     assert missing_detail(("Orca",), q.details, q.asked, q.numeric, text["p-orca"]) is None
+    # the noun is there, but the figure counts something else: soft (counted in other words it would be answered)
+    said = "Kite's 115 abstracts were labelled by annotators."
+    got = missing_detail(("Kite",), (), "annotators", True, said, measure="count")
+    assert got is not None and got.why == "The Kite abstract reports no number of annotators." and not got.firm
+    said = "Three annotators labelled Kite's 115 abstracts."
+    assert missing_detail(("Kite",), (), "annotators", True, said, measure="count") is None
     q = analyze("How many tokens does Lumen keep, and what was its top-1 accuracy loss?", None, lex)
     assert q.asked == "tokens" and [a.asked for a in q.more] == ["top-1 accuracy loss"]
 
