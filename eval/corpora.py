@@ -100,6 +100,7 @@ def arxiv_distractors(exclude: tuple[str, ...], n: int, shared: Path = SHARED) -
         yield _arxiv_record(r)
 
 
+HELDOUT_CATEGORIES = ("cs.GR", "eess.IV", "cs.IT", "cs.CE", "cs.SD")  # the held-out arXiv corpora's fields
 # primary categories of the other arXiv corpora (tuning and held out): the "rest" corpus takes none of them
 EVAL_CATEGORIES = ("cs.CL", "cs.AI", "cs.RO", "cs.GT", "cs.CV", "cs.LG", "cs.GR", "eess.IV", "cs.IT", "cs.CE", "cs.SD")
 
@@ -154,6 +155,9 @@ SPECS: dict[str, CorpusSpec] = {s.name: s for s in (
                "cs.CR, eess.SY, cs.CY, cs.SE, ...), none a distractor of a held-out corpus; added 2026-12-03 evening "
                "as a sixth tuning corpus, its questions weighted to lists, comparisons and absent topics",
                arxiv_rest(400, "rest")),
+    CorpusSpec("arxiv-ai-ro-5k", "tune", "arxiv-ai-ro mixed with 5,000 arXiv abstracts of fields no held-out corpus "
+               "draws on; added 2026-12-04 as a tuning corpus of library size (the only mixed one had been held out)",
+               arxiv_slice(("cs.AI", "cs.RO", "cs.GT"), 400, "ai-ro"), distractors=5000, questions="arxiv-ai-ro"),
     CorpusSpec("arxiv-gr-iv", "heldout", "400 arXiv abstracts, primary category cs.GR or eess.IV (graphics, imaging)",
                arxiv_slice(("cs.GR", "eess.IV"), 400, "gr-iv")),
     CorpusSpec("arxiv-it-ce", "heldout", "375 arXiv abstracts, primary cs.IT, cs.CE or cs.SD (information theory, "
@@ -196,6 +200,8 @@ def build(name: str, out: Path = DEFAULT_OUT, shared: Path = SHARED) -> Path:
     if spec.distractors:
         ids = {r["id"] for r in records}
         cats = tuple({r["venue"].removeprefix("arXiv ") for r in records})
+        if spec.role == "tune":  # a tuning mix holds no abstract of a held-out corpus's fields
+            cats += HELDOUT_CATEGORIES
         records += [r for r in arxiv_distractors(cats, spec.distractors, shared) if r["id"] not in ids]
     path = corpus_path(name, out)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -806,3 +806,18 @@ def test_a_described_paper_must_cover_the_words_that_carry_its_topic(make_minilm
     a, _ = make_minilm(extra=[animals, people])
     ans = a.ask("What does the paper on person re-identification across surveillance cameras report?")
     assert not ans.abstained and ans.citations[0].paper_id == "p-person", ans.answer
+
+
+def test_the_x_paper_is_declined_when_x_is_a_name_many_abstracts_share_and_none_introduces(make):
+    """A library where several abstracts compare against EAGLE-3: the name links to none of them (a shared term), so
+    the near-miss rules do not see it; "What does the EAGLE-3 paper propose?" asks for a paper the corpus lacks and
+    is declined by name.only_discussed, naming EAGLE-3. (Abstracts written for this test.)"""
+    text = ("Speculative decoding drafts tokens cheaply. Our drafter {i} improves acceptance rates over EAGLE-3 on "
+            "chat. Against EAGLE-3 it is {n}x faster at decoding.")
+    drafters = [Record(f"p-draft{i}", text.format(i=i, n=i + 2), label=f"Drafter {i}") for i in range(4)]
+    a, _ = make(extra=drafters, **{"answer.model": "extractive"})
+    ans = a.ask("What does the EAGLE-3 paper propose for speculative decoding?")
+    assert ans.abstained and "No indexed abstract is about EAGLE-3" in ans.answer
+    assert ans.trace[-1].rule == "name.only_discussed", ans.trace
+    ans = a.ask("What does the Prune&Comp paper propose?")  # a name its abstract coins: answered
+    assert not ans.abstained and ans.citations[0].paper_id == "p-prune"

@@ -64,6 +64,12 @@ def test_each_rule_fires_on_its_finding_and_not_without_it():
     assert _rule(single(names=NameFinding(topic_names=("FNet",), own_paper_asked=True))) == (
         "abstain", "name.only_discussed")
     assert _rule(single(names=NameFinding(topic_names=("FNet",), own_paper_asked=True, strong=True)))[0] == "answer"
+    # "the EAGLE-3 paper" in a library where many abstracts mention EAGLE-3 (so it links to none) and none coins it
+    assert _rule(single(names=NameFinding(own_paper_asked=True, paper_named="EAGLE-3", paper_named_own=False))) == (
+        "abstain", "name.only_discussed")
+    assert _rule(single(names=NameFinding(own_paper_asked=True, paper_named="EAGLE-3")))[0] == "answer"
+    assert _rule(single(names=NameFinding(own_paper_asked=True, paper_named="EAGLE-3", paper_named_own=False,
+                                          followup=True)))[0] == "answer"
     # "the original CPD paper": the linked paper uses CPD without coining it
     assert _rule(single(names=NameFinding(topic_names=("CPD",), strong=True, original_asked=True, owned=False))) == (
         "abstain", "name.not_introduced")

@@ -1090,9 +1090,10 @@ def test_a_paper_using_every_distinctive_word_of_a_list_criterion_meets_it_at_a_
     giving each paper's sentences one score.)"""
     import numpy as np
 
+    from assistant.answer.criterion import uses_every_word
     from assistant.answer.listsize import LEXICAL_RELIEF, weigh_list
     from assistant.answer.state import Prepared
-    from assistant.answer.topics import TopicWords, uses_every_word
+    from assistant.answer.topics import TopicWords
     from assistant.types import Hit, Record
 
     papers = [(f"p-{i}", f"Study {i}", f"Agents learn to plan in grid worlds ({i}).", False) for i in range(6)]
@@ -1183,3 +1184,93 @@ def test_a_comparison_frame_keeps_its_described_side_beside_co_subjects(lex):
 ])
 def test_a_name_after_a_relation_word_is_no_co_subject(lex, question):
     assert analyze(question, None, lex).kind is Kind.SINGLE
+
+
+@pytest.mark.parametrize("criterion, expected", [
+    ("spiking neural networks for object detection", ["object detection"]),
+    ("3D object detection from LiDAR point clouds for self-driving cars", ["LiDAR point clouds", "self-driving cars"]),
+    ("federated learning for hospital or medical imaging data", ["hospital or medical imaging data"]),
+    ("robots that learn to walk in the wild", []),  # one content word after the preposition: a word, not a facet
+    ("papers on graph neural networks", ["graph neural networks"]),
+    ("video frame interpolation", []),  # no preposition: a topic named in its own words
+    # "for X or for Y": one facet whose alternatives a paper may cover either of
+    ("mixture-of-experts models for diffusion image generation or for federated personalization",
+     ["diffusion image generation or federated personalization"]),
+])
+def test_a_facet_is_what_a_preposition_attaches_to_the_topic(criterion, expected):
+    from assistant.answer.criterion import facets
+
+    assert [f for f, _ in facets(criterion)] == expected
+
+
+def test_a_listed_paper_must_cover_an_essential_facet_not_one_of_its_words():
+    """"Spiking neural networks for object detection": a spiking network for image enhancement shares the topic's
+    head but not what it is for; "trajectory prediction for autonomous driving": a paper on "autonomous operation"
+    of a wheel loader uses one word of the facet, not the facet. A paper covers a facet by using every content word
+    of one of its alternatives ("hospital or medical imaging data") in some form, or by a best sentence that matches
+    the criterion better with the facet than without it. (Abstracts written for this test; the scorer is a stub
+    whose cosines say which of the two the sentence is nearer.)"""
+    from assistant.answer.criterion import facets
+    from assistant.answer.topics import TopicWords
+    from assistant.types import Hit, Record
+
+    nearer = {}
+
+    class Scorer:
+        def cosines(self, sentence, texts):  # (with the facet, without it)
+            return (0.6, 0.4) if nearer.get(sentence) == "whole" else (0.4, 0.6)
+
+    t = TopicWords(lexicon=None, scorer=Scorer())
+    crit = "spiking neural networks for object detection"
+    essential = facets(crit)
+    enhance = Hit("p1", Record("p1", "We apply spiking neural networks to underwater image enhancement."), 1.0)
+    detect = Hit("p2", Record("p2", "Spiking networks for the detection of objects in event streams."), 1.0)
+    assert t.lacks(essential, crit, enhance, "We apply spiking neural networks to image enhancement.") \
+        == ("object detection",)
+    assert t.lacks(essential, crit, detect, "Spiking networks for the detection of objects.") == ()  # any form
+    said = "Spiking networks locate cars and pedestrians in traffic scenes."
+    nearer[said] = "whole"  # no facet word, but the sentence is nearer the criterion with the facet
+    assert t.lacks(essential, crit, Hit("p3", Record("p3", said), 1.0), said) == ()
+
+    crit = "federated learning for hospital or medical imaging data"
+    essential = facets(crit)
+    mobile = Hit("p4", Record("p4", "Federated learning on mobile devices with heterogeneous image quality."), 1.0)
+    clinic = Hit("p5", Record("p5", "Federated learning across hospitals keeps patient records local."), 1.0)
+    assert t.lacks(essential, crit, mobile, "Federated learning on mobile devices.") == (essential[0][0],)
+    assert t.lacks(essential, crit, clinic, "Federated learning across hospitals.") == ()  # one alternative, whole
+    crit = "benchmarks for measuring cultural bias in vision-language models"  # the verb opening a facet: any verb
+    bias = Hit("p6", Record("p6", "A benchmark evaluating cultural bias of vision-language models."), 1.0)
+    assert t.lacks(facets(crit), crit, bias, "A benchmark evaluating cultural bias.") == ()
+
+
+def test_a_facet_whose_removal_moves_the_criterion_is_essential():
+    """Leaving out one word of "spiking neural networks for object detection" barely moves it; leaving out what it
+    is for does: the facet is essential as a whole. (A stub scorer: the criterion without the facet is far.)"""
+    import numpy as np
+
+    from assistant.answer.topics import TopicWords
+
+    class Scorer:
+        def vectors(self, texts):
+            far = np.array([0.5, 0.866], np.float32)
+            near = np.array([1.0, 0.0], np.float32)
+            return np.stack([far if t == "spiking neural networks" else near for t in texts])
+
+    topics = TopicWords(lexicon=None, scorer=Scorer())
+    essential = topics.essential_words("spiking neural networks for object detection")
+    assert essential == (("object detection", "spiking neural networks"),)
+
+
+def test_the_x_paper_asked_is_declined_when_many_abstracts_mention_x_and_none_is_about_it():
+    """In a library of realistic size a popular method ("EAGLE-3") is mentioned by several abstracts, so the name
+    links to none of them and no near-miss fires; "What does the EAGLE-3 paper propose?" still asks for a paper no
+    abstract is (none heads its label with the name, coins it or defines it): declined. A name some abstract coins
+    is answered however many others mention it. (Abstracts written for this test.)"""
+    from assistant.answer.linker import Lexicon as Lx
+
+    papers = [(f"p-{i}", f"Faster drafting {i}", f"Our drafter beats EAGLE-3 on chat. EAGLE-3 is slower here ({i}).",
+               False) for i in range(5)]
+    papers.append(("p-kite", "Kite: speculative decoding", "We propose Kite, a drafter. Kite beats EAGLE-3.", False))
+    lx = Lx.build(papers)
+    assert not lx.is_own_name("EAGLE-3") and lx.is_own_name("Kite")
+    assert lx.link("What does the EAGLE-3 paper propose?") == []  # shared by many: links nowhere

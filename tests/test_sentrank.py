@@ -139,3 +139,21 @@ def test_the_shown_sentence_giving_the_kind_of_value_asked_opens_the_answer(rank
     quoted = Question("Which group had a 83% rate of eosinophilic esophagitis?",
                       "Which group had a 83% rate of eosinophilic esophagitis?")
     assert [answer_marks(quoted, s) for s in STUDY] == [0, 0, 1, 0]
+
+
+@pytest.mark.parametrize("text", ["Glimpse speed gain over previous methods?",
+                                  "How efficient is Glimpse compared with previous methods?",
+                                  "In that paper, what was the speed gain per click?"])
+def test_a_value_asked_in_other_words_than_how_many_is_ranked_as_one(ranker, text):
+    """A terse "X speed gain over Y?" or "how efficient is X?" asks a value though no "how many/much" says so
+    (`Question.numeric` is False): the figure features fire, so the sentence giving the figure ranks first."""
+    from assistant.answer.sentrank import value_asked
+
+    q = Question(text, text)
+    assert value_asked(q) and not q.numeric
+    scorer = SupportScorer(_hash_embed)
+    x = features(q, ABSTRACT, scorer.matrix([text], ABSTRACT)[0], scorer.cosines(text, ABSTRACT), name="Glimpse")
+    assert x[3, FEATURES.index("figure_asked")] == 1.0 and x[2, FEATURES.index("figure_asked")] == 0.0
+    assert ranker.pick(q, ABSTRACT, scorer, name="Glimpse")[0] == 3
+    for other in ("How does Glimpse segment scenes?", "Which work kept its accuracy - what replaced the pooling?"):
+        assert not value_asked(Question(other, other))  # a measure mentioned, not asked

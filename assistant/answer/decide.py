@@ -44,7 +44,8 @@ RULES = MappingProxyType({
     "name.unconfirmed": "a name linked to a paper retrieval did not find for the question is not the question's topic",
     "name.by_retrieval": "a term several abstracts use and none coins ('GDM'), or a name several papers coin, means "
                          "the paper retrieval ranks first for the whole question, not the first paper that defines it",
-    "name.only_discussed": "the question asks for a named method's own paper and no abstract is about the name",
+    "name.only_discussed": "the question asks for a named method's own paper ('the X paper proposes') and no abstract "
+                           "is about the name (it heads no label, no abstract coins or defines it)",
     "name.not_introduced": "the question asks for the paper that introduced a name ('the original X paper') and the "
                            "linked paper uses the name without coining it or heading its title with it",
     "near_miss.passing": "the question's subject is a name the corpus only mentions in passing",
@@ -169,9 +170,12 @@ def _single(t: _Trace, f: Findings) -> Decision:
         t.add("name.unconfirmed", PASS, f"{name}: linked, but retrieval did not find its paper for this question")
     for change in n.rechosen:
         t.add("name.by_retrieval", PASS, f"{change}: a term several abstracts use or papers coin; retrieval's first")
-    if n.topic_names and not n.strong and not n.followup and n.own_paper_asked:
+    if n.own_paper_asked and not n.followup and n.topic_names and not n.strong:
         return t.abstain("name.only_discussed", f"{n.topic_names[0]}: linked by repetition only, its own paper asked",
                          f"No indexed abstract is about {n.topic_names[0]}; it is only discussed in others.")
+    if n.own_paper_asked and not n.followup and not n.paper_named_own:  # (a name many abstracts share links nowhere)
+        return t.abstain("name.only_discussed", f"{n.paper_named}: its own paper asked; no abstract heads, coins or "
+                                                "defines the name", f"No indexed abstract is about {n.paper_named}.")
     if n.topic_names and n.original_asked and not n.owned and not n.followup:
         return t.abstain("name.not_introduced", f"{n.topic_names[0]}: its linked paper uses the name without "
                                                 "introducing it; the original paper is asked",

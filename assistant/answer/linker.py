@@ -148,6 +148,11 @@ class Lexicon(NameTables):
             return True  # "AI-agent platform": a term most abstracts use, then plain words (a title says "AI-Agent")
         return self.status(term) == "common"
 
+    def is_own_name(self, name: str) -> bool:
+        """Some paper has `name` as its own (a label head, a coined or defined name), however many others mention it:
+        "the EAGLE-3 paper" is in the corpus only if one is."""
+        return any(strength >= 2 for strength in self.about.get(norm(name), {}).values())
+
     def _own_name(self, name: str) -> bool:
         """`name` is a paper's own name (a label head, a defined or coined name), not only a repeated term."""
         papers = self.papers_about(name)

@@ -20,12 +20,13 @@ import re
 
 from ..index.sentences import split_sentences
 from ..types import Hit
+from .criterion import keys, uses_distinctive, uses_every_word
 from .findings import ListFinding
 from .nameforms import norm
 from .prose import is_debris
 from .state import Prepared
 from .support import SupportScorer, content_words
-from .topics import EXAMPLES, TopicWords, keys, uses_distinctive, uses_every_word
+from .topics import EXAMPLES, TopicWords
 
 LIST_SHOW = 30  # papers written out in a list answer
 LIST_POOL = 120  # papers retrieved for a list (the criterion is checked on each)
@@ -35,9 +36,20 @@ LEXICAL_RELIEF = 0.15
 
 
 def candidates(hits: list[Hit], criterion: str, show: int = LIST_SHOW) -> list[Hit]:
-    """The hits whose sentences to check: the first `show`, then those whose abstract has every criterion word."""
-    words = content_words(criterion)
-    return hits[:show] + [h for h in hits[show:] if words and words <= content_words(h.title + " " + h.text)]
+    """The hits whose sentences to check: the first `show`, then those whose abstract has every word of the
+    criterion's topic (`criterion_core`: not "deal" of "deal with chest X-ray images"), in any spacing ("Xray").
+
+    >>> from assistant.types import Record
+    >>> hs = [Hit(f"p{i}", Record(f"p{i}", t), 1.0) for i, t in enumerate(["A.", "B.", "Reading chest Xray images."])]
+    >>> [h.paper_id for h in candidates(hs, "deal with chest X-ray images", show=1)]
+    ['p0', 'p2']
+    """
+    words = _joined(content_words(criterion_core(criterion)))
+    return hits[:show] + [h for h in hits[show:] if words and words <= _joined(content_words(h.title + " " + h.text))]
+
+
+def _joined(words: set[str]) -> set[str]:
+    return {w.replace("-", "") for w in words}
 
 
 def list_header(found: int, show: int, criterion: str, complete: bool) -> str:
@@ -49,7 +61,7 @@ def list_header(found: int, show: int, criterion: str, complete: bool) -> str:
 
 # what a criterion says papers do with its topic: "evaluate on KITTI", "deploy their models on microcontrollers"
 _DOING = re.compile(
-    r"^(?:(?:use|uses|used|using|involve|involves|involved|involving|propose|proposes|study|studies|studied|address|"
+    r"^(?:(?:do|does|use|uses|used|using|involve|involves|involved|involving|propose|proposes|study|studies|studied|address|"
     r"addresses|apply|applies|employ|employs|examine|examines|investigate|investigates|target|targets|mention|"
     r"mentions|discuss|discusses|concern|concerns|tackle|tackles|solve|solves|handle|handles|explore|explores|"
     r"cover|covers|consider|considers|analy[sz]e|analy[sz]es|present|presents|introduce|introduces|develop|"
@@ -63,10 +75,10 @@ def criterion_core(criterion: str) -> str:
 
     >>> [criterion_core(c) for c in ("evaluate on KITTI", "deploy their models on microcontrollers",
     ...                                "involve robotic surgery", "federated learning", "learning in healthcare",
-    ...                                "transformers for vision", "tackle multi-agent path finding")]
+    ...                                "transformers for vision", "tackle multi-agent path finding", "do lip reading")]
     ... # doctest: +NORMALIZE_WHITESPACE
     ['KITTI', 'microcontrollers', 'robotic surgery', 'federated learning', 'learning in healthcare',
-     'transformers for vision', 'multi-agent path finding']
+     'transformers for vision', 'multi-agent path finding', 'lip reading']
     """
     return _DOING.sub("", criterion.strip(" .?")).strip() or criterion
 

@@ -27,6 +27,7 @@ from ..types import Hit
 from .answerable import figures_in, in_own_words, missing_detail
 from .asked_topic import PAPER_ON, described_topic
 from .comparing import one_paper, quotes_title, weigh_compare
+from .criterion import uses_distinctive
 from .decide import decide
 from .evidence import (
     ABSTAIN_SENTENCE,
@@ -39,14 +40,14 @@ from .lexcache import LexiconCache
 from .linker import Lexicon
 from .listsize import LIST_POOL, LIST_SHOW, uncovered, weigh_list
 from .metadata_asked import asked_of, asks_metadata, on_topic
-from .nameforms import named_terms, norm
+from .nameforms import NAMED, named_terms, norm
 from .naming import names_for
 from .phrasing import DESCRIBED_PAPER, LEAD, ORIGINAL, OWN_PAPER, YES_NO
 from .question import Ask, Kind, analyze
 from .sides import Side, shared_context
 from .state import Prepared
 from .support import SupportScorer, content_words
-from .topics import TopicWords, uses_distinctive
+from .topics import TopicWords
 from .words import QUOTED_SPAN
 
 LIST_MAX = LIST_SHOW  # papers a list answer writes out (listsize.py); LIST_POOL are retrieved and checked
@@ -184,13 +185,16 @@ class Preparer:
 
     def _weigh_single(self, p: Prepared, lexicon: Lexicon) -> Findings:
         q = p.question
+        own = OWN_PAPER.search(q.standalone)  # "the EAGLE-3 paper proposes": a name, whether or not it links
+        paper_named = next((x for x in (own.group("n"), own.group("m")) if x and NAMED.fullmatch(x)), "") if own else ""
         names = NameFinding(
             topic_names=p.topic_names,
             linked=tuple(f"{k.name} -> {lexicon.display.get(k.paper_ids[0], k.paper_ids[0])}"
                          + ("" if k.strong else " (weak)") for k in q.links),
             unconfirmed=tuple(n for n in q.topic_names if n not in p.topic_names), rechosen=p.rechosen,
             unlinked=q.unlinked, placed=q.topic_placed, strong=bool(q.topic_strong), followup=q.followup,
-            own_paper_asked=bool(OWN_PAPER.search(q.standalone)), original_asked=bool(ORIGINAL.search(q.standalone)),
+            own_paper_asked=bool(own), original_asked=bool(ORIGINAL.search(q.standalone)),
+            paper_named=paper_named, paper_named_own=not paper_named or lexicon.is_own_name(paper_named),
             owned=any(pid in lexicon.owners.get(norm(name), ()) for pid in p.topic for name in p.topic_names),
             describes_paper=bool(DESCRIBED_PAPER.search(q.standalone)), yes_no=_yes_no(q.standalone),
             content_words=len(content_words(q.standalone)))

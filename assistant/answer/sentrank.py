@@ -68,7 +68,7 @@ def features(question: Question, sentences: Sequence[str], evidence: Sequence[fl
     """One row per sentence of one abstract (columns: FEATURES). `evidence`/`cosines`: each sentence's
     support score and MiniLM cosine to the question."""
     q = question.standalone or question.text
-    numeric = question.numeric or any(a.numeric for a in question.more)
+    numeric = value_asked(question)
     asks = [a.asked for a in (question, *question.more) if a.asked]
     how, which = bool(_HOW.search(q)), bool(_WHICH_WORK.search(q))
     q_low = q.lower()
@@ -120,6 +120,39 @@ def answer_marks(question: Question, sentence: str) -> int:
     if SHARE_ASKED.search(q) and SHARE_GIVEN.search(sentence):
         marks += 1
     return marks
+
+
+def value_asked(question: Question) -> bool:
+    """A value is asked: "how many/much ..." (`Question.numeric`), or in other words (`VALUE_ASKED`; a `MEASURE_NOUN`
+    that is the thing asked, or that a terse question names).
+
+    >>> value_asked(Question("adaparse throughput gain over sota pdf parsers?", ""))
+    True
+    >>> value_asked(Question("What is X?", "")), value_asked(Question("Which work kept accuracy?", ""))
+    (False, False)
+    """
+    q = question.standalone or question.text
+    asked = [a for a in (question.asked, *(m.asked for m in question.more)) if a]
+    return (question.numeric or any(a.numeric for a in question.more) or bool(VALUE_ASKED.search(q))
+            or any(MEASURE_NOUN.search(a) for a in asked) or bool(_WHAT_MEASURE.search(q))
+            or bool(MEASURE_NOUN.search(q) and not _FULL_QUESTION.search(q)))
+
+
+# a value asked in other words than "how many/much": a degree ("how accurate", "how closely did X agree"), or a
+# measure asked ("what was its specificity?") or that a terse question names ("adaparse throughput gain over sota
+# parsers?", "X best model + its success rate?"), not one a full question mentions ("which work kept accuracy - what
+# replaced them?")
+VALUE_ASKED = re.compile(r"\bhow\s+(?:accurate(?:ly)?|precise(?:ly)?|close(?:ly)?|strong(?:ly)?|effective(?:ly)?|"
+                         r"efficient(?:ly)?|quick(?:ly)?|reliabl[ey]|sensitive|specific|common|frequent(?:ly)?|"
+                         r"prevalent|likely|high|low|good|bad)\b", re.I)
+_MEASURES = ("gain|gains|speed-?ups?|improvements?|accuracy|throughput|score|rates?|correlation|agreement|"
+             "sensitivity|specificity|error|latency")
+MEASURE_NOUN = re.compile(rf"\b(?:{_MEASURES})\b", re.I)
+# "what was the LLM's specificity", "What end-to-end latency does it get?": the measure right after "what"
+_WHAT_MEASURE = re.compile(rf"\bwhat\s+(?:(?:is|was|are|were)\s+(?:the|its|their)\s+)?(?:[\w'\-]+\s+){{0,3}}?"
+                           rf"(?:{_MEASURES})\b", re.I)
+_FULL_QUESTION = re.compile(r"\b(?:what|which|who|whom|whose|how|why|when|where|whether|is|are|was|were|does|do|did|"
+                            r"can|could|would|should|will|has|have|had)\b", re.I)
 
 
 MIN_SHARE = 0.05  # a further sentence of the main paper (up to three) is shown when the ranker gives it this share

@@ -1,6 +1,7 @@
 """The words of a topic or a list's criterion, checked against the corpus: words no abstract uses (a topic
-the corpus lacks: "protein structure prediction"), and a short criterion's distinctive words (words few
-abstracts use: a listed paper must use one of them).
+the corpus lacks: "protein structure prediction"), a short criterion's distinctive words (words few
+abstracts use: a listed paper must use one of them), and the words and facets that carry part of it (a listed
+paper must cover them). How a criterion reads as words, and whether a text uses a word: criterion.py.
 """
 
 from __future__ import annotations
@@ -10,137 +11,44 @@ import re
 
 from ..types import Hit
 from .answerable import SOFT_MATCH
-from .nameforms import definitions, norm
+from .criterion import (
+    LIST_WORDS,
+    facet_words,
+    facets,
+    key_of,
+    keys,
+    named_words,
+    names_topic,
+    spelled_out,
+    stems_of,
+    tokens,
+    topic_words,
+    uses_word,
+)
+from .nameforms import norm
 from .support import STOP, SupportScorer, stem
-from .words import FUNCTION_WORDS, is_word
+from .words import is_word
 
 # A list whose best chunk is this far from the criterion (MiniLM cosine) is off the corpus's topics unless its
 # words say otherwise: then a criterion word no abstract uses is a part nothing matches. Lists asked of the
 # corpus (project, blind sets, tuning half): best chunk >= 0.44 but two short criteria with every word in the
 # corpus; lists on topics it lacks ("protein structure prediction", "robot manipulation"): 0.34-0.39.
 LIST_TOPIC_COSINE = 0.45
-TOPIC_WORDS = 4  # a criterion of at most this many content words names a topic (longer ones describe it) ...
-# ... unless a clause
-_CLAUSE = re.compile(r"\b(?:where|when|how|why|that|which|who|whose|is|are|was|were|been|being)\b", re.I)
 RARE_SHARE = 0.03  # a criterion word this rare in the abstracts is distinctive: a listed paper must use one
 # A criterion word without which the criterion's MiniLM vector moves this far (cosine below) carries part of its
 # topic: "music" in "music recommendation systems" (0.75), "sign" in "sign language recognition" (0.71); not a word
 # that only frames it, "tackle" in "tackle video anomaly detection" (0.94), "actually enrolled people with ..." (0.93).
 # On the tuning sets' lists (194 listed papers holding a gold sentence) 0.80 kept 193.
 ESSENTIAL = 0.80
-LIST_WORDS = frozenset("paper papers work works study studies abstract abstracts article articles method methods "
-                       "approach approaches model models collection corpus".split())
+# ... and a word no form of which the paper uses is said in other words only when its best sentence is this much nearer
+# the criterion with the word than without (a sentence on neither is as near both: "robot actions" for "whole-body
+# control for humanoid robots"). On the tuning sets' lists no gold paper lacking a word lexically lies within it.
+SAID_MARGIN = 0.03
 
 
 # the examples a topic gives of itself: "..., e.g. with transformers", "(such as YOLO)", "like BERT or GPT"
 EXAMPLES = re.compile(r"[,;]?\s*\(?\b(?:e\.\s?g\.?|for example|for instance|such as)\s.*$"
                       r"|\s*[,;(]\s*(?:like|including)\s.*$", re.I)
-
-
-def _key(word: str) -> str:
-    return norm(stem(word))[:6]  # "protein" -> "protei": any ending, any spacing
-
-
-def keys(alternatives: list[list[str]]) -> list[list[str]]:
-    """Distinctive words as the stem prefixes a paper's normalised text is searched for."""
-    return [[_key(w) for w in alt] for alt in alternatives]
-
-
-def uses_distinctive(hit: Hit, keys: list[list[str]]) -> bool:
-    """The paper's label or abstract uses one of some alternative's distinctive words (`TopicWords.distinctive`)."""
-    text = norm(f"{hit.title} {hit.text}")
-    return any(any(k in text for k in alt) for alt in keys)
-
-
-def uses_every_word(hit: Hit, alternatives: list[list[str]]) -> bool:
-    """The paper's label or abstract uses every word of some alternative as a word (any ending: "Kalman" in
-    "Kalman filter", not "tackle" in "tackled" ... nor "conformal" in "conformance")."""
-    text = f"{hit.title} {hit.text}"
-    stems, normed = _stems(text), norm(text)
-    return any(alt and all((norm(w) in normed) if "-" in w else stem(w) in stems for w in alt) for alt in alternatives)
-
-
-def _stems(text: str) -> set[str]:
-    """The stems of a text's words and of the parts of its hyphenated words."""
-    words = re.findall(r"[A-Za-z][\w\-]*", text)
-    return {stem(w) for w in words + [part for w in words if "-" in w for part in w.split("-")]}
-
-
-def _tokens(criterion: str) -> list[str]:
-    """A criterion's words, as `essential_words` embeds it with and without each ("electrocardiogram ECG data")."""
-    return re.findall(r"[A-Za-z][\w\-]*", criterion)
-
-
-def _spelled_out(criterion: str) -> list[tuple[str, set[str]]]:
-    """Acronyms a criterion defines (`nameforms.definitions`), with the words right before that they abbreviate.
-
-    >>> [(acronym, sorted(words)) for acronym, words in _spelled_out("variants of rotary positional embeddings (RoPE)")]
-    [('RoPE', ['embeddings', 'positional', 'rotary'])]
-    """
-    out = []
-    for acronym, at in definitions(criterion):
-        letters = re.sub(r"[^A-Z]", "", acronym)
-        words = _tokens(criterion[:at])[-len(letters):]
-        if len(words) == len(letters) and "".join(w[0] for w in words).upper() == letters:
-            out.append((acronym, set(words)))
-    return out
-
-
-def _acronym_of(word: str, text: str) -> bool:
-    """An acronym the text spells out as words ("LLMs": "large language models")."""
-    letters = re.sub(r"s$", "", word).lower()
-    if not (2 <= len(letters) <= 6 and re.fullmatch(r"[A-Z]{2,6}s?", word)):
-        return False
-    return letters in "".join(w[0].lower() for w in re.findall(r"[A-Za-z]+", text))  # consecutive words' initials
-
-
-def uses_word(word: str, text: str, stems: set[str] | None = None) -> bool:
-    """The text uses the word in some form: the same stem ("sign", "signs"; not "design" nor "signal"), a longer
-    word on a stem of five letters or more ("music", "musical"), a part of a hyphenated word, or for an acronym
-    its spelled-out words. `stems`: the text's (`_stems`), when the caller has them.
-
-    >>> uses_word("sign", "We design signal filters."), uses_word("robots", "robotic arms")
-    (False, True)
-    >>> uses_word("LLMs", "Large language models are tested."), uses_word("LLMs", "Language models are tested.")
-    (True, False)
-    """
-    s = stem(word)
-    return (any(t == s or (len(s) >= 5 and t.startswith(s)) for t in (_stems(text) if stems is None else stems))
-            or _acronym_of(word, text))
-
-
-def topic_words(criterion: str) -> tuple[tuple[str, str], ...]:
-    """A criterion's content words, each with the criterion without it (as `TopicWords.lacks` takes them).
-
-    >>> topic_words("person re-identification across cameras")[0]
-    ('person', 're-identification across cameras')
-    """
-    toks = _tokens(criterion)
-    return tuple((t, " ".join(toks[:i] + toks[i + 1:])) for i, t in enumerate(toks)
-                 if len(t) >= 3 and t.lower() not in STOP and t.lower() not in LIST_WORDS)
-
-
-def _named_words(criterion: str) -> tuple[tuple[str, str], ...]:
-    """The content words of a criterion that names a topic in a few words and no clause (as `topic_words`), else ().
-
-    >>> [w for w, _ in _named_words("person re-identification across surveillance cameras")]
-    ['person', 're-identification', 'surveillance', 'cameras']
-    >>> _named_words("robots that learn to walk from videos of animals running in the wild")
-    ()
-    """
-    words = tuple((w, rest) for w, rest in topic_words(criterion) if w.lower() not in FUNCTION_WORDS)
-    return words if len(words) <= TOPIC_WORDS and not _CLAUSE.search(criterion) else ()
-
-
-def _names_topic(criterion: str) -> bool:
-    """A short criterion without a clause names a topic ("protein language models"); a longer one, or one with a
-    clause, describes it in the asker's words ("predict where on Earth a photo was taken").
-
-    >>> _names_topic("protein language models"), _names_topic("predict where on Earth a photo was taken")
-    (True, False)
-    """
-    words = [w for w in re.findall(r"\b[a-z][a-z\-]{2,}\b", criterion.lower()) if w not in STOP and w not in LIST_WORDS]
-    return not _CLAUSE.search(criterion) and len(words) <= TOPIC_WORDS
 
 
 # an alternative that is a whole topic of its own: two to four words, no preposition or verb linking it to more
@@ -166,26 +74,27 @@ class TopicWords:
         Earth a photo was taken"): none; so for an alternative without such words."""
         texts = self.lexicon.get().texts
         cap = max(2, int(RARE_SHARE * len(texts)))
-        if not _names_topic(criterion):
+        if not names_topic(criterion):
             return []  # a description: "predict where on Earth a photo was taken"
         out = []
         for alt in re.split(r"\s+or\s+|/", criterion.lower()):
             words = [w for w in dict.fromkeys(re.findall(r"\b[a-z][a-z\-]{3,}\b", alt))
                      if not (w in STOP or w in LIST_WORDS or is_word(w))
-                     and 0 < sum(1 for t in texts if _key(w) in t) <= cap]
+                     and 0 < sum(1 for t in texts if key_of(w) in t) <= cap]
             if not words:
                 return []  # an alternative any paper may meet
             out.append(words)
         return out
 
     def essential_words(self, criterion: str) -> tuple[tuple[str, str], ...]:
-        """The words of a criterion that carry part of its topic (`ESSENTIAL`), each with the criterion without
-        it: a listed paper must use the word (`uses_word`) or have its best sentence match the criterion at
-        least as well as the criterion without the word (`lacks`)."""
-        cands = topic_words(criterion)
+        """The words of a criterion that carry part of its topic (`ESSENTIAL`), and its facets (`facets`: "for object
+        detection", whose words one by one move it little), each with the criterion without it: a listed paper must
+        use the word (`uses_word`; a facet: every word of one of its alternatives) or have its best sentence match
+        the criterion at least as well as the criterion without it (`lacks`)."""
+        cands = topic_words(criterion) + facets(criterion)
         if len(cands) < 2:
             return ()  # one topic word: the sentence check is the whole criterion
-        vecs = self.scorer.vectors([" ".join(_tokens(criterion)), *(rest for _, rest in cands)])
+        vecs = self.scorer.vectors([" ".join(tokens(criterion)), *(rest for _, rest in cands)])
         return tuple(c for c, cos in zip(cands, vecs[1:] @ vecs[0]) if cos < ESSENTIAL)
 
     def essential_alternatives(self, criterion: str, every: bool = False
@@ -193,14 +102,14 @@ class TopicWords:
         """Each alternative of a criterion naming topics ("event cameras / neuromorphic sensors", "X or Y") with
         its essential words: a listed paper covers those of one alternative (`lacks_all`). A criterion that is no
         list of topics is its own one alternative. `every`: an alternative that names a topic in a few words
-        (`_named_words`) has every content word essential (one paper asked for by its topic is on all of it:
+        (`named_words`) has every content word essential (one paper asked for by its topic is on all of it:
         "person re-identification" is no animal re-identification, though MiniLM puts them close)."""
         alternatives = [a.strip() for a in re.split(r"\s+or\s+|/", criterion) if a.strip()]
         verbs = any(re.search(r"(?:ing|ed)$", a) and re.match(r"\S+(?:ing|ed)\b", b)  # "LLMs writing or checking
                     for a, b in itertools.pairwise(alternatives))  # proofs": coordinated verbs, one scope
         if len(alternatives) < 2 or verbs or not all(_PARALLEL.fullmatch(a) for a in alternatives):
             alternatives = [criterion]  # "recognition or translation", "X for hospital or imaging data": one scope
-        return tuple((a, (every and _named_words(a)) or self.essential_words(a)) for a in alternatives)
+        return tuple((a, (every and named_words(a)) or self.essential_words(a)) for a in alternatives)
 
     def lacks_all(self, alternatives: tuple[tuple[str, tuple[tuple[str, str], ...]], ...], hit: Hit,
                   sentence: str) -> tuple[str, ...]:
@@ -215,15 +124,19 @@ class TopicWords:
         without the word: a recommender paper's sentence is nearer "recommendation systems" than "music
         recommendation systems")."""
         text = f"{hit.title} {hit.text}"
-        stems, whole = _stems(text), " ".join(_tokens(criterion))
+        stems, whole = stems_of(text), " ".join(tokens(criterion))
         out = []
-        spelled = _spelled_out(criterion)  # "rotary positional embeddings (RoPE)": RoPE covers those words
+        spelled = spelled_out(criterion)  # "rotary positional embeddings (RoPE)": RoPE covers those words
         for word, rest in essential:
-            if uses_word(word, text, stems) or any(word in words and uses_word(acronym, text, stems)
+            if " " in word:  # a facet ("for object detection"): every content word in some form
+                if any(all(uses_word(w, text, stems) for w in facet_words(alt))
+                       for alt in re.split(r"\s+(?:or|and)\s+", word)):
+                    continue
+            elif uses_word(word, text, stems) or any(word in words and uses_word(acronym, text, stems)
                                                    for acronym, words in spelled):
                 continue
             with_word, without = self.scorer.cosines(sentence, [whole, rest])
-            if with_word < without:
+            if with_word < without + SAID_MARGIN:
                 out.append(word)
         return tuple(out)
 
@@ -254,7 +167,7 @@ class TopicWords:
         the topic is what comes before them."""
         criterion = EXAMPLES.sub("", criterion).strip() or criterion
         alternatives = [a for a in re.split(r"\s+or\s+|/", criterion) if a.strip()]
-        if all(_names_topic(a) for a in alternatives):  # a long description has words of its own: only the gate below
+        if all(names_topic(a) for a in alternatives):  # a long description has words of its own: only the gate below
             unused = self.unused_words(criterion, hits)
             if unused and all(any(re.search(rf"\b{re.escape(w)}\b", a) for w in unused) for a in alternatives):
                 return unused
