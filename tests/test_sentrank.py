@@ -139,6 +139,11 @@ def test_the_shown_sentence_giving_the_kind_of_value_asked_opens_the_answer(rank
     quoted = Question("Which group had a 83% rate of eosinophilic esophagitis?",
                       "Which group had a 83% rate of eosinophilic esophagitis?")
     assert [answer_marks(quoted, s) for s in STUDY] == [0, 0, 1, 0]
+    # "how many pathologists": the sentence with a figure of pathologists, not the one with other figures first
+    counted = Question("How many pathologists reviewed the biopsies of the 41 children?",
+                       "How many pathologists reviewed the biopsies of the 41 children?", asked="pathologists",
+                       numeric=True)
+    assert [answer_marks(counted, s) for s in STUDY] == [0, 1, 0, 0]
 
 
 @pytest.mark.parametrize("text", ["Glimpse speed gain over previous methods?",

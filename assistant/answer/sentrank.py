@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from .answerable import states_asked
-from .figures import MEASURES, figure_strings
+from .figures import MEASURES, counts, figure_strings, figures_in
 from .question import Question
 from .support import _NAMED, content_words
 
@@ -110,7 +110,8 @@ SHARE_GIVEN = re.compile(r"\d\s?%|\bper ?cent\b|\b\d+\s+(?:of|out of)\s+\d+\b", 
 
 def answer_marks(question: Question, sentence: str) -> int:
     """How plainly a sentence gives the value asked: it quotes a figure the question quotes ("linked to a 75%
-    rate"), it states a value of the asked kind ("how long": a duration; "what share": a proportion). Of the
+    rate"), it states a value of the asked kind ("how long": a duration; "what share": a proportion), a figure
+    of the asked thing ("how much speech": "55.53 hours of speech"; `figures.counts`). Of the
     shown sentences the one with most marks opens the answer (the ranker's order otherwise): an answer's first
     sentence should hold the value asked, not the abstract's setting of it."""
     q = question.standalone or question.text
@@ -118,6 +119,10 @@ def answer_marks(question: Question, sentence: str) -> int:
     if question.measure in MEASURES and MEASURES[question.measure][1].search(sentence):
         marks += 1
     if SHARE_ASKED.search(q) and SHARE_GIVEN.search(sentence):
+        marks += 1
+    given = figures_in(q)  # "how much speech ...?": a figure of speech ("55.53 hours of speech"), not any figure
+    if any(a.numeric and a.asked and counts(a.asked.split()[-1], [sentence], given)
+           for a in (question, *question.more)):
         marks += 1
     return marks
 
