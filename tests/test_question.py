@@ -507,8 +507,8 @@ def test_is_there_a_paper_asks_for_one_and_are_there_papers_for_a_list(lex):
     ("What does sparse mean for Orca?", "", False),  # "mean" as a verb asks no value
     ("What exactly does Orca prune, and how much?", "", False),  # an adverb qualifies the question
     # an irregular past tense ends the asked noun phrase, and alone asks for no noun
-    ("Which optimizer gave the best accuracy in Kite?", "optimizer", True),
-    ("Which code LLM got the highest score on Kite?", "code LLM", True),
+    ("Which optimizer gave the best accuracy in Kite?", "optimizer", False),  # the best one's name is asked
+    ("Which code LLM got the highest score on Kite?", "code LLM", False),
     ("Orca pretraining on speech vs on text - which won?", "", False),
 ])
 def test_terse_questions_ask_what_follows_the_dash(lex, question, asked, numeric):
@@ -522,6 +522,26 @@ def test_the_items_behind_a_stated_count_are_asked_by_name(lex):
     q = analyze("list the three routing benchmarks of Orca", None, lex)
     assert q.measure == "names" and not q.numeric
     assert analyze("how many languages does Kite cover?", None, lex).measure == "count"  # a number counting them
+
+
+def test_which_one_was_best_asks_for_the_abstract_to_name_the_best_one(lex):
+    """"Which optimizer gave the best accuracy?" asks for the best one: an abstract that evaluates several and says
+    none was best or better lacks it (firmly); one saying so has an answer, if perhaps in lower-case words ("the
+    best optimizer reached 91.7%", "deeper ablation gave higher levels"). (Abstracts written for this test.)"""
+    q = analyze("In Kite, which optimizer gave the best accuracy?", None, lex)
+    assert q.measure == "winner" and not q.numeric
+    assert analyze("Which model did best on Kite, and what accuracy did it get?", None, lex).measure == "winner"
+    assert analyze("What is the best accuracy of Kite?", None, lex).measure == ""  # a value, not a winner
+
+    def miss(text):
+        return missing_detail(("Kite",), (), "optimizer", False, text, measure="winner")
+
+    none = miss("Kite classifies bananas. We compare Adam, SGD and RMSprop for 30 epochs.")
+    assert none.why == "The Kite abstract does not say which optimizer was best." and none.firm
+    assert miss("Kite classifies bananas. The best optimizer reached 91.7% accuracy.") is None
+    assert miss("Kite ablates at four depths. Peak levels were higher at 250 um than at 500 um.") is None
+    assert miss("Kite classifies bananas. With AdamW, Kite reaches the highest accuracy of 91.7%.") is None
+    assert miss("Of 18 optimizers evaluated, Lion performs best.") is None
 
 
 def test_a_contracted_question_word_is_read_as_its_auxiliary(lex):

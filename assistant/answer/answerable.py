@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 
 from ..index.sentences import split_sentences
 from .figures import MEASURES, NUMBER_WORDS, counts, figures_in, has_figure
-from .instances import WORD, Common, kind_asked, names_instance
+from .instances import WORD, Common, kind_asked, names_instance, says_which_best
 from .nameforms import named_terms
 from .support import STOP, stem
 from .terms import abbreviated, figure_near, following, has_term, has_word, phrase_present
@@ -177,6 +177,10 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
         head = parts[-1][-1].lower()
         if not names_instance("", sents, topic_names, common, words=(head, stem(head))):
             return Missing(f"{who} does not name the {phrase}.", True)
+        return None
+    if measure == "winner":  # "which optimizer gave the best accuracy?": the abstract must say one was best
+        if not says_which_best(sents):  # (it evaluates several, says none was best or better: no wording explains)
+            return Missing(f"{who} does not say which {written or 'one'} was best.", True)
         return None
     # "How long did it take to train X?", "How many millijoules per image?": a value of that kind
     if measure in MEASURES:

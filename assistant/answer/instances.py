@@ -89,3 +89,22 @@ def names_instance(kind: str, sents: list[str], exclude: tuple[str, ...], common
         if any(len(sent[min(c, a):max(c, a)].split()) <= NEAR for c in cues for a in at):
             return True  # a name (or a list of items) within NEAR words of where the sentence speaks of the kind
     return False
+
+
+# a sentence saying one was best, or better than others: "o3-mini performs best", "the RF model outperforming the
+# SVR", "peak levels were significantly higher at 250 um", "egocentric data can lead to superior performance"
+BEST_SAID = re.compile(r"\b(?:best|highest|lowest|top(?:-performing)?|first place|leading|wins?|won|beats?|"
+                       r"strongest|most accurate|better|higher|greater|lower|fewer|superior|outperform\w*|surpass\w*|"
+                       r"exceed\w*)\b", re.I)
+
+
+def says_which_best(sents: list[str]) -> bool:
+    """Some sentence says one was best or better than others (`BEST_SAID`): "which optimizer gave the best
+    accuracy?" has an answer there, though perhaps in lower-case words ("deeper ablation gave higher levels").
+
+    >>> says_which_best(["Among 18 models evaluated, o3-mini performs best."])
+    True
+    >>> says_which_best(["We evaluate 44 popular code LLMs on it.", "Results are reported per task."])
+    False
+    """
+    return any(BEST_SAID.search(s) for s in sents)

@@ -169,7 +169,7 @@ def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False) -> A
     if asked and norm(asked) in {norm(n) for n in topic_names}:
         asked = ""
     measure = next((m for m, rx in MEASURE_ASKED.items() if rx.search(c)), "")  # what kind of value the clause asks
-    if measure == "names":  # the items behind a count the question states: names, not a number, are asked
+    if measure in ("names", "winner"):  # the items behind a count the question states, or the best one: names
         return Ask(asked, False, measure)
     return Ask(asked, bool(NUMERIC.search(c) or (asked and MEASURED.search(c)) or measure), measure)
 
