@@ -532,6 +532,7 @@ def test_which_one_was_best_asks_for_the_abstract_to_name_the_best_one(lex):
     assert q.measure == "winner" and not q.numeric
     assert analyze("Which model did best on Kite, and what accuracy did it get?", None, lex).measure == "winner"
     assert analyze("What is the best accuracy of Kite?", None, lex).measure == ""  # a value, not a winner
+    assert analyze("Which value of the margin works best for Kite?", None, lex).measure == ""
 
     def miss(text):
         return missing_detail(("Kite",), (), "optimizer", False, text, measure="winner")

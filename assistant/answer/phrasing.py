@@ -237,9 +237,10 @@ MEASURE_ASKED = {
     # "what are the 12 languages ...?", "list the three tasks": the count is known, the items themselves are asked
     "names": re.compile(rf"^(?:(?:what|which)\s+(?:is|are|was|were)\s+|(?:list|name|give me)\s+)the\s+{COUNTED}"
                         rf"|^(?:what|which)\s+{COUNTED}(?!\s+of\b)", re.I),  # "which nine acupoints were needled?"
-    # "which optimizer gave the best accuracy?", "which model did best": the abstract must name the best one
-    # (not "what is the best accuracy?": a value)
-    "winner": re.compile(r"\bwhich\b[^?.;]*?\b(?:best|highest|top|won|wins|strongest|most accurate)\b", re.I),
+    # "which optimizer gave the best accuracy?", "which model did best": the abstract must say one was best
+    # (not "what is the best accuracy?" nor "which value of X works best?": a value)
+    "winner": re.compile(r"\bwhich\b(?!\s+(?:values?|settings?|numbers?|amounts?|levels?)\s+of\b)[^?.;]*?"
+                         r"\b(?:best|highest|top|won|wins|strongest|most accurate)\b", re.I),
     "count": re.compile(r"\bhow many\b", re.I),  # a figure counting the thing asked ("115 abstracts": no annotators)
 }
 # "Is/Does/Did/Can ...?": a yes/no question, whether a finding holds
