@@ -819,5 +819,7 @@ def test_the_x_paper_is_declined_when_x_is_a_name_many_abstracts_share_and_none_
     ans = a.ask("What does the EAGLE-3 paper propose for speculative decoding?")
     assert ans.abstained and "No indexed abstract is about EAGLE-3" in ans.answer
     assert ans.trace[-1].rule == "name.only_discussed", ans.trace
+    ans = a.ask("What does the YOLOX paper propose?")  # a name no abstract mentions: a near-miss, said so
+    assert ans.abstained and ans.trace[-1].rule == "near_miss.missing" and "mentions YOLOX" in ans.answer, ans.trace
     ans = a.ask("What does the Prune&Comp paper propose?")  # a name its abstract coins: answered
     assert not ans.abstained and ans.citations[0].paper_id == "p-prune"

@@ -107,3 +107,17 @@ def test_question_files_are_valid_against_their_corpus(built, name):
     for q in questions:
         for key in q.get("gold") or []:
             assert sum(key in t for t in texts) == 1, (q["id"], "gold key not unique to one abstract")
+
+
+def test_a_tuning_mix_holds_no_abstract_of_a_held_out_corpus_field(tmp_path, monkeypatch):
+    """A tuning corpus of library size mixes in distractors from fields no held-out corpus draws on (cs.GR is one),
+    so tuning on it never reads a held-out field's abstract; a held-out mix only leaves out its own fields."""
+    shared = _fake_shared(tmp_path / "shared")
+    spec = corpora.CorpusSpec("mix", "tune", "test mix", corpora.arxiv_slice(("cs.CL",), 3, "m"), distractors=100)
+    monkeypatch.setitem(corpora.SPECS, "mix", spec)
+    rows = [json.loads(line) for line in corpora.build("mix", tmp_path / "out", shared).read_text().splitlines()]
+    assert len(rows) == 3 and all(r["venue"] == "arXiv cs.CL" for r in rows)  # the fake's other field is cs.GR
+    held = corpora.CorpusSpec("mix", "heldout", "test mix", corpora.arxiv_slice(("cs.CL",), 3, "m"), distractors=100)
+    monkeypatch.setitem(corpora.SPECS, "mix", held)
+    rows = [json.loads(line) for line in corpora.build("mix", tmp_path / "out", shared).read_text().splitlines()]
+    assert any(r["venue"] == "arXiv cs.GR" for r in rows)

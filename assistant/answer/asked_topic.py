@@ -80,20 +80,22 @@ def existence_topic(question: str) -> str:
     return span
 
 
-def described_topic(question: str) -> str:
-    """The topic a question describes its one paper by, or "".
+def described_topic(question: str) -> tuple[str, bool]:
+    """The topic a question describes its one paper by ("" when none), and whether it names it as "the paper on
+    X" / "is there a paper on X?" (a topic, `PAPER_ON`) rather than describing what the paper does ("which paper
+    does X?", `WHICH_PAPER`, in the asker's own words).
 
     >>> described_topic("What does the paper on sign language recognition find?")
-    'sign language recognition'
+    ('sign language recognition', True)
     >>> described_topic("What does the paper on detection run on?"), described_topic("Summarise the paper on GANs?")
-    ('detection', 'GANs')
+    (('detection', True), ('GANs', True))
     >>> described_topic("Which paper trains a quadruped robot to walk?"), described_topic("Is there a paper on NeRF?")
-    ('trains a quadruped robot to walk', 'NeRF')
+    (('trains a quadruped robot to walk', False), ('NeRF', True))
     >>> described_topic("Which paper is the fastest?"), described_topic("What does FedMerge report?")
-    ('', '')
+    (('', False), ('', False))
     """
     on = PAPER_ON.search(question)
     if on:
-        return on.group("t") or on.group("v") or on.group("u")
+        return on.group("t") or on.group("v") or on.group("u"), True
     which = WHICH_PAPER.match(question)
-    return which.group("t") if which else ""
+    return (which.group("t") if which else ""), False

@@ -161,3 +161,19 @@ def names_topic(criterion: str) -> bool:
     """
     words = [w for w in re.findall(r"\b[a-z][a-z\-]{2,}\b", criterion.lower()) if w not in STOP and w not in LIST_WORDS]
     return not _CLAUSE.search(criterion) and len(words) <= TOPIC_WORDS
+
+
+def writes(word: str, text: str, stems: set[str], spelled: list[tuple[str, set[str]]]) -> bool:
+    """The text writes an essential word of a criterion in some form (`uses_word`; an acronym the criterion defines
+    for it counts, `spelled_out`), or, for a facet, every content word of one of its alternatives (`facet_words`).
+    `stems`: the text's (`stems_of`).
+
+    >>> text = "Spiking networks for the detection of objects."
+    >>> writes("object detection", text, stems_of(text), []), writes("tracking", text, stems_of(text), [])
+    (True, False)
+    """
+    if " " in word:  # a facet ("for object detection")
+        alternatives = re.split(r"\s+(?:or|and)\s+", word)
+        return any(all(uses_word(w, text, stems) for w in facet_words(alt)) for alt in alternatives)
+    return uses_word(word, text, stems) or any(word in words and uses_word(acronym, text, stems)
+                                               for acronym, words in spelled)

@@ -170,12 +170,14 @@ def _single(t: _Trace, f: Findings) -> Decision:
         t.add("name.unconfirmed", PASS, f"{name}: linked, but retrieval did not find its paper for this question")
     for change in n.rechosen:
         t.add("name.by_retrieval", PASS, f"{change}: a term several abstracts use or papers coin; retrieval's first")
-    if n.own_paper_asked and not n.followup and n.topic_names and not n.strong:
-        return t.abstain("name.only_discussed", f"{n.topic_names[0]}: linked by repetition only, its own paper asked",
-                         f"No indexed abstract is about {n.topic_names[0]}; it is only discussed in others.")
-    if n.own_paper_asked and not n.followup and not n.paper_named_own:  # (a name many abstracts share links nowhere)
-        return t.abstain("name.only_discussed", f"{n.paper_named}: its own paper asked; no abstract heads, coins or "
-                                                "defines the name", f"No indexed abstract is about {n.paper_named}.")
+    # its own paper asked of a name linked by repetition only, or of one no abstract owns (a name many abstracts
+    # share links nowhere)
+    discussed = (n.topic_names[0] if n.topic_names and not n.strong
+                 else n.paper_named if not n.paper_named_own else "")
+    if n.own_paper_asked and not n.followup and discussed:
+        return t.abstain("name.only_discussed", f"{discussed}: its own paper asked; no abstract heads, coins or "
+                                                "defines the name (linked, if at all, by repetition only)",
+                         f"No indexed abstract is about {discussed}; it is only discussed in others.")
     if n.topic_names and n.original_asked and not n.owned and not n.followup:
         return t.abstain("name.not_introduced", f"{n.topic_names[0]}: its linked paper uses the name without "
                                                 "introducing it; the original paper is asked",

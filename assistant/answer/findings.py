@@ -22,7 +22,8 @@ class NameFinding:
     followup: bool = False
     own_paper_asked: bool = False  # "according to the X paper", "its own paper"
     paper_named: str = ""  # the X of "the X paper proposes/reports ..." when X is written as a name
-    paper_named_own: bool = True  # some abstract has X as its own name (label head, coined or defined)
+    paper_named_own: bool = True  # some abstract has X as its own name (label head, coined or defined), or none
+    # mentions it (a near-miss, not a name only discussed)
     original_asked: bool = False  # "the original X paper": the paper that introduced X
     owned: bool = True  # a topic paper coins its topic name or heads its title with it
     describes_paper: bool = False  # "in the work that re-annotates ...": the question describes its paper

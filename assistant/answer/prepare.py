@@ -25,7 +25,7 @@ from ..retrieve.langchain import PaperRetriever
 from ..settings import AnswerSettings
 from ..types import Hit
 from .answerable import figures_in, in_own_words, missing_detail
-from .asked_topic import PAPER_ON, described_topic
+from .asked_topic import described_topic
 from .comparing import one_paper, quotes_title, weigh_compare
 from .criterion import uses_distinctive
 from .decide import decide
@@ -194,15 +194,17 @@ class Preparer:
             unconfirmed=tuple(n for n in q.topic_names if n not in p.topic_names), rechosen=p.rechosen,
             unlinked=q.unlinked, placed=q.topic_placed, strong=bool(q.topic_strong), followup=q.followup,
             own_paper_asked=bool(own), original_asked=bool(ORIGINAL.search(q.standalone)),
-            paper_named=paper_named, paper_named_own=not paper_named or lexicon.is_own_name(paper_named),
+            paper_named=paper_named,  # (a name no abstract mentions is left to the near-miss rules)
+            paper_named_own=(not paper_named or lexicon.is_own_name(paper_named)
+                             or not lexicon.mentioned_in(paper_named)),
             owned=any(pid in lexicon.owners.get(norm(name), ()) for pid in p.topic for name in p.topic_names),
             describes_paper=bool(DESCRIBED_PAPER.search(q.standalone)), yes_no=_yes_no(q.standalone),
             content_words=len(content_words(q.standalone)))
         f = Findings("answer", names=names)
-        topic = described_topic(q.standalone) if not p.topic else ""
+        topic, named_topic = described_topic(q.standalone) if not p.topic else ("", False)
         # "Is there a paper on protein structure prediction?": off the corpus's topics, checked as a list's criterion
         # is (not "which paper does X?": a description in the asker's own words)
-        if topic and PAPER_ON.search(q.standalone):
+        if topic and named_topic:
             calibrated, short = self._dense_calibrated(), len(topic.split()) <= 6
             unused = self.topics.absent_words(topic, p.hits, calibrated, compounds=short)
             f.topic_absent = unused[0] if unused else ""

@@ -31,6 +31,7 @@ import numpy as np
 
 from .answerable import states_asked
 from .figures import MEASURES, counts, figure_strings, figures_in
+from .phrasing import AUX, WH
 from .question import Question
 from .support import _NAMED, content_words
 
@@ -156,8 +157,7 @@ MEASURE_NOUN = re.compile(rf"\b(?:{_MEASURES})\b", re.I)
 # "what was the LLM's specificity", "What end-to-end latency does it get?": the measure right after "what"
 _WHAT_MEASURE = re.compile(rf"\bwhat\s+(?:(?:is|was|are|were)\s+(?:the|its|their)\s+)?(?:[\w'\-]+\s+){{0,3}}?"
                            rf"(?:{_MEASURES})\b", re.I)
-_FULL_QUESTION = re.compile(r"\b(?:what|which|who|whom|whose|how|why|when|where|whether|is|are|was|were|does|do|did|"
-                            r"can|could|would|should|will|has|have|had)\b", re.I)
+_FULL_QUESTION = re.compile(rf"\b(?:{WH}|whom|whether)\b|\b{AUX}\b", re.I)  # a question word or an auxiliary
 
 
 MIN_SHARE = 0.05  # a further sentence of the main paper (up to three) is shown when the ranker gives it this share

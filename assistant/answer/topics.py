@@ -13,7 +13,6 @@ from ..types import Hit
 from .answerable import SOFT_MATCH
 from .criterion import (
     LIST_WORDS,
-    facet_words,
     facets,
     key_of,
     keys,
@@ -23,7 +22,7 @@ from .criterion import (
     stems_of,
     tokens,
     topic_words,
-    uses_word,
+    writes,
 )
 from .nameforms import norm
 from .support import STOP, SupportScorer, stem
@@ -128,12 +127,7 @@ class TopicWords:
         out = []
         spelled = spelled_out(criterion)  # "rotary positional embeddings (RoPE)": RoPE covers those words
         for word, rest in essential:
-            if " " in word:  # a facet ("for object detection"): every content word in some form
-                if any(all(uses_word(w, text, stems) for w in facet_words(alt))
-                       for alt in re.split(r"\s+(?:or|and)\s+", word)):
-                    continue
-            elif uses_word(word, text, stems) or any(word in words and uses_word(acronym, text, stems)
-                                                   for acronym, words in spelled):
+            if writes(word, text, stems, spelled):
                 continue
             with_word, without = self.scorer.cosines(sentence, [whole, rest])
             if with_word < without + SAID_MARGIN:
