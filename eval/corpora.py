@@ -236,6 +236,8 @@ RUNS: dict[str, Run] = {r.name: r for r in (
     Run("pubmedqa-b", "pubmedqa", "tune", questions="pubmedqa-b"),
     Run("arxiv-cv-lg-b", "arxiv-cv-lg", "tune", questions="arxiv-cv-lg-b"),
     Run("arxiv-ai-ro-b", "arxiv-ai-ro", "tune", questions="arxiv-ai-ro-b"),
+    Run("arxiv-cl-b", "arxiv-cl", "tune", questions="arxiv-cl-b"),
+    Run("arxiv-lg-bib-b", "arxiv-lg-bib", "tune", questions="arxiv-lg-bib-b"),
 )}
 
 
