@@ -808,6 +808,35 @@ def test_a_described_paper_must_cover_the_words_that_carry_its_topic(make_minilm
     assert not ans.abstained and ans.citations[0].paper_id == "p-person", ans.answer
 
 
+def test_a_paper_described_by_a_clause_or_before_the_question_must_cover_its_topic(make_minilm):
+    """"Is there a paper that does X?", "I'm after a paper that does X", "X - any paper on that?" describe one paper
+    as "the paper on X" does: the animal re-identification paper does not answer for person re-identification."""
+    animals = Record("p-animal", "Animal re-identification recognises individual cows and deer across the camera "
+                     "traps of wildlife surveillance. We scale a MobileNetV2 backbone for low-resolution inputs "
+                     "and reach 91% rank-1 accuracy on microcontrollers.",
+                     label="Animal re-identification on microcontrollers", source="c.jsonl")
+    a, _ = make_minilm(extra=[animals])
+    for q in ("Is there a paper that does person re-identification across surveillance cameras?",
+              "I'm after a paper that does person re-identification across surveillance cameras. Is there one?",
+              "person re-identification across surveillance cameras - any paper on that?"):
+        ans = a.ask(q)
+        assert ans.abstained and any(t["rule"] == "topic.uncovered" for t in ans.to_json()["trace"]), (q, ans.answer)
+
+
+def test_a_described_paper_named_only_by_a_shared_term_must_cover_its_topic(make_minilm):
+    """"Which paper uses LoRA adapters for protein folding?": LoRA is a term several abstracts use, so it links weakly
+    and retrieval picks the paper; that paper must still cover the description (no LoRA paper here folds proteins)."""
+    text = ("We fine-tune a {m} language model with LoRA adapters for {t}. LoRA keeps {n}% of the weights frozen "
+            "and matches full fine-tuning.")
+    papers = [Record(f"p-lora{i}", text.format(m=m, t=t, n=90 + i), label=f"LoRA tuning for {t}", source="c.jsonl")
+              for i, (m, t) in enumerate([("small", "legal question answering"), ("large", "code review"),
+                                          ("multilingual", "machine translation")])]
+    a, _ = make_minilm(extra=papers)
+    ans = a.ask("Which paper uses LoRA adapters for protein structure prediction?")
+    assert ans.abstained and any(t["rule"] == "topic.uncovered" for t in ans.to_json()["trace"]), ans.answer
+    assert not a.ask("Which paper uses LoRA adapters for code review?").abstained
+
+
 def test_the_x_paper_is_declined_when_x_is_a_name_many_abstracts_share_and_none_introduces(make):
     """A library where several abstracts compare against EAGLE-3: the name links to none of them (a shared term), so
     the near-miss rules do not see it; "What does the EAGLE-3 paper propose?" asks for a paper the corpus lacks and

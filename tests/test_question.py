@@ -1228,18 +1228,25 @@ def test_a_listed_paper_must_cover_an_essential_facet_not_one_of_its_words():
     """"Spiking neural networks for object detection": a spiking network for image enhancement shares the topic's
     head but not what it is for; "trajectory prediction for autonomous driving": a paper on "autonomous operation"
     of a wheel loader uses one word of the facet, not the facet. A paper covers a facet by using every content word
-    of one of its alternatives ("hospital or medical imaging data") in some form, or by a best sentence that matches
-    the criterion better with the facet than without it. (Abstracts written for this test; the scorer is a stub
-    whose cosines say which of the two the sentence is nearer.)"""
+    of one of its alternatives ("hospital or medical imaging data") in some form, or by a best sentence nearer the
+    criterion with the facet than without it; a list's facet that barely moves the criterion ("... for self-driving
+    cars") by some sentence saying it on its own (`FACET_SAID`: a crop-mapping robot with LiDAR does not). (Abstracts
+    written for this test; the scorer is a stub saying which of the two a sentence is nearer, and how near each
+    sentence comes to the facet alone.)"""
     from assistant.answer.criterion import facets
     from assistant.answer.topics import TopicWords
     from assistant.types import Hit, Record
 
-    nearer = {}
+    nearer, alone = {}, {}
 
     class Scorer:
         def cosines(self, sentence, texts):  # (with the facet, without it)
             return (0.6, 0.4) if nearer.get(sentence) == "whole" else (0.4, 0.6)
+
+        def matrix(self, claims, sentences):  # each sentence against the facet alone
+            import numpy as np
+
+            return np.array([[alone.get(s, 0.1) for s in sentences]])
 
     t = TopicWords(lexicon=None, scorer=Scorer())
     crit = "spiking neural networks for object detection"
@@ -1255,6 +1262,15 @@ def test_a_listed_paper_must_cover_an_essential_facet_not_one_of_its_words():
     said = "Spiking networks locate cars and pedestrians in traffic scenes."
     nearer[said] = "whole"  # no facet word, but the sentence is nearer the criterion with the facet
     assert t.lacks(essential, crit, Hit("p3", Record("p3", said), 1.0), said) == ()
+    # a list's facet that barely moves its criterion (no "without"): some sentence must say it on its own
+    crit3 = "3D object detection from LiDAR point clouds for self-driving cars"
+    crop = "A ground robot maps cover crop biomass from LiDAR point clouds and optical images."
+    alone[crop] = 0.07
+    assert t.lacks((("self-driving cars", ""),), crit3, Hit("p8", Record("p8", crop), 1.0), crop) == \
+        ("self-driving cars",)
+    car = "We detect vehicles and pedestrians around autonomous cars from LiDAR scans."
+    alone[car] = 0.5
+    assert t.lacks((("self-driving cars", ""),), crit3, Hit("p9", Record("p9", car), 1.0), car) == ()
 
     crit = "federated learning for hospital or medical imaging data"
     essential = facets(crit)
@@ -1267,9 +1283,11 @@ def test_a_listed_paper_must_cover_an_essential_facet_not_one_of_its_words():
     assert t.lacks(facets(crit), crit, bias, "A benchmark evaluating cultural bias.") == ()
 
 
-def test_a_facet_whose_removal_moves_the_criterion_is_essential():
-    """Leaving out one word of "spiking neural networks for object detection" barely moves it; leaving out what it
-    is for does: the facet is essential as a whole. (A stub scorer: the criterion without the facet is far.)"""
+def test_a_lists_facet_is_essential_however_little_its_removal_moves_the_criterion():
+    """Leaving out one word of "spiking neural networks for object detection" barely moves it, and neither, for
+    MiniLM, does leaving out a long facet ("3D object detection from LiDAR point clouds | for self-driving cars"):
+    what the asker restricts a list to is essential all the same, a word only when its removal moves the criterion.
+    (A stub scorer: only the criterion without "spiking" is far.)"""
     import numpy as np
 
     from assistant.answer.topics import TopicWords
@@ -1278,11 +1296,18 @@ def test_a_facet_whose_removal_moves_the_criterion_is_essential():
         def vectors(self, texts):
             far = np.array([0.5, 0.866], np.float32)
             near = np.array([1.0, 0.0], np.float32)
-            return np.stack([far if t == "spiking neural networks" else near for t in texts])
+            return np.stack([far if "spiking" not in t else near for t in texts])
 
     topics = TopicWords(lexicon=None, scorer=Scorer())
-    essential = topics.essential_words("spiking neural networks for object detection")
-    assert essential == (("object detection", "spiking neural networks"),)
+    essential = topics.essential_words("spiking neural networks for object detection", every_facet=True)
+    assert essential == (("spiking", "neural networks for object detection"),
+                         ("object detection", ""))  # (no "without" to compare with: its own sentence must say it)
+    crit = "3D object detection from LiDAR point clouds for self-driving cars"
+    assert [w for w, _ in topics.essential_words(crit, every_facet=True) if " " in w] == ["LiDAR point clouds",
+                                                                                        "self-driving cars"]
+    # a paper described in the asker's own words keeps only the facets that move it
+    assert topics.essential_words("spiking neural networks for object detection") == (
+        ("spiking", "neural networks for object detection"),)
 
 
 def test_the_x_paper_asked_is_declined_when_many_abstracts_mention_x_and_none_is_about_it():
@@ -1298,3 +1323,60 @@ def test_the_x_paper_asked_is_declined_when_many_abstracts_mention_x_and_none_is
     lx = Lx.build(papers)
     assert not lx.is_own_name("EAGLE-3") and lx.is_own_name("Kite")
     assert lx.link("What does the EAGLE-3 paper propose?") == []  # shared by many: links nowhere
+
+
+@pytest.mark.parametrize("question, asked", [
+    ("orca BLEU on which test sets?", "BLEU"),  # a question word after a preposition asks of the head
+    ("Kite CIFAR-100 accuracy vs FedAvg?", "CIFAR-100"),  # its names: the rest is the asker's wording
+    ("Kite avg accuracy gain vs FedAvg?", ""),
+    ("What does Orca report?", ""),  # a full question: its own patterns read it
+    ("kite, which datasets?", ""),  # the question word opens a clause of its own
+    ("speech recognition with sparse routing?", ""),  # no paper named: a description, not an asked detail
+])
+def test_a_terse_question_asks_what_its_words_name(lex, question, asked):
+    assert analyze(question, None, lex).asked == asked
+
+
+def test_a_terse_question_for_a_metric_the_abstract_never_names_is_missing(lex):
+    """"orca BLEU on which test sets?": the terse form asks the same as "What BLEU does Orca get?", and the Orca
+    abstract names no BLEU; its WER it does report (written out in the abstract)."""
+    text = {pid: body for pid, _, body, _ in CORPUS}
+    for question in ("orca BLEU on which test sets?", "What BLEU does Orca get?"):
+        q = analyze(question, None, lex)
+        got = missing_detail(q.topic_names, q.details, q.asked, q.numeric, text["p-orca"])
+        assert got and got.firm and "BLEU" in got.why
+    q = analyze("orca WER on librispeech?", None, lex)
+    assert q.asked == "WER"
+    assert missing_detail(q.topic_names, q.details, q.asked, q.numeric, text["p-orca"]) is None
+    q = analyze("orca avg error gain?", None, lex)  # the asker's own words for a value: nothing to find verbatim
+    assert q.asked == "" and missing_detail(q.topic_names, q.details, q.asked, q.numeric, text["p-orca"]) is None
+
+
+def test_names_in_the_askers_description_of_a_paper_are_not_asked_of_it(lex):
+    """"I remember a study that ran OpenAI recognizers on Urdu. Which ...?": the asker describes the paper in their own
+    words (the abstract may say "Whisper"); a name in that description is not a detail its abstract must hold. A paper
+    named outright keeps every name asked of it."""
+    q = analyze("I remember a study that ran small off-the-shelf OpenAI recognizers on Urdu speech, with no "
+                "fine-tuning at all. Which size did best, and what was its error rate?", None, lex)
+    assert "OpenAI" not in q.details
+    assert "Whisper" in analyze("Does Kite beat Whisper?", None, lex).details  # a paper named: every name is asked
+
+
+def test_a_follow_ups_details_are_its_own_words_not_the_earlier_turns(lex):
+    """The standalone form of "which dataset did the second one use?" carries the earlier turn's words ("one that beats
+    Whisper on LibriSpeech"); those say which paper is meant, and are not details asked of it."""
+    conv = Conversation()
+    conv.add(Turn("I have two papers in mind: one that beats Whisper on LibriSpeech, and a federated one.", "...", "",
+                  ("p-kite",), ("p-kite",)))
+    q = analyze("for the second one, which dataset did they use?", conv, lex)
+    assert q.followup and "Whisper" in q.standalone  # the earlier turn says which paper is meant ...
+    assert q.details == ()  # ... and asks nothing of it
+
+
+def test_the_experiments_one_named_paper_reports_are_no_list_of_papers(lex):
+    """"What experiments and results does the X paper report?" asks about one paper, as "Which trials were pooled in
+    the X meta-analysis?" does; "Which experiments study sparse routing?" asks the collection."""
+    assert analyze("What experiments and results does the Orca paper by Kim et al. report?", None, lex).kind \
+        is Kind.SINGLE
+    assert analyze("Which trials were pooled in the Orca meta-analysis?", None, lex).kind is Kind.SINGLE
+    assert analyze("Which experiments study sparse routing?", None, lex).kind is Kind.LIST

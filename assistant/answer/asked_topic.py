@@ -23,6 +23,13 @@ PAPER_ON = re.compile(
     rf"|\bthe (?:paper|work|study|article) (?:on|about) (?P<u>[^?,;]{{3,60}}?)(?=\s+{_REPORTS}|\s*[?,;])",
     re.I,
 )
+# "Is there a paper that applies X to Y?", "I'm after a paper which uses X for Y": one paper, described by a clause
+A_PAPER_THAT = re.compile(r"\b(?:a|an|any|one)\s+(?:paper|work|study|article)\s+(?:here\s+|in (?:the|this) "
+                          r"(?:corpus|collection|library)\s+)?(?:that|which)\s+(?P<t>(?!(?:is|are|was|were|i|we|you)\b)"
+                          r"[a-z][^?.;:]{3,150}?)\s*(?:[?.;:]|\s[-\u2013\u2014]+\s|$)", re.I)
+# "X - any paper on that?": the topic stands before the question and a pronoun points back at it
+_BACK = re.compile(r"^(?:that|this|it|these|those|them)$", re.I)
+_LEAD = re.compile(r"^(?P<t>[^?:;]{3,120}?)\s*(?:\s[-\u2013\u2014]+\s|:\s)", re.I)
 # "Which paper trains a quadruped robot to walk ...?": one paper, described by what it does
 WHICH_PAPER = re.compile(r"^(?:which|what) (?:paper|work|study|article)\s+(?P<t>(?!(?:is|are|was|were|do|does|did|has|"
                          r"have|had|in|of|on|here)\b)[a-z]+\s[^?]{3,150}?)\s*\??$", re.I)
@@ -36,7 +43,11 @@ _COLLECTION = frozenset("work works papers studies research articles abstracts l
 _WHOLE = frozenset("collection corpus library index".split())
 _SOMEONE = frozenset("anyone anybody someone somebody anything something".split())
 _LOOKING = frozenset("here there exist exists looking look searching search find want interested need got have has "
-                     "know see used tried done cover covers covered contain contains hold holds i'm im please".split())
+                     "know see used tried done cover covers covered contain contains hold holds i'm im please deal "
+                     "deals dealing".split())
+_ASKING = frozenset("any there here looking".split())  # "X papers in here?"
+_WHICH_PAPERS = re.compile(r"\b(?:which|what)\s+(?:papers|works?|studies|articles|abstracts|research)\b", re.I)
+_HOLDING = frozenset("have has hold holds contain contains deal deals".split())  # "what work ... deals with X?"
 _NOT_A_TOPIC = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how|that|is|are|was|were|been|being)\b"
                           r"|[?.;:]", re.I)
 _FRAME = FUNCTION_WORDS | _COLLECTION | _SOMEONE | _LOOKING
@@ -52,6 +63,10 @@ def existence_topic(question: str) -> str:
     'stock price forecasting with deep learning'
     >>> existence_topic("I’m looking for EEG-based emotion recognition work; what does the collection have?")
     'EEG-based emotion recognition'
+    >>> existence_topic("ocean wave forecasting from buoys - which papers?")
+    'ocean wave forecasting from buoys'
+    >>> existence_topic("What work in the collection deals with Tagalog?"), existence_topic("SemEval papers in here?")
+    ('Tagalog', 'SemEval')
     >>> existence_topic("Has anyone tried to predict which puzzles people find funny?")  # a paper described
     ''
     >>> existence_topic("Is there a study using gene editing?"), existence_topic("What does Kite report on speed?")
@@ -68,8 +83,8 @@ def existence_topic(question: str) -> str:
         return ""
     a, b = topic[0], topic[-1]
     outside = {t for i, t in enumerate(low) if t[0].isalpha() and not a <= i <= b}
-    asks = (outside & _SOMEONE or (outside & _COLLECTION and outside & {"any", "there", "looking"})
-            or (outside & _WHOLE and outside & {"have", "has", "hold", "holds", "contain", "contains"}))
+    asks = (outside & _SOMEONE or (outside & _COLLECTION and (outside & _ASKING or _WHICH_PAPERS.search(question)))
+            or (outside & _WHOLE and outside & _HOLDING))
     if b + 1 < len(toks) and low[b + 1] in (")", "]") and "(" in question[toks[a].start():toks[b].end()]:
         b += 1  # "(anti-spoofing)"
     span = question[toks[a].start():toks[b].end()]
@@ -93,9 +108,16 @@ def described_topic(question: str) -> tuple[str, bool]:
     (('trains a quadruped robot to walk', False), ('NeRF', True))
     >>> described_topic("Which paper is the fastest?"), described_topic("What does FedMerge report?")
     (('', False), ('', False))
+    >>> described_topic("I'm after a paper that uses graph networks for weather forecasting. Is there one?")
+    ('uses graph networks for weather forecasting', False)
+    >>> described_topic("ocean wave forecasting from buoys - any paper on that?")
+    ('ocean wave forecasting from buoys', True)
     """
     on = PAPER_ON.search(question)
     if on:
-        return on.group("t") or on.group("v") or on.group("u"), True
-    which = WHICH_PAPER.match(question)
+        topic = on.group("t") or on.group("v") or on.group("u")
+        lead = _LEAD.match(question) if _BACK.match(topic.strip()) else None
+        if not _BACK.match(topic.strip()) or lead:
+            return (lead.group("t").strip() if lead else topic), True
+    which = WHICH_PAPER.match(question) or A_PAPER_THAT.search(question)
     return (which.group("t") if which else ""), False

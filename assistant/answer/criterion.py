@@ -152,6 +152,15 @@ def named_words(criterion: str) -> tuple[tuple[str, str], ...]:
     return words if len(words) <= TOPIC_WORDS and not _CLAUSE.search(criterion) else ()
 
 
+def has_clause(criterion: str) -> bool:
+    """A criterion with a clause describes its topic in the asker's words ("predict where on Earth a photo was taken").
+
+    >>> has_clause("predict where on Earth a photo was taken"), has_clause("3D object detection from LiDAR")
+    (True, False)
+    """
+    return bool(_CLAUSE.search(criterion))
+
+
 def names_topic(criterion: str) -> bool:
     """A short criterion without a clause names a topic ("protein language models"); a longer one, or one with a
     clause, describes it in the asker's words ("predict where on Earth a photo was taken").

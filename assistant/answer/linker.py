@@ -83,6 +83,10 @@ class Lexicon(NameTables):
         >>> lx = Lexicon.build([("p1", "VQ-Mix", "A Vector-Quantized VAE. Model quantization saves memory.", False)])
         >>> lx.restore_case("how much memory does the quantized vq-mix need?")
         'how much memory does the quantized VQ-Mix need?'
+        >>> lx = Lexicon.build([("p1", "Anomaly to Prompt", "We propose Anomaly to Prompt (APP) for forecasting. APP "
+        ...                      "beats baselines. APP is fast.", False)])
+        >>> lx.restore_case("that mobile app for plants - how many species?")  # an English word, whoever defines it
+        'that mobile app for plants - how many species?'
         """
         if re.search(r"(?<![.?!:]\s)(?<!^)(?<![.?!:])\b[A-Za-z]*[A-Z]", question.strip()):
             return question  # capitals inside a sentence: the writer capitalises names
@@ -99,8 +103,11 @@ class Lexicon(NameTables):
                     surface = unknown_name(span[0][0])
                 # "kite" is Kite's own name; "quantized" a word the corpus writes in other forms ("quantization"),
                 # not the "Quantized" of "Vector-Quantized"
-                word = n == 1 and (is_word(span[0][0]) or len(span[0][0]) < 2 or (
-                    (is_english(span[0][0]) or stem(span[0][0]) in self.stems) and not self._own_name(span[0][0])))
+                # ... and "app" is a word, though one paper defines "APP": an acronym that is an English word is a
+                # name only where written in capitals (`acronym_words`)
+                word = n == 1 and (is_word(span[0][0]) or len(span[0][0]) < 2 or norm(span[0][0]) in self.acronym_words
+                                   or ((is_english(span[0][0]) or stem(span[0][0]) in self.stems)
+                                       and not self._own_name(span[0][0])))
                 if not surface or word:
                     continue
                 if n > 1 and (len(surface.split()) != n or all(is_english(t) for t, _, _ in span)):

@@ -20,7 +20,7 @@ import re
 
 from ..index.sentences import split_sentences
 from ..types import Hit
-from .criterion import keys, uses_distinctive, uses_every_word
+from .criterion import has_clause, keys, uses_distinctive, uses_every_word
 from .findings import ListFinding
 from .nameforms import norm
 from .prose import is_debris
@@ -133,7 +133,9 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
     rare_words = topics.distinctive_words(core)
     rare = keys(rare_words)
     # "music" in "music recommendation systems"; per alternative ("event cameras / neuromorphic sensors")
-    essential = topics.essential_alternatives(core)
+    # (every facet of a criterion naming its topic; of one describing it in a clause, "predict where on Earth a photo
+    # was taken", only those that carry part of it)
+    essential = topics.essential_alternatives(core, every_facet=not has_clause(core))
     if not unmatched:
         for h in candidates(p.hits, q.criterion):  # the first LIST_SHOW, then those using every criterion word
             if parts and not all(norm(x) in normed[h.paper_id] for x in parts):

@@ -23,8 +23,10 @@ SIDES_END = (r"(?:all|both|each|are|is|was|were|do|does|did|have|has|deal|deals|
 # the kinds of research report a question calls a paper by: "the PK/PD study", "that cohort", "the second trial"
 REPORT = (r"(?:study|trial|paper|review|analysis|series|experiment|cohort|report|survey|registry|work|article|"
           r"replication|audit|investigation|meta-analysis)")
-# "Which trials were pooled in the X meta-analysis?": the items of one paper, not papers of the corpus
-IN_ONE_REPORT = re.compile(rf"\b(?:in|of|from|by) the (?:[^\s,;:?]+\s+){{0,6}}?{REPORT}\b", re.I)
+# "Which trials were pooled in the X meta-analysis?", "What experiments does the X paper report?": the items of one
+# paper, not papers of the corpus
+IN_ONE_REPORT = re.compile(rf"\b(?:(?:in|of|from|by) the (?:[^\s,;:?]+\s+){{0,6}}?|(?:does|did|do) the "
+                           rf"(?:[^\s,;:?]+\s+){{1,4}}?){REPORT}\b", re.I)
 A_REPORT = re.compile(rf"\b{REPORT}\b", re.I)  # a side called a report: "the PK/PD study in MRSA pneumonia"
 # "the two studies", "each paper", "both trials", "the paper that A vs the one that B": the question itself says its
 # sides are separate reports

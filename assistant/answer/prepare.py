@@ -201,7 +201,9 @@ class Preparer:
             describes_paper=bool(DESCRIBED_PAPER.search(q.standalone)), yes_no=_yes_no(q.standalone),
             content_words=len(content_words(q.standalone)))
         f = Findings("answer", names=names)
-        topic, named_topic = described_topic(q.standalone) if not p.topic else ("", False)
+        # (a paper named only by a term several abstracts use is still described: "which paper uses KANs for X?")
+        strong = set(p.topic) & set(q.topic_strong)
+        topic, named_topic = described_topic(q.standalone) if not strong else ("", False)
         # "Is there a paper on protein structure prediction?": off the corpus's topics, checked as a list's criterion
         # is (not "which paper does X?": a description in the asker's own words)
         if topic and named_topic:

@@ -35,6 +35,7 @@ from .phrasing import (
     ASKED,
     ASKED_NP,
     ASKED_TAIL,
+    AUX,
     CLAUSE,
     IRREGULAR_PAST,
     LEAD,
@@ -43,7 +44,9 @@ from .phrasing import (
     MEASURED,
     NOT_NOUN,
     NUMERIC,
+    OPENER,
     TOPIC_AT,
+    WH,
 )
 from .questionkind import Kind, question_kind
 from .sides import Side
@@ -118,7 +121,13 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
     lead = LEAD.match(standalone)
     asking = lead.group("ask") if lead else standalone  # "... - which corpus?": the asked part is after the dash
     # a name in the lead describes the paper ("for the method that gives a black-box LM a memory: how much ...?")
-    details = tuple(t for t in named_terms(asking)
+    described = " ".join(m.group(0) for m in _DESCRIPTION.finditer(asking)) if not topic_ids else ""
+    # a follow-up's own words ask; what the standalone form adds from earlier turns only says which paper is meant
+    own_lead = LEAD.match(q) if followup else None
+    own = (own_lead.group("ask") if own_lead else q) if followup else asking
+    details = tuple(t for t in named_terms(own)
+                    # (a paper described in the asker's words: the names in the description are not asked of it)
+                    if not (described and re.search(rf"(?<!\w){re.escape(t)}(?!\w)", described))
                     # (not a common term, nor English words capitalised: "Stretch-sensitive KCNQ1 mutation ...?")
                     if norm(t) not in {norm(n) for n in topic_names} and lexicon.status(t) != "common"
                     and not _capitalised_words(t, lexicon.words)
@@ -127,7 +136,7 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
                     and (topic_ids or t not in {u for u, _ in unlinked}))
     # "What gain does X give for Swahili?", "Does X beat Whisper?": a capitalised word no paper is about is a detail
     if topic_ids:
-        details += tuple(t for t in named_terms(asking, capitalised=True)
+        details += tuple(t for t in named_terms(own, capitalised=True)
                          if t not in details and " " not in t and len(t) >= 4
                          and lexicon.status(t) in ("missing", "passing") and not lexicon.is_common(t)
                          and not any(norm(t) in norm(n) for n in topic_names))  # (a word of its name)
@@ -158,6 +167,8 @@ def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False) -> A
     m = (ASKED.match(c) or (ASKED_TAIL.match(c) if fragment else None)
          or (None if fragment else ASKED_NP.match(c)))
     asked = NOT_NOUN.sub("", next((g for g in (m.groups() if m else ()) if g), "")).strip()
+    if not m and not fragment:  # "crossformer segmentation F1 on which datasets?": what the words name is asked
+        asked = terse_asked(c, topic_names)
     if asked and all(w.lower() in FUNCTION_WORDS for w in asked.split()):
         asked = ""  # "What exactly does it ...": no noun is asked
     if re.fullmatch(IRREGULAR_PAST, asked, re.I):
@@ -172,6 +183,45 @@ def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False) -> A
     if measure in ("names", "winner"):  # the items behind a count the question states, or the best one: names
         return Ask(asked, False, measure)
     return Ask(asked, bool(NUMERIC.search(c) or (asked and MEASURED.search(c)) or measure), measure)
+
+
+# where a question describes the paper it means, in the asker's words: a clause on a paper noun ("the study that ran
+# OpenAI's recognizers on Urdu, which ...", "I remember a paper where ...")
+_DESCRIPTION = re.compile(r"\b(?:paper|study|work|method|approach|framework|model|system|analysis|tool|app|one)s?\s+"
+                          r"(?:that|which|where|whose|who)\b(?:(?!,\s*(?:which|what|how|who|do|does|did|is|are|was|"
+                          r"were|can)\b)[^.?;:])*", re.I)
+# a terse question is a noun phrase: no question word, auxiliary or request opens it or stands in it
+_FULL = re.compile(rf"^(?:{OPENER}|tell|give|list|show|name|compare|contrast|summari[sz]e|explain|describe|find|"
+                   rf"please|i|we|there|any|anything|papers?|hey|hi)\b|(?:[,;:]|\s[-\u2013\u2014]+)\s*(?:{WH})\b"
+                   rf"|\b{AUX}\b|[?]", re.I)  # (a question word after a preposition asks of the head: "F1 on which")
+_HEAD_END = re.compile(r"(?:^|\s+)(?:on|in|for|of|with|at|by|from|to|over|than|per|across|under|using|via|vs\.?|versus|"
+                       r"compared|relative|against|and|or|plus|applied|used)\b|\s*(?:[,/;:+]|\s[-\u2013\u2014]+\s)")
+TERSE_WORDS = 12
+
+
+def terse_asked(clause: str, topic_names: tuple[str, ...]) -> str:
+    """What a terse question asks of the paper it names first: the names among the words after the name, up to the
+    first preposition or conjunction ("crossformer segmentation F1 on which datasets?" -> "F1"); "" for a full
+    question, when only the paper is named, or when the words name nothing.
+
+    >>> terse_asked("crossformer segmentation F1 on which datasets", ("crossformer",))
+    'F1'
+    >>> terse_asked("Kite avg accuracy gain vs FedAvg", ("Kite",)), terse_asked("What does Kite report", ("Kite",))
+    ('', '')
+    """
+    if _FULL.search(clause) or len(clause.split()) > TERSE_WORDS:
+        return ""
+    # the paper's name opens it ("TitaNet EER on VoxCeleb1"; a name inside reads as a title: "Storage of X: ...")
+    first = next((re.match(rf"(?:the\s+)?{re.escape(n)}(?:'s|’s)?(?![\w\-])", clause.strip(), re.I)
+                  for n in sorted(topic_names, key=len, reverse=True)
+                  if re.match(rf"(?:the\s+)?{re.escape(n)}(?![\w\-])", clause.strip(), re.I)), None)
+    if not first:
+        return ""  # (naming no paper first: a description or a title)
+    rest = clause.strip()[first.end():].strip(" ,")
+    head = _HEAD_END.split(rest, maxsplit=1)[0] if rest else ""
+    # its names only ("EER", "mAP50", "OSWorld success rate" -> "OSWorld"): a terse phrase in the asker's words ("avg
+    # performance gain") is no wording the abstract must share
+    return " ".join(named_terms(head))
 
 
 def _capitalised_words(term: str, words) -> bool:

@@ -16,6 +16,7 @@ from .asked_topic import existence_topic
 from .linker import Link
 from .nameforms import norm
 from .phrasing import CUE, DESCRIBED_PAIR, DESCRIBED_PAPER, IN_ONE_REPORT, LIST, TWO_PAPERS, WEAK_CUE
+from .sidelist import listed_sides, stated_count
 from .sides import (
     MAX_SIDES,
     Side,
@@ -38,7 +39,24 @@ class Kind(str, Enum):  # noqa: UP042 - StrEnum would turn str() and f"{kind}" f
 def question_kind(q: str, links: list[Link], referents: tuple[str, ...], conversation,
                   original: str = "", shared: frozenset[str] = frozenset()) -> tuple[Kind, tuple[Side, ...], str]:
     """The kind of question `q` (standalone), its comparison sides and its list criterion (see the module doc);
-    `referents`: papers a follow-up refers to; `shared`: linked terms many abstracts use (they name no side)."""
+    `referents`: papers a follow-up refers to; `shared`: linked terms many abstracts use (they name no side).
+    The frames' reading (`_framed_kind`) is checked against the coordinated list the question holds
+    (`sidelist.listed_sides`): a question that says its papers are several ("both", "each", "they", "how do they
+    differ", "these three") and lists more sides than the frames found is a comparison of those sides."""
+    kind, sides, criterion = _framed_kind(q, links, referents, conversation, original, shared)
+    several = _SEVERAL.search(q) or stated_count(q) >= 2  # ("A versus B" alone may be a contrast inside one paper)
+    if kind is Kind.LIST or not (several or (kind is Kind.COMPARE and CUE.search(q))):
+        return kind, sides, criterion
+    listed = listed_sides(q, links)
+    return (Kind.COMPARE, listed, "") if len(listed) > len(sides) else (kind, sides, criterion)
+
+
+# the question says its papers are several: a plural word refers to them, or it asks how they differ
+_SEVERAL = re.compile(r"\b(?:both|each|all|they|their|them|these|those|differ\w*|compar\w+|contrast\w*)\b", re.I)
+
+
+def _framed_kind(q: str, links: list[Link], referents: tuple[str, ...], conversation,
+                 original: str, shared: frozenset[str]) -> tuple[Kind, tuple[Side, ...], str]:
     m = LIST.match(q)
     terse = m and next((g for g in ("c5", "c6", "c7") if m.group(g)), "")
     if terse and (any(link.strong and link.name in q[m.start(terse):] for link in links)  # "anything on the cost of X?"

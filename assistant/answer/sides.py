@@ -227,6 +227,10 @@ def clean(s: str) -> str:
 
 
 RANK_COST = 0.1  # a described side's later candidate must fit this much better per place to be preferred
+# what a side's having a row at all weighs, above any fit: a side whose every candidate misses its marks (fit below -1:
+# "adds" in "the paper that adds test-time augmentation" is rare in the corpus) still gets its best one as its row;
+# whether it was found is judged on its evidence (comparing.py)
+ROW = 10.0
 
 
 def assign_rows(candidates: list[list[str]], fit: list[list[float]]) -> list[int | None]:
@@ -243,6 +247,8 @@ def assign_rows(candidates: list[list[str]], fit: list[list[float]]) -> list[int
     [0, None]
     >>> assign_rows([["a", "b", "c"], ["a", "b", "c"]], [[0.0] * 3, [0.0] * 3])  # alike sides: retrieval's order
     [0, 1]
+    >>> assign_rows([["a", "b"], ["b", "a"]], [[-1.6, -1.7], [0.5, 0.2]])  # every candidate misses the side's marks
+    [0, 0]
     """
     options = [[*range(len(c)), None] for c in candidates]
     best, best_score = [None] * len(candidates), float("-inf")
@@ -250,7 +256,7 @@ def assign_rows(candidates: list[list[str]], fit: list[list[float]]) -> list[int
         papers = [candidates[i][j] for i, j in enumerate(pick) if j is not None]
         if len(papers) != len(set(papers)):
             continue
-        score = sum(fit[i][j] - RANK_COST * j + 1.0 for i, j in enumerate(pick) if j is not None)  # a row beats none
+        score = sum(fit[i][j] - RANK_COST * j + ROW for i, j in enumerate(pick) if j is not None)  # a row beats none
         if score > best_score + 1e-9:
             best, best_score = list(pick), score
     return best
