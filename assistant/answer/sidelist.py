@@ -39,8 +39,8 @@ _GROUP_LEAD = re.compile(r"^\s*(?:these|those|the|all)\s+(?:two|three|four)\b", 
 _PREDICATE = re.compile(r"\s+(?:(?:are|were|do|did|have|had|can|could|would)\s+)?(?:both|all|each|respectively)\b"
                         r"|\s+(?:differ\w*|compare[sd]?|contrast(?:s|ed)?)\b", re.I)
 # a phrase that starts a new side: a determiner, "one"/"another"/"the other", a capitalised word or a name
-_START = re.compile(r"^(?:the|a|an|one|another|other|this|that|both)\b|^[A-Z0-9]|^\S*[A-Z]|^\x00", re.I)
-_DESCRIPTION = re.compile(r"^(?:the|one|another)\s", re.I)  # "the X paper", "the one that", "one paper X", "another X"
+_START = re.compile(r"^(?i:the|a|an|one|another|other|this|that|both)\b|^[A-Z0-9]|^\S*[A-Z]|^\x00")  # (capitals: case)
+_OPENS_DESCRIPTION = re.compile(r"^(?:the|one|another)\s", re.I)  # "the X paper", "one paper X", "another X"
 _ONE_OF = re.compile(r"^(?:(?:the )?(?:one|paper|study|work)|another|the other|other)\s+"
                      r"(?:(?:paper|study|work|method|approach|model|article|abstract|one)s?\s+)?(?:(?:that|which|who)\s+)?",
                      re.I)
@@ -115,7 +115,7 @@ def _side_like(item: str, links: list[Link]) -> bool:
         return False
     if any(link.strong and len(link.name) > 1 and item.lower().startswith(link.name.lower()) for link in links):
         return True
-    if _DESCRIPTION.match(item):
+    if _OPENS_DESCRIPTION.match(item):
         return len(words) >= 2
     return _name_like(words[0])
 
@@ -142,6 +142,9 @@ def listed_sides(q: str, links: list[Link]) -> tuple[Side, ...]:
     >>> [s.text for s in listed_sides("Two robotics papers: one learns from videos, the other uses teleoperation. "
     ...                               "How does each collect data?", [])]
     ['learns from videos', 'uses teleoperation']
+    >>> [s.text for s in listed_sides("Speech tools: how do Zorvo, the tool for reading and writing transcripts, "
+    ...                               "and Kaptor differ in cost?", [])]  # a piece not starting like a side goes on
+    ['Zorvo', 'tool for reading and writing transcripts', 'Kaptor']
     >>> [s.text for s in listed_sides("How do these three cache keys: Kaptor, Zelvo and Quillet?", [])]
     ['Kaptor', 'Zelvo', 'Quillet']
     >>> listed_sides("How do these three cache keys: Kaptor and Zelvo?", [])  # the count says three
