@@ -781,14 +781,19 @@ def test_a_lists_topic_words_decide_not_what_papers_do_with_them(make_minilm):
     assert {"p-mapf1", "p-mapf2"} <= set(cited) and set(cited[:2]) == {"p-mapf1", "p-mapf2"}, ans.answer
 
 
+def _animal_reid() -> Record:
+    """An animal re-identification paper: it does not answer for person re-identification. (Written for these tests.)"""
+    return Record("p-animal", "Animal re-identification recognises individual cows and deer across the camera traps "
+                  "of wildlife surveillance. We scale a MobileNetV2 backbone for low-resolution inputs and reach 91% "
+                  "rank-1 accuracy on microcontrollers.", label="Animal re-identification on microcontrollers",
+                  source="c.jsonl")
+
+
 def test_a_described_paper_must_cover_the_words_that_carry_its_topic(make_minilm):
     """A described paper is a list of one: "the paper on person re-identification" is not answered from an animal
     re-identification paper (it lacks "person", a word without which the description means something else), and is
     answered once a paper on it is indexed; a description the paper meets in other words is answered."""
-    animals = Record("p-animal", "Animal re-identification recognises individual cows and deer across the camera "
-                     "traps of wildlife surveillance. We scale a MobileNetV2 backbone for low-resolution inputs "
-                     "and reach 91% rank-1 accuracy on microcontrollers.",
-                     label="Animal re-identification on microcontrollers", source="c.jsonl")
+    animals = _animal_reid()
     a, _ = make_minilm(extra=[animals])
     for q in ("What does the paper on person re-identification across surveillance cameras report?",
               "Which paper proposes person re-identification across surveillance cameras?"):
@@ -811,10 +816,7 @@ def test_a_described_paper_must_cover_the_words_that_carry_its_topic(make_minilm
 def test_a_paper_described_by_a_clause_or_before_the_question_must_cover_its_topic(make_minilm):
     """"Is there a paper that does X?", "I'm after a paper that does X", "X - any paper on that?" describe one paper
     as "the paper on X" does: the animal re-identification paper does not answer for person re-identification."""
-    animals = Record("p-animal", "Animal re-identification recognises individual cows and deer across the camera "
-                     "traps of wildlife surveillance. We scale a MobileNetV2 backbone for low-resolution inputs "
-                     "and reach 91% rank-1 accuracy on microcontrollers.",
-                     label="Animal re-identification on microcontrollers", source="c.jsonl")
+    animals = _animal_reid()
     a, _ = make_minilm(extra=[animals])
     for q in ("Is there a paper that does person re-identification across surveillance cameras?",
               "I'm after a paper that does person re-identification across surveillance cameras. Is there one?",

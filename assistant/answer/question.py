@@ -212,9 +212,9 @@ def terse_asked(clause: str, topic_names: tuple[str, ...]) -> str:
     if _FULL.search(clause) or len(clause.split()) > TERSE_WORDS:
         return ""
     # the paper's name opens it ("TitaNet EER on VoxCeleb1"; a name inside reads as a title: "Storage of X: ...")
-    first = next((re.match(rf"(?:the\s+)?{re.escape(n)}(?:'s|’s)?(?![\w\-])", clause.strip(), re.I)
-                  for n in sorted(topic_names, key=len, reverse=True)
-                  if re.match(rf"(?:the\s+)?{re.escape(n)}(?![\w\-])", clause.strip(), re.I)), None)
+    opening = (re.match(rf"(?:the\s+)?{re.escape(n)}(?:'s|’s)?(?![\w\-])", clause.strip(), re.I)
+               for n in sorted(topic_names, key=len, reverse=True))
+    first = next((m for m in opening if m), None)
     if not first:
         return ""  # (naming no paper first: a description or a title)
     rest = clause.strip()[first.end():].strip(" ,")

@@ -20,6 +20,7 @@ import re
 
 from .linker import Link
 from .nameforms import norm
+from .phrasing import AUX, WH
 from .sides import MAX_SIDES, Side, clean, side_in
 from .words import QUOTED_SPAN, is_english, is_word
 
@@ -29,8 +30,8 @@ _CLAUSES = re.compile(r"[?;!]|:\s|\.\s|\s[-\u2013\u2014]\s")
 # the words that open a clause before its list: "how do", "in what ways did", "compare", "contrast how", "both"
 _OPENER = re.compile(
     r"^\s*(?:(?:so|and|but|now|also|then)\s*,?\s+)?(?:"
-    r"(?:(?:how|in what ways?|why|where|when|what|which)(?:\s+(?:exactly|else))?\s+)?"
-    r"(?:do|does|did|are|is|were|was|can|could|would|have|has)\s+"
+    rf"(?:(?:in what ways?|{WH})(?:\s+(?:exactly|else))?\s+)?"
+    rf"{AUX}\s+"
     r"|(?:compare|contrast)\s+(?:how\s+|what\s+|whether\s+|the approaches of\s+)?"
     r"|(?:both|between|across|among|of)\s+)", re.I)
 _COMPARE_VERB = re.compile(r"(?<=[,\s])(?:compare|contrast)\s+(?=\S)", re.I)
@@ -48,7 +49,8 @@ _COUNT = re.compile(r"\b(?:these|those|the|all)\s+(two|three|four)\b|\b(two|thre
                     r"(?:papers|studies|works|methods|approaches|models|abstracts|systems|frameworks|articles)\b",
                     re.I)
 _NUMBER = {"two": 2, "three": 3, "four": 4, "2": 2, "3": 3, "4": 4}
-_WH = re.compile(r"^(?:what|which|how|why|who|when|where|whether)\b", re.I)
+_WH = re.compile(rf"^(?:{WH}|whether)\b", re.I)
+_ENDS_AUX = re.compile(rf"\b{AUX}\s+$", re.I)  # the opener ends on an auxiliary: a predicate follows the list
 MAX_WORDS = 20  # a longer phrase is a clause, not a side
 
 
@@ -67,8 +69,7 @@ def _items(clause: str, links: list[Link]) -> list[str]:
     verb = list(_COMPARE_VERB.finditer(clause))
     clause = clause[verb[-1].start():] if verb else clause  # "On hate speech, compare A, B and C"
     opener = _OPENER.match(clause)
-    aux = bool(opener and re.search(r"\b(?:do|does|did|are|is|were|was|can|could|would|have|has)\s+$",
-                                    opener.group(0), re.I))
+    aux = bool(opener and _ENDS_AUX.search(opener.group(0)))
     body = clause[opener.end():] if opener else clause
     if _GROUP_LEAD.match(body):
         return []  # "how do these three use X" (the sides are in another clause)

@@ -96,9 +96,9 @@ class TopicWords:
 
     def essential_words(self, criterion: str, every_facet: bool = False) -> tuple[tuple[str, str], ...]:
         """The words of a criterion that carry part of its topic (`ESSENTIAL`) and its facets (`facets`: "for object
-        detection") that do, each with the criterion without it: a listed paper must use the word (`uses_word`) or
-        have its best sentence match the criterion better than the criterion without it, and for a facet also say it
-        in some sentence of its own (`lacks`). `every_facet` (a list's criterion): every facet, however little
+        detection") that do, each with the criterion without it: a listed paper must use the word (`uses_word`; a
+        facet: every word of one of its alternatives) or have its best sentence match the criterion better than the
+        criterion without it (`lacks`). `every_facet` (a list's criterion): every facet, however little
         MiniLM's vector moves without it ("3D object detection from LiDAR point clouds | for self-driving cars": what
         the asker restricts the list to); one that barely moves it keeps no "without" ("") and is covered only by
         being written or said. (A paper described in the asker's words keeps only the facets that move it: "a big
