@@ -238,6 +238,8 @@ RUNS: dict[str, Run] = {r.name: r for r in (
     Run("arxiv-ai-ro-b", "arxiv-ai-ro", "tune", questions="arxiv-ai-ro-b"),
     Run("arxiv-cl-b", "arxiv-cl", "tune", questions="arxiv-cl-b"),
     Run("arxiv-lg-bib-b", "arxiv-lg-bib", "tune", questions="arxiv-lg-bib-b"),
+    Run("arxiv-rest-b", "arxiv-rest", "tune", questions="arxiv-rest-b"),
+    Run("pubmedqa-c", "pubmedqa", "tune", questions="pubmedqa-c"),
 )}
 
 
