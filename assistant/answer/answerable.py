@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 
 from ..index.sentences import split_sentences
 from .figures import MEASURES, NUMBER_WORDS, counts, figures_in, has_figure
-from .instances import WORD, Common, kind_asked, names_instance, says_which_best
+from .instances import WORD, Common, kind_asked, names_best, names_instance, says_which_best
 from .nameforms import named_terms
 from .support import STOP, stem
 from .terms import abbreviated, figure_near, following, has_term, has_word, phrase_present
@@ -70,6 +70,10 @@ GENERIC_ASKED = frozenset(
     "numbers figure figures margin margins factor than".split()
 )
 # nouns that name a dimension of something ("bougie size", "dropout rate"): the asked thing is what they measure
+# "how much leaner is X than Y?": a comparative asks for a difference, it is no thing to find in the abstract
+COMPARATIVES = frozenset("more less fewer better worse higher lower larger bigger smaller greater longer shorter wider "
+                         "narrower deeper shallower heavier lighter leaner cheaper costlier quicker stronger weaker "
+                         "earlier later older younger safer easier harder simpler denser sparser tighter".split())
 DIMENSIONS = frozenset("size sizes rate rates length lengths dose doses level levels duration width depth "
                        "diameter frequency volume weight concentration temperature".split())
 CHANGE = {  # change words: the abstract must state a change of this direction (and, asked, a number)
@@ -109,14 +113,16 @@ def _asked_parts(asked: str) -> tuple[list[list[str]], list[str]]:
             lw = w.lower()
             if lw in CHANGE or stem(lw) in CHANGE:
                 changes.append(lw if lw in CHANGE else stem(lw))
-            elif lw not in STOP and lw not in GENERIC_ASKED and len(w) > 1 and not NUMBER_WORDS.fullmatch(lw):
+            elif (lw not in STOP and lw not in GENERIC_ASKED and lw not in COMPARATIVES and len(w) > 1
+                  and not NUMBER_WORDS.fullmatch(lw)):
                 words.append(w)
         if words:
             parts.append(words)
     return parts, changes
 
 
-_OWN_WORDS = re.compile(r"\b(?:new|novel)\b|\w-(?:style|like|type|esque)\b", re.I)
+# (a possessive: "properties of its filter", the paper's own thing in the asker's word for it)
+_OWN_WORDS = re.compile(r"\b(?:new|novel)\b|\w-(?:style|like|type|esque)\b|\b(?:its|their)\s+[\w\-]+$", re.I)
 
 
 def in_own_words(asked: str) -> bool:
@@ -125,6 +131,8 @@ def in_own_words(asked: str) -> bool:
 
     >>> in_own_words("new aggregation"), in_own_words("softmax-style"), in_own_words("bougie size")
     (True, True, False)
+    >>> in_own_words("properties of its filter"), in_own_words("its learning rate")
+    (True, False)
     """
     return bool(_OWN_WORDS.search(asked))
 
@@ -181,6 +189,8 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
     if measure == "winner":  # "which optimizer gave the best accuracy?": the abstract must say one was best
         if not says_which_best(sents):  # (it evaluates several, says none was best or better: no wording explains)
             return Missing(f"{who} does not say which {written or 'one'} was best.", True)
+        if kind and not names_best(kind, sents, topic_names):  # a named kind: the best one is named
+            return Missing(f"{who} does not name the {written} that was best.", True)
         return None
     # "How long did it take to train X?", "How many millijoules per image?": a value of that kind
     if measure in MEASURES:
@@ -193,7 +203,9 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
             return None  # "How much faster was it?": the quantity is the asker's wording; a figure may be words
         # a value asked for in the asker's words: some sentence sharing a word of the phrase gives a figure
         words = {stem(w) for p in parts for w in p}
-        near = [s for s in sents if words & {stem(w) for w in WORD.findall(s)}] or sents  # no word shared: any
+        # (a hyphenated word shares its parts: "pathologist-assigned scores" speaks of pathologists)
+        near = [s for s in sents if words & {stem(p) for w in WORD.findall(s) for p in (w, *w.split("-")) if p}
+                ] or sents  # no word shared: any
         if not any(has_figure(s, given) for s in near):
             return Missing(f"{who} reports no figure for {phrase or 'this'}.", True)
         return None

@@ -208,7 +208,9 @@ def _single(t: _Trace, f: Findings) -> Decision:
         # words: evidence below the override, whether the question names its paper or describes it (unless a
         # described paper's thing is asked in the asker's own words: "what new aggregation", "softmax-style")
         counts = d.firm or (d.evidence < d.override and (d.named or not d.own_words))
-        if not counts:
+        # (a described paper's soft miss where nothing is on the question's topic: the evidence rules say so)
+        off_topic = not d.firm and not d.named and f.evidence is not None and f.evidence.off_topic
+        if not counts or off_topic:
             continue
         detail = (f"{d.why} (" + ("firm: no wording explains it" if d.firm
                                   else f"{'named' if d.named else 'described'} paper, evidence {d.evidence:.2f} < "
@@ -227,7 +229,7 @@ def _single(t: _Trace, f: Findings) -> Decision:
     ev = f.evidence
     if ev is None:
         return t.done()
-    if not ev.named_topic and ev.dense_max is not None and ev.dense_max < ev.dense_floor:
+    if ev.below_floor:
         return t.abstain("evidence.off_topic", f"best chunk cosine {ev.dense_max:.2f} < {ev.dense_floor:.2f}", "",
                          "Abstained: no chunk is close to the question "
                          f"(cosine {ev.dense_max:.2f} < {ev.dense_floor:.2f}).")

@@ -58,6 +58,16 @@ class EvidenceFinding:
     main_has_sentence: bool = True  # a trusted sentence to show: the main paper's, or another's above the bar
     uncovered: tuple[str, ...] = ()  # named terms no retrieved abstract mentions (some others are)
 
+    @property
+    def below_floor(self) -> bool:
+        """No chunk is close in meaning to a question that names no paper (the dense floor)."""
+        return not self.named_topic and self.dense_max is not None and self.dense_max < self.dense_floor
+
+    @property
+    def off_topic(self) -> bool:
+        """Nothing in the corpus is on the question's topic: below the dense floor or the evidence bar."""
+        return self.below_floor or self.score < self.threshold
+
 
 @dataclass(frozen=True)
 class SideFinding:

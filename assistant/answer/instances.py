@@ -14,6 +14,7 @@ from collections.abc import Callable
 from .lexbuild import GENERIC
 from .nameforms import named_terms, norm
 from .support import stem
+from .words import is_english, is_word
 
 Common = Callable[[str], bool]  # is this capitalised term a common word or term of the corpus (not a name)?
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*")
@@ -93,9 +94,10 @@ def names_instance(kind: str, sents: list[str], exclude: tuple[str, ...], common
 
 # a sentence saying one was best, or better than others: "o3-mini performs best", "the RF model outperforming the
 # SVR", "peak levels were significantly higher at 250 um", "egocentric data can lead to superior performance"
+# ("the most efficient solution was X": a superlative with "most")
 BEST_SAID = re.compile(r"\b(?:best|highest|lowest|top(?:-performing)?|first place|leading|wins?|won|beats?|"
                        r"strongest|most accurate|better|higher|greater|lower|fewer|superior|outperform\w*|surpass\w*|"
-                       r"exceed\w*)\b", re.I)
+                       r"exceed\w*|most\s+(?!of\b)[a-z]+(?:ive|ent|ant|ful|ate|ble|al|ic|ous))\b", re.I)
 
 
 def says_which_best(sents: list[str]) -> bool:
@@ -108,3 +110,23 @@ def says_which_best(sents: list[str]) -> bool:
     False
     """
     return any(BEST_SAID.search(s) for s in sents)
+
+
+def names_best(kind: str, sents: list[str], exclude: tuple[str, ...]) -> bool:
+    """A sentence saying one was best or better names an instance of the kind asked ("which open-source LLM scored
+    highest?" is not answered by "proprietary models outperform open-source models"). A name many abstracts of the
+    corpus use still names one ("the best model, GPT-5, ...").
+
+    >>> names_best("llm", ["Proprietary models outperform open-source models."], ())
+    False
+    >>> names_best("llm", ["(1) Proprietary models outperform open-source models."], ())
+    False
+    >>> names_best("model", ["The RF model performs better than the SVR and LSTM models."], ())
+    True
+    """
+    return names_instance(kind, [s for s in sents if BEST_SAID.search(s)], exclude, _english_words)
+
+
+def _english_words(term: str) -> bool:
+    """A capitalised term made of English words ("Proprietary", "Larger Models"): no name."""
+    return all(is_english(w.lower()) or is_word(w) for w in re.findall(r"[A-Za-z]+", term))

@@ -66,6 +66,9 @@ _DOING = re.compile(
     r"mentions|discuss|discusses|concern|concerns|tackle|tackles|solve|solves|handle|handles|explore|explores|"
     r"cover|covers|consider|considers|analy[sz]e|analy[sz]es|present|presents|introduce|introduces|develop|"
     r"develops)\s+"
+    # a participle that frames the topic: "dealing with ECG data", "focusing on X", "building on X"
+    r"|(?:deal(?:s|ing)?|work(?:s|ing)?|focus(?:es|ing|ed)?|look(?:s|ing)|rel(?:y|ies|ying)|build(?:s|ing)|based|"
+    r"cent(?:er|re)d)\s+(?:with|on|at|upon)\s+"
     # a verb (base form, as after "papers that"), not a noun ("transformers for", "learning in")
     r"|(?-i:[a-z]+(?<!s)(?<!ing))\s+(?:(?:their|its|the)\s+[a-z]+\s+)?(?:on|with|in|for|about|into)\s+)(?=\S)", re.I)
 
@@ -75,10 +78,12 @@ def criterion_core(criterion: str) -> str:
 
     >>> [criterion_core(c) for c in ("evaluate on KITTI", "deploy their models on microcontrollers",
     ...                                "involve robotic surgery", "federated learning", "learning in healthcare",
-    ...                                "transformers for vision", "tackle multi-agent path finding", "do lip reading")]
+    ...                                "transformers for vision", "tackle multi-agent path finding", "do lip reading",
+    ...                                "dealing with ECG (electrocardiogram) data", "building on Kalman filters")]
     ... # doctest: +NORMALIZE_WHITESPACE
     ['KITTI', 'microcontrollers', 'robotic surgery', 'federated learning', 'learning in healthcare',
-     'transformers for vision', 'multi-agent path finding', 'lip reading']
+     'transformers for vision', 'multi-agent path finding', 'lip reading', 'ECG (electrocardiogram) data',
+     'Kalman filters']
     """
     return _DOING.sub("", criterion.strip(" .?")).strip() or criterion
 

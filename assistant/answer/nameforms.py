@@ -15,7 +15,8 @@ from .words import FUNCTION_WORDS, OWN_WORK, is_word
 
 NAMED = re.compile(
     r"(?<![\w^&-])(?:[A-Za-z][A-Za-z0-9-]*@\d+(?:\.\d+)?|[A-Z][A-Za-z0-9]*(?:[-&^][A-Za-z0-9]+)+|[A-Z]{2,}[A-Za-z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z0-9]*"
-    r"|[A-Za-z]+\d+[A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)\+{0,2}(?![\w^&-])"  # "o3-mini": letters, digits, more parts
+    # "o3-mini": letters, digits, more parts (not a multiplier: "x3")
+    r"|(?![xX]\d+(?![\w^&-]))[A-Za-z]+\d+[A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)\+{0,2}(?![\w^&-])"
 )
 
 _LATEX_ACCENT = re.compile(r"""\{\\[\"'`^~=.]\s*([A-Za-z])\}|\\[\"'`^~=.]\s*\{?\s*([A-Za-z])\s*\}?"""
@@ -73,6 +74,8 @@ def named_terms(text: str, capitalised: bool = False, initial: bool = False) -> 
     ['Whisper', 'Conformer']
     >>> named_terms("Among 18 models, o3-mini performs best.")  # a lower-case name with a digit, in parts
     ['o3-mini']
+    >>> named_terms("enteroscopy x3: the X3D series")  # a multiplier is no name
+    ['X3D']
     """
     found = [(m.start(), m.group(0).rstrip("-")) for m in NAMED.finditer(text)]
     if capitalised:

@@ -76,10 +76,11 @@ COMPARE_RX = [
                r"(?:vs\.?|versus) (?P<b>[^:]+?)(?::.*)?\??$", re.I),
 ]
 _PAPERS = r"(?:papers|studies|works|abstracts|articles|methods|approaches)"
-# "the two papers on on-policy distillation ...", "compare the two false-belief studies of open-weight LMs: ...": two
+# "the two papers on on-policy distillation ...", "compare the two false-belief studies of open-weight LMs: ...", "X
+# has two papers on Y. How do they differ?": two
 # papers given by one description (a comparison of the two that fit it best)
 TWO_PAPERS = re.compile(
-    rf"\bthe (?:two|2) (?:(?P<pre>[\w\-]+(?:\s+[\w\-]+){{0,4}}?)\s+)?{_PAPERS}\b"
+    rf"\b(?:the|these|those|has|have|had) (?:two|2) (?:(?P<pre>[\w\-]+(?:\s+[\w\-]+){{0,4}}?)\s+)?{_PAPERS}\b"
     r"(?:\s+(?:on|about|of|for|into|studying|that study)\s+(?P<post>[^:;?,.]{3,80}?))?"
     r"(?=\s*(?:$|[:;?,.]|\s[-\u2013\u2014]\s)|\s+(?:each|both|do|does|did|differ|compare|use|have|and)\b)", re.I)
 # "the urdu speech study and the phoneme recognition work: ...", "How do the X critique and the Y paper each ...?":
@@ -164,7 +165,11 @@ ASKED = re.compile(
     rf"|^(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?P<h>{COUNTED})"
     rf"|^(?:(?:what (?:is|are|was|were) |give me |list |tell me )?the\s+)?names?\s+of\s+(?:the\s+)?"
     rf"(?P<f>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)"
-    rf"(?=\s+(?:that|which|used|in|of|by|does|did|do|is|are)\b|\s+\S+\s+(?:uses?|introduces?|proposes?|evaluates?)\b|\s*\??$)",
+    rf"(?=\s+(?:that|which|used|in|of|by|does|did|do|is|are)\b|\s+\S+\s+(?:uses?|introduces?|proposes?|evaluates?)\b|\s*\??$)"
+    # "What was the rebleeding rate after X?", "what is the FID of DiffMoE?": the noun phrase before its complement
+    rf"|^(?:{PREP}\s+)?what\s+(?:is|are|was|were)\s+the\s+(?!names?\b)(?P<w>(?:[\w\-^@.]+\s+){{0,3}}?[\w\-^@.]+?)"
+    r"(?=\s+(?:of|in|for|on|at|after|before|with|among|between|from|to|by|during|under|across|per|when|that|which|"
+    r"who|reported|achieved|used|obtained|found|observed)\b|\s*\??$)",
     re.I,
 )
 CLAUSE = re.compile(  # "Which X ..., and over how many Y?": a second thing asked
@@ -205,6 +210,26 @@ LEAD = re.compile(  # "<what it is about> - <what is asked>?": terse questions p
     rf"(?P<ask>(?:{OPENER}\b|#).*)$",
     re.I,
 )
+# "In the X paper, which model did best?", "For HCC, what particle size ...?": a fronted phrase that sets the
+# question up, as a lead does (the asked part follows the comma)
+FRONTED = re.compile(
+    r"^(?P<lead>(?:in|for|on|from|with|among|across|at|by|within|regarding|according to|after|during|under|using)\s"
+    rf"[^?,;:]{{2,100}}?),\s+(?P<ask>(?:{OPENER})\b.*)$",
+    re.I,
+)
+
+
+def lead_match(question: str) -> re.Match[str] | None:
+    """The lead that sets a question up and the part that asks ("... - which corpus?", "In X, how many ...?").
+
+    >>> lead_match("In ContractEval, which open-source LLM scored highest?").group("ask")
+    'which open-source LLM scored highest?'
+    >>> lead_match("Meta-learning for few-shot NER - which datasets?").group("lead")
+    'Meta-learning for few-shot NER'
+    >>> lead_match("Which datasets, in short, does X use?") is None
+    True
+    """
+    return LEAD.match(question) or FRONTED.match(question)
 NOT_NOUN = re.compile(  # where an asked noun phrase ends: "which method says a plain ViT can ..." asks for a method
     r"\s+(?:a|an|the|that|this|these|those|which|who|whose|to|it|they|says|uses|gives|shows|makes|lets|allows|enables|"
     r"combines|replaces|adds|keeps|takes|claims|argues|finds|predicts|generates|relies|learns|proposes|"

@@ -42,7 +42,7 @@ from .listsize import LIST_POOL, LIST_SHOW, uncovered, weigh_list
 from .metadata_asked import asked_of, asks_metadata, on_topic
 from .nameforms import NAMED, named_terms, norm
 from .naming import names_for
-from .phrasing import DESCRIBED_PAPER, LEAD, ORIGINAL, OWN_PAPER, YES_NO
+from .phrasing import DESCRIBED_PAPER, ORIGINAL, OWN_PAPER, YES_NO, lead_match
 from .question import Ask, Kind, analyze
 from .sides import Side, shared_context
 from .state import Prepared
@@ -278,7 +278,7 @@ class Preparer:
 
 def _yes_no(question: str) -> bool:
     """A yes/no question, also after a lead that sets it up ("Search engines in hard cases: is Google useful?")."""
-    lead = LEAD.match(question)
+    lead = lead_match(question)
     return bool(YES_NO.match(lead.group("ask") if lead else question))
 
 

@@ -27,40 +27,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .asked import Ask, asked_parts
 from .conversation import Conversation
-from .figures import CARDINAL
 from .linker import Lexicon, Link
 from .nameforms import named_terms, norm
-from .phrasing import (
-    ASKED,
-    ASKED_NP,
-    ASKED_TAIL,
-    AUX,
-    CLAUSE,
-    IRREGULAR_PAST,
-    LEAD,
-    LIST,
-    MEASURE_ASKED,
-    MEASURED,
-    NOT_NOUN,
-    NUMERIC,
-    OPENER,
-    TOPIC_AT,
-    WH,
-)
+from .phrasing import LEAD, LIST, TOPIC_AT
 from .questionkind import Kind, question_kind
 from .sides import Side
 from .support import stem
 from .words import FUNCTION_WORDS, expand_contractions, fold_stated_topic
-
-
-@dataclass(frozen=True)
-class Ask:
-    """One thing a question asks for: a noun phrase ("batch size", "" when none) and whether a value is asked."""
-
-    asked: str = ""
-    numeric: bool = False
-    measure: str = ""  # "duration" ("how long ...?"): the abstract must state a time or length, not any number
 
 
 @dataclass(frozen=True)
@@ -117,11 +92,14 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
                    if referents or any(link.strong for link in topic_links if link.paper_ids[0] == p))
     topic_names = tuple(conversation.labels.get(p, p) for p in referents) if referents else tuple(pairs.values())
     shared = frozenset(k.name for k in links if not k.strong and lexicon.is_shared(k.name))
-    kind, sides, criterion = question_kind(standalone, links, referents, conversation, original=q, shared=shared)
-    lead = LEAD.match(standalone)
-    asking = lead.group("ask") if lead else standalone  # "... - which corpus?": the asked part is after the dash
+    asking, first, more = asked_parts(standalone, topic_names)
+    # "What PSNR does SSH-Net reach compared to ...?": the thing asked of a paper is no side of a comparison
+    sided = [k for k in links if not (first.asked and norm(k.name) == norm(first.asked))]
+    kind, sides, criterion = question_kind(standalone, sided, referents, conversation, original=q, shared=shared)
     # a name in the lead describes the paper ("for the method that gives a black-box LM a memory: how much ...?")
     described = " ".join(m.group(0) for m in _DESCRIPTION.finditer(asking)) if not topic_ids else ""
+    # "For DF-FLOPS (the SPLADE-Doc regularization paper), ...": an appositive that describes a paper, asker's words
+    described += " " + " ".join(m.group(0) for m in _APPOSITIVE.finditer(asking))
     # a follow-up's own words ask; what the standalone form adds from earlier turns only says which paper is meant
     own_lead = LEAD.match(q) if followup else None
     own = (own_lead.group("ask") if own_lead else q) if followup else asking
@@ -138,6 +116,7 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
     if topic_ids:
         details += tuple(t for t in named_terms(own, capitalised=True)
                          if t not in details and " " not in t and len(t) >= 4
+                         and not re.search(rf"(?<!\w){re.escape(t)}(?!\w)", described)
                          and lexicon.status(t) in ("missing", "passing") and not lexicon.is_common(t)
                          and not any(norm(t) in norm(n) for n in topic_names))  # (a word of its name)
     parts = tuple(t for t in named_terms(criterion) if not lexicon.is_common(t)  # "in LLMs or VLMs": either will do
@@ -148,8 +127,6 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
     if asked_kind and asked_kind.group("m12"):  # "are there benchmarks for X?": a listed paper is one (says so)
         noun = asked_kind.group("m12").lower()
         parts += ({"corpora": "corpus"}.get(noun) or stem(noun),)
-    clauses = [c for c in CLAUSE.split(asking) if c and c.strip(" ,?")] or [asking]
-    first, *more = [_ask(c, topic_names, fragment=i > 0 or bool(lead)) for i, c in enumerate(clauses)]
     return Question(
         text=q, standalone=standalone, kind=kind, sides=sides, criterion=criterion, parts=parts,
         topic=topic_ids if kind is Kind.SINGLE else (), topic_names=topic_names, unlinked=unlinked,
@@ -160,70 +137,12 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
     )
 
 
-def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False) -> Ask:
-    """What one clause asks for: its noun phrase and whether a value is asked (a later clause may be a
-    fragment: "..., and over how many benchmarks?")."""
-    c = clause.strip().rstrip("?").strip()
-    m = (ASKED.match(c) or (ASKED_TAIL.match(c) if fragment else None)
-         or (None if fragment else ASKED_NP.match(c)))
-    asked = NOT_NOUN.sub("", next((g for g in (m.groups() if m else ()) if g), "")).strip()
-    if not m and not fragment:  # "crossformer segmentation F1 on which datasets?": what the words name is asked
-        asked = terse_asked(c, topic_names)
-    if asked and all(w.lower() in FUNCTION_WORDS for w in asked.split()):
-        asked = ""  # "What exactly does it ...": no noun is asked
-    if re.fullmatch(IRREGULAR_PAST, asked, re.I):
-        asked = ""  # "- which won?": a verb, no noun asked
-    bounded = bool(m and m.re is ASKED and (m.group("a") or m.group("c")))  # ends at its auxiliary ("which X did")
-    if not bounded:  # "what real data backed the tests": "real data" (not "self-supervised pretrained backbone did")
-        asked = re.sub(r"^(\S+(?:\s+\S+)*?)\s+[a-z]+(?<!e)ed(?=\s|$).*$", r"\1", asked)
-    asked = re.sub(rf"^(?:{CARDINAL}|\d+)\s+(?=\S)", "", asked, flags=re.I)  # "which two LLMs"
-    if asked and norm(asked) in {norm(n) for n in topic_names}:
-        asked = ""
-    measure = next((m for m, rx in MEASURE_ASKED.items() if rx.search(c)), "")  # what kind of value the clause asks
-    if measure in ("names", "winner"):  # the items behind a count the question states, or the best one: names
-        return Ask(asked, False, measure)
-    return Ask(asked, bool(NUMERIC.search(c) or (asked and MEASURED.search(c)) or measure), measure)
-
-
 # where a question describes the paper it means, in the asker's words: a clause on a paper noun ("the study that ran
 # OpenAI's recognizers on Urdu, which ...", "I remember a paper where ...")
 _DESCRIPTION = re.compile(r"\b(?:paper|study|work|method|approach|framework|model|system|analysis|tool|app|one)s?\s+"
                           r"(?:that|which|where|whose|who)\b(?:(?!,\s*(?:which|what|how|who|do|does|did|is|are|was|"
                           r"were|can)\b)[^.?;:])*", re.I)
-# a terse question is a noun phrase: no question word, auxiliary or request opens it or stands in it
-_FULL = re.compile(rf"^(?:{OPENER}|tell|give|list|show|name|compare|contrast|summari[sz]e|explain|describe|find|"
-                   rf"please|i|we|there|any|anything|papers?|hey|hi)\b|(?:[,;:]|\s[-\u2013\u2014]+)\s*(?:{WH})\b"
-                   rf"|\b{AUX}\b|[?]", re.I)  # (a question word after a preposition asks of the head: "F1 on which")
-_HEAD_END = re.compile(r"(?:^|\s+)(?:on|in|for|of|with|at|by|from|to|over|than|per|across|under|using|via|vs\.?|versus|"
-                       r"compared|relative|against|and|or|plus|applied|used)\b|\s*(?:[,/;:+]|\s[-\u2013\u2014]+\s)")
-TERSE_WORDS = 12
-
-
-def terse_asked(clause: str, topic_names: tuple[str, ...]) -> str:
-    """What a terse question asks of the paper it names first: the names among the words after the name, up to the
-    first preposition or conjunction ("crossformer segmentation F1 on which datasets?" -> "F1"); "" for a full
-    question, when only the paper is named, or when the words name nothing.
-
-    >>> terse_asked("crossformer segmentation F1 on which datasets", ("crossformer",))
-    'F1'
-    >>> terse_asked("Kite avg accuracy gain vs FedAvg", ("Kite",)), terse_asked("What does Kite report", ("Kite",))
-    ('', '')
-    """
-    if _FULL.search(clause) or len(clause.split()) > TERSE_WORDS:
-        return ""
-    # the paper's name opens it ("TitaNet EER on VoxCeleb1"; a name inside reads as a title: "Storage of X: ...")
-    opening = (re.match(rf"(?:the\s+)?{re.escape(n)}(?:'s|’s)?(?![\w\-])", clause.strip(), re.I)
-               for n in sorted(topic_names, key=len, reverse=True))
-    first = next((m for m in opening if m), None)
-    if not first:
-        return ""  # (naming no paper first: a description or a title)
-    rest = clause.strip()[first.end():].strip(" ,")
-    head = _HEAD_END.split(rest, maxsplit=1)[0] if rest else ""
-    # its names only ("EER", "mAP50", "OSWorld success rate" -> "OSWorld"): a terse phrase in the asker's words ("avg
-    # performance gain") is no wording the abstract must share
-    return " ".join(named_terms(head))
-
-
+_APPOSITIVE = re.compile(r"\((?:the|a|an)\s[^()]*\)", re.I)
 def _capitalised_words(term: str, words) -> bool:
     """Words the corpus writes in lower case, joined by hyphens and capitalised ("Stretch-sensitive" opening a
     question): no name. A name in it keeps it a name ("BERT-style")."""

@@ -48,7 +48,21 @@ def question_kind(q: str, links: list[Link], referents: tuple[str, ...], convers
     if kind is Kind.LIST or not (several or (kind is Kind.COMPARE and CUE.search(q))):
         return kind, sides, criterion
     listed = listed_sides(q, links)
-    return (Kind.COMPARE, listed, "") if len(listed) > len(sides) else (kind, sides, criterion)
+    # more sides, or the same sides read whole ("the study of training and inference scaling laws": not cut at "and")
+    longer = len(listed) == len(sides) >= 2 and listed != sides and all(
+        a == b or (not a.paper_ids and len(b.text) > len(a.text) and _words(a.text) <= _words(b.text))
+        for a, b in zip(sides, listed))
+    return (Kind.COMPARE, listed, "") if len(listed) > len(sides) or longer else (kind, sides, criterion)
+
+
+def _words(text: str) -> set[str]:
+    """A side's words, without the noun for a paper ("the study of X": "of", "x")."""
+    return set(re.findall(r"[a-z0-9]+", text.lower())) - {"the", "paper", "study", "work", "one", "article"}
+
+
+# where a list's papers are looked for, after its criterion: "... are in the collection", "... here"
+_WHERE = re.compile(r"\s+(?:(?:are|is|were|exist|can be found)\s+)?(?:(?:in|from|across)\s+(?:the |this |my |our )?"
+                    r"(?:corpus|collection|index|library|abstracts)|(?:in\s+)?here)$", re.I)
 
 
 # the question says its papers are several: a plural word refers to them, or it asks how they differ
@@ -75,6 +89,7 @@ def _framed_kind(q: str, links: list[Link], referents: tuple[str, ...], conversa
         crit = " ".join(crit.split())
         crit = re.sub(r"^(?:(?:in|from|across) (?:the |this |my |our )?(?:corpus|collection|index|library|abstracts) "
                       r"|here )?(?:that |which |who |to |about |on |in |of )?", "", crit, flags=re.I).strip(" ,?")
+        crit = _WHERE.sub("", crit)  # "What approaches to X are in the collection?": the collection is no criterion
         return Kind.LIST, (), crit or q
     described = described_sides(q, links) if CUE.search(q) or WEAK_CUE.search(q) else ()
     if described:  # "compare the A vs B trial with the C study", "the X study and the Y one. What did each find?"

@@ -52,6 +52,9 @@ _NUMBER = {"two": 2, "three": 3, "four": 4, "2": 2, "3": 3, "4": 4}
 _WH = re.compile(rf"^(?:{WH}|whether)\b", re.I)
 _ENDS_AUX = re.compile(rf"\b{AUX}\s+$", re.I)  # the opener ends on an auxiliary: a predicate follows the list
 MAX_WORDS = 20  # a longer phrase is a clause, not a side
+# a plural head the list's topics share: "the ECG papers on A, B, and C", "the three studies of A, B and C"
+_PLURAL_HEAD = re.compile(r"^the\s+(?:(?:two|three|four)\s+)?(?P<head>(?:[\w\-]+\s+){0,3}?)(?:papers|studies|works|"
+                          r"articles|abstracts)\s+(?:on|about|of|for|using)\s+(?P<first>\S.*)$", re.I)
 
 
 def stated_count(q: str) -> int:
@@ -81,6 +84,11 @@ def _items(clause: str, links: list[Link]) -> list[str]:
     body = body[:end.start()] if end else body
     # "A with X and Y vs the one that Z": where the list says "vs", only "vs" separates its sides
     parts = (_VS if _VS.search(body) else _SEP).split(body.strip())
+    shared = _PLURAL_HEAD.match(parts[0].strip())
+    if shared and len(parts) >= 5 and not any(_START.match(p.strip()) for p in parts[2::2]):
+        # "the ECG papers on VAE generation, attention networks, and LightGBM": one head, a topic per paper
+        head = " ".join(shared.group("head").split())
+        return [f"{head} {t.strip()}".strip() for t in (shared.group("first"), *parts[2::2]) if t.strip()]
     items = [parts[0]] if parts[0].strip() else []
     for sep, piece in zip(parts[1::2], parts[2::2]):
         piece = piece.strip()
@@ -152,6 +160,9 @@ def listed_sides(q: str, links: list[Link]) -> tuple[Side, ...]:
     ()
     >>> listed_sides("What accuracy does Kaptor reach on MazeBench and on SokoBench?", [])
     ()
+    >>> [s.text for s in listed_sides("how do the ECG papers on conditional VAE generation, hierarchical attention "
+    ...                               "networks, and heartbeat classification differ in goal?", [])]
+    ['ECG conditional VAE generation', 'ECG hierarchical attention networks', 'ECG heartbeat classification']
     """
     quoted = [m.group(0) for m in QUOTED_SPAN.finditer(q)]  # a quoted title is one phrase, whatever it holds
     masked = QUOTED_SPAN.sub(lambda m: f"\x00{quoted.index(m.group(0))}\x00", q)

@@ -44,6 +44,8 @@ def abbreviated(phrase: str, text: str) -> str:
     'WERR'
     >>> abbreviated("mean absolute error", "The MAE fell to 0.03."), abbreviated("mean absolute error", "Errors fell.")
     ('MAE', '')
+    >>> abbreviated("hazard ratio", "Mortality rose (HR: 1.74)."), abbreviated("hazard ratio", "The HR team met.")
+    ('HR', '')
     """
     words = [w for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", phrase) if w.lower() not in _SKIP]
     letters = [w if re.fullmatch(r"[A-Z][A-Z0-9]+", w) else w[0].upper() for w in words]
@@ -51,8 +53,8 @@ def abbreviated(phrase: str, text: str) -> str:
     for n in range(len(letters), 1, -1):
         for i in range(len(letters) - n + 1):
             short = "".join(letters[i:i + n])
-            if len(short) >= 3 and short in found:
-                return found[short]
+            if short in found and (len(short) >= 3 or re.search(rf"\b{found[short]}\s*[:=]?\s*\d", text)):
+                return found[short]  # (two letters only where a value follows them: "HR: 1.74", "OR 1.34")
     return ""
 
 

@@ -1,0 +1,115 @@
+"""What each clause of a question asks for: its noun phrase ("batch size", "" when none), whether a value is
+asked ("how much", "what fraction") and what kind of value ("duration", "names", "winner"). The question's
+shapes are read from `phrasing.py`: a lead that sets the question up ("... - which corpus?", "In the X paper,
+which model did best?"), clauses joined by "and what"/"and how many", terse noun phrases ("crossformer
+segmentation F1 on which datasets?"). `question.analyze` calls `asked_parts`; `answerable.py` checks the result
+against an abstract.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .figures import CARDINAL
+from .nameforms import named_terms, norm
+from .phrasing import (
+    ASKED,
+    ASKED_NP,
+    ASKED_TAIL,
+    AUX,
+    CLAUSE,
+    FRONTED,
+    IRREGULAR_PAST,
+    LEAD,
+    MEASURE_ASKED,
+    MEASURED,
+    NOT_NOUN,
+    NUMERIC,
+    OPENER,
+    WH,
+)
+from .words import FUNCTION_WORDS
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One thing a question asks for: a noun phrase ("batch size", "" when none) and whether a value is asked."""
+
+    asked: str = ""
+    numeric: bool = False
+    measure: str = ""  # "duration" ("how long ...?"): the abstract must state a time or length, not any number
+
+
+def asked_parts(standalone: str, topic_names: tuple[str, ...]) -> tuple[str, Ask, list[Ask]]:
+    """The part of the question after a lead that sets it up ("... - which corpus?"), and what each clause asks
+    (the first, then the others)."""
+    lead = LEAD.match(standalone)
+    asking = lead.group("ask") if lead else standalone  # "... - which corpus?": the asked part is after the dash
+    # "In the X paper, which model did best?": what is asked follows a fronted phrase (its names still count as details)
+    fronted = None if lead else FRONTED.match(asking)
+    asked_part = fronted.group("ask") if fronted else asking
+    clauses = [c for c in CLAUSE.split(asked_part) if c and c.strip(" ,?")] or [asked_part]
+    first, *more = [_ask(c, topic_names, fragment=i > 0 or bool(lead)) for i, c in enumerate(clauses)]
+    return asking, first, more
+
+
+def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False) -> Ask:
+    """What one clause asks for: its noun phrase and whether a value is asked (a later clause may be a
+    fragment: "..., and over how many benchmarks?")."""
+    c = re.sub(r"\s*\([^()]*\)", "", clause).strip().rstrip("?").strip()  # "what daily dose (units/day) did ..."
+    m = (ASKED.match(c) or (ASKED_TAIL.match(c) if fragment else None)
+         or (None if fragment else ASKED_NP.match(c)))
+    asked = NOT_NOUN.sub("", next((g for g in (m.groups() if m else ()) if g), "")).strip()
+    if not m and not fragment:  # "crossformer segmentation F1 on which datasets?": what the words name is asked
+        asked = terse_asked(c, topic_names)
+    if asked and all(w.lower() in FUNCTION_WORDS for w in asked.split()):
+        asked = ""  # "What exactly does it ...": no noun is asked
+    if re.fullmatch(IRREGULAR_PAST, asked, re.I):
+        asked = ""  # "- which won?": a verb, no noun asked
+    if re.search(r"\b(?:papers?|articles?|abstracts?)$", asked, re.I):
+        asked = ""  # "what is the most recent paper on X?": a paper is asked for, not a detail of one
+    bounded = bool(m and m.re is ASKED and (m.group("a") or m.group("c")))  # ends at its auxiliary ("which X did")
+    if not bounded:  # "what real data backed the tests": "real data" (not "self-supervised pretrained backbone did")
+        asked = re.sub(r"^(\S+(?:\s+\S+)*?)\s+[a-z]+(?<!e)ed(?=\s|$).*$", r"\1", asked)
+    asked = re.sub(rf"^(?:{CARDINAL}|\d+)\s+(?=\S)", "", asked, flags=re.I)  # "which two LLMs"
+    if asked and norm(asked) in {norm(n) for n in topic_names}:
+        asked = ""
+    measure = next((m for m, rx in MEASURE_ASKED.items() if rx.search(c)), "")  # what kind of value the clause asks
+    if measure in ("names", "winner"):  # the items behind a count the question states, or the best one: names
+        return Ask(asked, False, measure)
+    return Ask(asked, bool(NUMERIC.search(c) or (asked and MEASURED.search(c)) or measure), measure)
+
+
+# a terse question is a noun phrase: no question word, auxiliary or request opens it or stands in it
+_FULL = re.compile(rf"^(?:{OPENER}|tell|give|list|show|name|compare|contrast|summari[sz]e|explain|describe|find|"
+                   rf"please|i|we|there|any|anything|papers?|hey|hi)\b|(?:[,;:]|\s[-\u2013\u2014]+)\s*(?:{WH})\b"
+                   rf"|\b{AUX}\b|[?]", re.I)  # (a question word after a preposition asks of the head: "F1 on which")
+_HEAD_END = re.compile(r"(?:^|\s+)(?:on|in|for|of|with|at|by|from|to|over|than|per|across|under|using|via|vs\.?|versus|"
+                       r"compared|relative|against|and|or|plus|applied|used)\b|\s*(?:[,/;:+]|\s[-\u2013\u2014]+\s)")
+TERSE_WORDS = 12
+
+
+def terse_asked(clause: str, topic_names: tuple[str, ...]) -> str:
+    """What a terse question asks of the paper it names first: the names among the words after the name, up to the
+    first preposition or conjunction ("crossformer segmentation F1 on which datasets?" -> "F1"); "" for a full
+    question, when only the paper is named, or when the words name nothing.
+
+    >>> terse_asked("crossformer segmentation F1 on which datasets", ("crossformer",))
+    'F1'
+    >>> terse_asked("Kite avg accuracy gain vs FedAvg", ("Kite",)), terse_asked("What does Kite report", ("Kite",))
+    ('', '')
+    """
+    if _FULL.search(clause) or len(clause.split()) > TERSE_WORDS:
+        return ""
+    # the paper's name opens it ("TitaNet EER on VoxCeleb1"; a name inside reads as a title: "Storage of X: ...")
+    opening = (re.match(rf"(?:the\s+)?{re.escape(n)}(?:'s|’s)?(?![\w\-])", clause.strip(), re.I)
+               for n in sorted(topic_names, key=len, reverse=True))
+    first = next((m for m in opening if m), None)
+    if not first:
+        return ""  # (naming no paper first: a description or a title)
+    rest = clause.strip()[first.end():].strip(" ,")
+    head = _HEAD_END.split(rest, maxsplit=1)[0] if rest else ""
+    # its names only ("EER", "mAP50", "OSWorld success rate" -> "OSWorld"): a terse phrase in the asker's words ("avg
+    # performance gain") is no wording the abstract must share
+    return " ".join(named_terms(head))
