@@ -105,7 +105,7 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
     own = (own_lead.group("ask") if own_lead else q) if followup else asking
     details = tuple(t for t in named_terms(own)
                     # (a paper described in the asker's words: the names in the description are not asked of it)
-                    if not (described and re.search(rf"(?<!\w){re.escape(t)}(?!\w)", described))
+                    if not _inside(t, described)
                     # (not a common term, nor English words capitalised: "Stretch-sensitive KCNQ1 mutation ...?")
                     if norm(t) not in {norm(n) for n in topic_names} and lexicon.status(t) != "common"
                     and not _capitalised_words(t, lexicon.words)
@@ -116,7 +116,7 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
     if topic_ids:
         details += tuple(t for t in named_terms(own, capitalised=True)
                          if t not in details and " " not in t and len(t) >= 4
-                         and not re.search(rf"(?<!\w){re.escape(t)}(?!\w)", described)
+                         and not _inside(t, described)
                          and lexicon.status(t) in ("missing", "passing") and not lexicon.is_common(t)
                          and not any(norm(t) in norm(n) for n in topic_names))  # (a word of its name)
     parts = tuple(t for t in named_terms(criterion) if not lexicon.is_common(t)  # "in LLMs or VLMs": either will do
@@ -142,7 +142,15 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
 _DESCRIPTION = re.compile(r"\b(?:paper|study|work|method|approach|framework|model|system|analysis|tool|app|one)s?\s+"
                           r"(?:that|which|where|whose|who)\b(?:(?!,\s*(?:which|what|how|who|do|does|did|is|are|was|"
                           r"were|can)\b)[^.?;:])*", re.I)
+# "DF-FLOPS (the SPLADE-Doc regularization paper)": an appositive describing a paper, in the asker's words
 _APPOSITIVE = re.compile(r"\((?:the|a|an)\s[^()]*\)", re.I)
+
+
+def _inside(term: str, text: str) -> bool:
+    """`term` stands as a whole in `text` (a description the asker gave)."""
+    return bool(text.strip()) and bool(re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text))
+
+
 def _capitalised_words(term: str, words) -> bool:
     """Words the corpus writes in lower case, joined by hyphens and capitalised ("Stretch-sensitive" opening a
     question): no name. A name in it keeps it a name ("BERT-style")."""
