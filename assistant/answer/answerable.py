@@ -70,10 +70,11 @@ GENERIC_ASKED = frozenset(
     "numbers figure figures margin margins factor than".split()
 )
 # nouns that name a dimension of something ("bougie size", "dropout rate"): the asked thing is what they measure
-# "how much leaner is X than Y?": a comparative asks for a difference, it is no thing to find in the abstract
-COMPARATIVES = frozenset("more less fewer better worse higher lower larger bigger smaller greater longer shorter wider "
-                         "narrower deeper shallower heavier lighter leaner cheaper costlier quicker stronger weaker "
-                         "earlier later older younger safer easier harder simpler denser sparser tighter".split())
+# "how much leaner is X than Y?": a comparative asks for a difference, it is no thing to find in the abstract (those
+# naming a direction of change, "smaller", "faster", "better", are CHANGE words below, checked first)
+COMPARATIVES = frozenset("more less fewer higher lower bigger greater longer shorter wider narrower deeper shallower "
+                         "heavier lighter leaner costlier quicker stronger weaker earlier later older younger safer "
+                         "easier harder simpler denser sparser tighter".split())
 DIMENSIONS = frozenset("size sizes rate rates length lengths dose doses level levels duration width depth "
                        "diameter frequency volume weight concentration temperature".split())
 CHANGE = {  # change words: the abstract must state a change of this direction (and, asked, a number)
