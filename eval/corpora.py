@@ -158,6 +158,9 @@ SPECS: dict[str, CorpusSpec] = {s.name: s for s in (
     CorpusSpec("arxiv-ai-ro-5k", "tune", "arxiv-ai-ro mixed with 5,000 arXiv abstracts of fields no held-out corpus "
                "draws on; added 2026-12-04 as a tuning corpus of library size (the only mixed one had been held out)",
                arxiv_slice(("cs.AI", "cs.RO", "cs.GT"), 400, "ai-ro"), distractors=5000, questions="arxiv-ai-ro"),
+    CorpusSpec("arxiv-cv", "tune", "500 arXiv abstracts, primary category cs.CV (vision), another draw than "
+               "arxiv-cv-lg's; added 2026-12-04 night as a tuning corpus with new names and a new question writer",
+               arxiv_slice(("cs.CV",), 500, "cv")),
     CorpusSpec("arxiv-gr-iv", "heldout", "400 arXiv abstracts, primary category cs.GR or eess.IV (graphics, imaging)",
                arxiv_slice(("cs.GR", "eess.IV"), 400, "gr-iv")),
     CorpusSpec("arxiv-it-ce", "heldout", "375 arXiv abstracts, primary cs.IT, cs.CE or cs.SD (information theory, "
@@ -240,6 +243,7 @@ RUNS: dict[str, Run] = {r.name: r for r in (
     Run("arxiv-lg-bib-b", "arxiv-lg-bib", "tune", questions="arxiv-lg-bib-b"),
     Run("arxiv-rest-b", "arxiv-rest", "tune", questions="arxiv-rest-b"),
     Run("pubmedqa-c", "pubmedqa", "tune", questions="pubmedqa-c"),
+    Run("arxiv-lg-bib-c", "arxiv-lg-bib", "tune", questions="arxiv-lg-bib-c"),
 )}
 
 
