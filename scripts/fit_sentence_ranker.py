@@ -6,8 +6,8 @@ the tuning development corpora.
 For every answerable single-paper question (factoid, paraphrase, follow-up) and every side of a
 comparison or list in eval/questions.jsonl and eval/questions-blind{,2,3}.jsonl (over the bundled
 corpus; the outside reader's questions-dev.jsonl is never read here) and in the question files of the
-development corpora whose role is "tune" (eval/corpora.py: arxiv-cl, pubmedqa and its second set
-pubmedqa-b, arxiv-ai-ro, arxiv-cv-lg; the held-out corpora are never read), the abstract holding each gold
+development corpora whose role is "tune" (eval/corpora.py: each tuning corpus's own file and its second and
+third sets, such as pubmedqa-b and pubmedqa-c; the held-out corpora are never read), the abstract holding each gold
 passage is one group: its sentences are the candidates, the ones containing a gold passage are the answers.
 The question is analysed by the assistant over its own corpus (follow-ups after their history), so the
 features are the ones the answer path sees.

@@ -150,3 +150,19 @@ def test_a_sentence_the_verifier_rejects_in_every_form_still_reaches_the_reader_
         r"Our results show that SAU is a robust and \textbf{practical} defense for us.", "SAU")
     assert not first_person_outside_quotes(out) and "\\textbf" not in out
     assert out.startswith("The authors' results show that SAU is a robust and practical defense")
+
+
+def test_a_title_with_tex_names_its_paper_without_markup_in_every_place_an_answer_shows_it():
+    """arXiv titles carry TeX ("SAEs $Can$ Improve Unlearning: ..."): the name in bold before a comparison line,
+    the table's label and the answer's name carry none of it."""
+    from assistant.answer.contrast import difference
+    from assistant.answer.naming import marked_label, real_name, shown_name
+    from assistant.types import Hit, Record
+
+    rec = Record("p1", "The authors introduce DSG, a guardrail for unlearning. It works on two benchmarks.",
+                 label="SAEs $Can$ Improve Unlearning: Dynamic Sparse Autoencoder Guardrails")
+    hit = Hit("p1", rec, 1.0)
+    assert real_name(rec) == shown_name({}, hit) == "SAEs Can Improve Unlearning"
+    assert not DEBRIS.search(marked_label(rec))
+    text = difference([(hit, 1)], {1: [0]}, {"p1": real_name(rec)}, "How do they differ?")
+    assert "**SAEs Can Improve Unlearning**" in text and not DEBRIS.search(text)

@@ -162,3 +162,39 @@ def test_a_value_asked_in_other_words_than_how_many_is_ranked_as_one(ranker, tex
     assert ranker.pick(q, ABSTRACT, scorer, name="Glimpse")[0] == 3
     for other in ("How does Glimpse segment scenes?", "Which work kept its accuracy - what replaced the pooling?"):
         assert not value_asked(Question(other, other))  # a measure mentioned, not asked
+
+
+ASSAY = [
+    "The reliability of the MicroChip allergen array was studied with a commercial calibrator and patient sera.",
+    "To evaluate the accuracy of the MicroChip array, the calibrator determinations were contrasted with their "
+    "expected values in 12 runs.",
+    "Results for the calibrator were similar to those expected in 7 of 15 allergens.",
+    "The mean coefficient of variation obtained in the calibrator determinations was 9.4%, and that of the "
+    "patient sera 22.9%.",
+]
+
+
+def test_focus_weighs_the_words_that_ask_not_those_that_describe_the_paper():
+    """The asking part of a question (after a description, a lead or a colon) picks out the sentence that holds its
+    words; a word every sentence repeats (the calibrator) counts for little, a description counts for nothing."""
+    from assistant.answer.asked import asking_text
+    from assistant.answer.sentrank import focus_scores
+
+    text = "MicroChip allergen array reliability study: mean coefficient of variation on the calibrator?"
+    assert asking_text(text) == "mean coefficient of variation on the calibrator?"
+    focus = focus_scores(Question(text, text), ASSAY, name="MicroChip")
+    assert focus[3] == max(focus) == 1.0 and focus[0] < 0.2
+    described = ("An allergen array was tested for reliability with a commercial calibrator and patient sera. "
+                 "How variable were its calibrator determinations?")
+    asked = "How variable were its calibrator determinations?"
+    # the description's words ("reliability", "sera") are no part of what is asked
+    assert focus_scores(Question(described, described), ASSAY) == focus_scores(Question(asked, asked), ASSAY)
+    assert focus_scores(Question("What is MicroChip?", "What is MicroChip?"), ASSAY, name="MicroChip") == [0.0] * 4
+
+
+def test_the_sentence_holding_the_asked_words_opens_the_answer(ranker):
+    """Evidence order (word overlap with the whole question) puts the study's set-up first, since the terse question
+    repeats its words; the shipped ranker weighs the asking part's words and opens with the value asked."""
+    text = "MicroChip allergen array reliability study: mean coefficient of variation on the calibrator?"
+    q = Question(text, text)
+    assert ranker.pick(q, ASSAY, SupportScorer(_hash_embed), name="MicroChip")[0] == 3

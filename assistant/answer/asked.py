@@ -19,6 +19,7 @@ from .phrasing import (
     ASKED_TAIL,
     AUX,
     CLAUSE,
+    DESCRIBED,
     FRONTED,
     IRREGULAR_PAST,
     LEAD,
@@ -28,6 +29,7 @@ from .phrasing import (
     NUMERIC,
     OPENER,
     WH,
+    lead_match,
 )
 from .words import FUNCTION_WORDS
 
@@ -113,3 +115,25 @@ def terse_asked(clause: str, topic_names: tuple[str, ...]) -> str:
     # its names only ("EER", "mAP50", "OSWorld success rate" -> "OSWorld"): a terse phrase in the asker's words ("avg
     # performance gain") is no wording the abstract must share
     return " ".join(named_terms(head))
+
+
+def asking_text(question: str) -> str:
+    """The words of a question that ask, without those that only say which paper is meant: the last sentence (a
+    description may come first), after a lead or a fronted phrase ("In the X study, ...", "X vs Y: rate at year 4?"),
+    without a clause describing a paper ("the framework that combines ...") or a gloss in brackets.
+
+    >>> asking_text("A benchmark probes retrieval. How many countries does each task cover?")
+    'How many countries does each task cover?'
+    >>> asking_text("PIP implants vs Mentor Siltex: cumulative deflation rate at year 4?")
+    'cumulative deflation rate at year 4?'
+    >>> asking_text("What rate (in short) does the framework that combines pruning and encoding reach?")
+    'What rate does the ?'
+    """
+    q = re.sub(r"\s*\([^()]*\)", "", question).strip()
+    q = re.split(r"(?<=[.?!])\s+(?=[A-Z])", q)[-1]
+    lead = lead_match(q)
+    if lead:
+        q = lead.group("ask")
+    elif re.search(r":\s", q):  # a terse "<what it is about>: <what is asked>?"
+        q = re.split(r":\s+", q)[-1]
+    return DESCRIBED.sub("", q)

@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 
 from ..types import Turn
 from .figures import NUMBER_VALUES
+from .nameforms import named_terms, norm
 from .phrasing import REPORT
 from .support import STOP, content_words
 
@@ -178,7 +179,9 @@ class Conversation:
         if m:
             word = (m.group(1) or m.group(2)).lower()
             if word in ("it", "its"):
-                ids = ids[:1]  # "it" after a turn about several papers (a list): its main, first paper
+                # "it" after a turn about several papers (a list): the one the question's names pick out ("what does it
+                # gain over JPEG AI?": the one listed paper that names JPEG AI), else its main, first paper
+                ids = [self._naming(q, pool)] if len(pool) >= 2 and self._naming(q, pool) else ids[:1]
             text = ("in " if word == "there" else "") + name(ids) + ("'s" if word in ("their", "its", "theirs") else "")
             return Resolved(_sub(q, m, text), tuple(ids))
         m = _ELLIPSIS.match(q)
@@ -218,6 +221,13 @@ class Conversation:
         ranked = sorted(pool, key=lambda p: -score[p])
         best = ranked[0]
         return best if 2 * score[best] >= len(want) > 0 and score[best] > score[ranked[1]] else ""
+
+    def _naming(self, question: str, pool: list[str]) -> str:
+        """The one paper of `pool` whose text holds every name the question writes (capitalised terms and acronyms,
+        "JPEG AI"), or "" when none or several do or the question writes no name."""
+        names = named_terms(question)
+        held = [p for p in pool if names and all(norm(t) in norm(self.texts.get(p, "")) for t in names)]
+        return held[0] if len(held) == 1 else ""
 
     def _named_in_turns(self, n: int) -> list[str]:
         """The last `n` papers the turns were about, in the order they were named ("What is A?", "And B?":

@@ -30,9 +30,9 @@ NAMED_KINDS = {  # "which <kind>" asks for a named instance: the abstract must n
     "suite": ("suite", "benchmark", "dataset", "task", "arena"),
     "corpus": ("corpus", "corpora", "dataset", "benchmark", "data"),
     "corpora": ("corpus", "corpora", "dataset", "benchmark", "data"),
-    "model": ("model", "llm", "network", "backbone", "architecture", "transformer", "encoder", "built"),
-    "llm": ("llm", "model", "language model", "backbone"),
-    "backbone": ("backbone", "model", "network", "architecture", "encoder"),
+    "model": ("model", "llm", "network", "backbone", "architecture", "transformer", "encoder", "built", "applied to"),
+    "llm": ("llm", "model", "language model", "backbone", "applied to"),
+    "backbone": ("backbone", "model", "network", "architecture", "encoder", "applied to"),
     "baseline": ("baseline", "compar", "outperform", "against", "over"),
 }
 
@@ -54,15 +54,17 @@ NEAR = 8  # words between a named instance and the word for its kind ("a general
 _DEFINES = re.compile(r"((?:[\w\-]+\s+){1,6})\(([A-Z][A-Za-z0-9\-]{1,12})\)")
 
 
-def _concepts(text: str) -> set[str]:
-    """Acronyms the abstract defines for lower-case phrases ("Incomplete multi-view clustering (IMVC)"): a
-    task or concept, not a named dataset or model."""
+def _concepts(text: str, common: Common | None = None) -> set[str]:
+    """Acronyms the abstract defines for lower-case phrases ("Incomplete multi-view clustering (IMVC)"), or for
+    capitalised words the corpus writes in lower case too (`common`: "Knowledge Graphs (KGs)"): a task or concept,
+    not a named dataset or model."""
     out = set()
     for m in _DEFINES.finditer(text):
         words = m.group(1).split()[-len(m.group(2)):]
         start = m.start(1) + len(m.group(1)) - len(" ".join(words)) - 1
         sentence_start = start <= 0 or text[:start].rstrip().endswith((".", ":", ";"))
-        if all(w[:1].islower() or (i == 0 and (sentence_start or len(words) > 2)) for i, w in enumerate(words)):
+        if all(w[:1].islower() or (i == 0 and (sentence_start or len(words) > 2)) or (common and common(w))
+               for i, w in enumerate(words)):
             # ("Recently, Omni-modal large language models (OLLMs) ...": a capital on the first of three words is style)
             out.add(norm(m.group(2)))
     return out
@@ -74,6 +76,8 @@ def names_instance(kind: str, sents: list[str], exclude: tuple[str, ...], common
     names one (a name: not a word the corpus also writes in lower case, such as "Large Language Models", when
     `common` knows); for `words`, a list of several ("reasoning, coding and math tasks") also names them."""
     skip = {norm(n) for n in exclude} | _concepts(" ".join(sents))
+    # (an acronym of ordinary capitalised words is that concept only, not a part of a name: "VAD" is no "ComplexVAD")
+    concepts = {k.rstrip("s") for k in _concepts(" ".join(sents), common) - skip}
     own_words, words = bool(words), words or NAMED_KINDS[kind]
     for sent in sents:
         low = sent.lower()
@@ -83,6 +87,7 @@ def names_instance(kind: str, sents: list[str], exclude: tuple[str, ...], common
         if not cues:
             continue
         names = [t for t in named_terms(sent, capitalised=True) if norm(t) not in skip and norm(t) not in GENERIC
+                 and norm(t).rstrip("s") not in concepts
                  and not any(norm(t) in k or k in norm(t) for k in skip if k) and not (common and common(t))]
         at = [m.start() for t in names for m in re.finditer(re.escape(t), sent)]
         if own_words:  # the items of a stated count ("the 12 languages") may be listed in lower case

@@ -47,6 +47,7 @@ class NameTables:
     surface: dict[str, str] = field(default_factory=dict)  # key -> the corpus's spelling ("diffmoe" -> "DiffMoE")
     acronym_words: set[str] = field(default_factory=set)  # names that are also common words: link only in capitals
     owners: dict[str, set[str]] = field(default_factory=dict)  # key -> papers that coin it or head their label with it
+    titles: dict[str, str] = field(default_factory=dict, repr=False)  # key of a real title (or its head) -> paper
 
 
 T = TypeVar("T", bound=NameTables)
@@ -66,6 +67,10 @@ def read_names(papers: Iterable[tuple[str, str, str, bool]], make: Callable[...,
     acronyms: dict[str, str] = {}  # paper -> a defined acronym, its name when nothing better names it
     spelled: dict[str, dict[str, int]] = {}  # key -> {surface: count}
     for pid, label, text, derived in papers:
+        if not derived:  # a title a question may quote ("the 'SAEs Are Good for Steering' paper")
+            for t in {label, label.split(":")[0]}:
+                if len(t.split()) >= 2:
+                    lx.titles[norm(t)] = pid if lx.titles.get(norm(t), pid) == pid else ""  # (two papers: neither)
         counts: dict[str, int] = {}
         for t in [m.group(0) for m in NAMED.finditer(f"{label}. {text}")] + [t for _, t in inner_capitals(text)]:
             k = norm(t)

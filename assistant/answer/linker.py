@@ -46,12 +46,16 @@ _INDEFINITE = re.compile(r"\b(?:a|an|any|another|some|every|each)\s+$", re.I)  #
 _MODIFIES = re.compile(rf"[\s\-]+(?!(?:{'|'.join(map(re.escape, sorted(FUNCTION_WORDS)))})\b)[a-z][a-z\-]+")
 
 
+_QUOTED = re.compile(r"(?<!\w)['‘\"“](?P<q>[^'‘’\"“”]{4,120}?)['’\"”](?!\w)")  # 'a title', “a title”
+
+
 @dataclass(frozen=True)
 class Link:
     name: str  # as written in the question
     start: int  # character offset in the question
     paper_ids: tuple[str, ...]  # papers this name is the subject of
     strong: bool = True  # a label head or a defined name (not only a repeated term)
+    title: bool = False  # the paper's title, quoted or written whole: its words are the asker's, no detail asked
 
 
 @dataclass
@@ -210,12 +214,45 @@ class Lexicon(NameTables):
         full = [p for p in cands if all(p in self.mentioned_in(t) or p in self.papers_about(t) for t in names)]
         return full[0] if len(cands) > 1 and len(full) == 1 else ""
 
+    def titled(self, question: str) -> list[Link]:
+        """Papers a question names by their title: a quoted part of one title, its opening or three words or more
+        ("the 'no hard negatives' paper", "'SAEs Are Good for Steering'", "'good enough embedding'"), or a whole
+        title or title head of three words or more as written ("Looking beyond the next token"; shorter, not only
+        words the corpus uses). A quote that two titles hold names neither.
+
+        >>> lx = Lexicon.build([("p1", "No Hard Negatives Required: Concept Centric Learning", "We train.", False),
+        ...                     ("p2", "Looking beyond the next token", "We look.", False)])
+        >>> [(k.name, k.paper_ids) for k in lx.titled("Do the 'no hard negatives' paper and Looking beyond the "
+        ...                                            "next token agree?")]
+        [("'no hard negatives'", ('p1',)), ('Looking beyond the next token', ('p2',))]
+        """
+        out = []
+        for m in _QUOTED.finditer(question):
+            k = norm(m.group("q"))
+            words = len(m.group("q").split())  # (two words inside a title are a term: "'sparse autoencoders'")
+            held = {pid for t, pid in self.titles.items() if pid and (t.startswith(k) or (k in t and words >= 3))}
+            if words >= 2 and len(k) >= 8 and len(held) == 1:
+                out.append(Link(m.group(0), m.start(), (held.pop(),), title=True))  # (quotes and all: one list item)
+        words = [(w.start(), w.end()) for w in re.finditer(r"\S+", question)]
+        for i in range(len(words)):
+            for j in range(len(words), i + 2, -1):  # longest first
+                span = question[words[i][0]: words[j - 1][1]].strip("\"'‘’“”?,.;:!()")
+                pid = self.titles.get(norm(span), "")
+                if j - i < 5 and all(w.lower() in self.words for w in re.findall(r"[A-Za-z]+", span)):
+                    pid = ""  # "Large Language Models": words, whichever paper is titled so, unless quoted
+                if pid and not any(k.start <= words[i][0] < k.start + len(k.name) for k in out):
+                    out.append(Link(span, question.index(span, words[i][0]), (pid,), title=True))
+                    break
+        return sorted(out, key=lambda link: link.start)
+
     def link(self, question: str) -> list[Link]:
-        """Paper names in `question`, longest first, non-overlapping, in the order written."""
+        """Paper names in `question`, longest first, non-overlapping, in the order written; a title quoted or
+        written whole names its paper first (`titled`)."""
         toks = [(m.group(0), m.start(), m.end())
                 for m in re.finditer(r"[A-Za-z0-9][\w\-&^+.]*[A-Za-z0-9^+]|[A-Za-z0-9]", question)]
-        found: list[Link] = []
-        taken: set[int] = set()
+        found: list[Link] = self.titled(question)
+        taken: set[int] = {i for i, (_, a, _) in enumerate(toks)
+                           for k in found if k.start <= a < k.start + len(k.name)}
         for n in range(min(MAX_NGRAM, len(toks)), 0, -1):
             for i in range(len(toks) - n + 1):
                 if any(j in taken for j in range(i, i + n)):

@@ -54,11 +54,17 @@ def short_name(label: str) -> str:
 
 def shown_name(names: dict[str, str], hit: Hit, full: bool = False) -> str:
     """How an answer names a paper: its short name from the lexicon ("DISCO"), else the head of a real
-    label ("Prune&Comp"); `full` prefers a real title. '' when the paper has no name (a derived label)."""
+    label ("Prune&Comp"); `full` prefers a real title. '' when the paper has no name (a derived label). TeX in a
+    title is no part of its name.
+
+    >>> shown_name({}, Hit("p", Record("p", "text", label="SAEs $Can$ Improve Unlearning: A Study"), 1.0))
+    'SAEs Can Improve Unlearning'
+    """
     real = not hit.record.label_derived
     if full and real:
-        return hit.title
-    return names.get(hit.paper_id) or (short_name(hit.title) if real else "")
+        return clean_markup(hit.title)
+    return clean_markup(names.get(hit.paper_id) or (short_name(hit.title) if real else ""))
+
 
 def real_name(record: Record, lexicon: Lexicon | None = None) -> str:
     """The paper's short name, or '' when it has none: the lexicon's name unless it is a generic word, else
@@ -67,8 +73,8 @@ def real_name(record: Record, lexicon: Lexicon | None = None) -> str:
     words = lexicon.words if lexicon is not None else set()
     name = lexicon.display.get(record.paper_id, "") if lexicon is not None else ""
     if name and not is_generic_name(name, words):
-        return name
-    label = record.display
+        return clean_markup(name)
+    label = clean_markup(record.display)  # (TeX in a title: "SAEs $Can$ Improve Unlearning")
     head = label_head(label)
     if record.label_derived:  # only a colon head the labeller found as the method's name
         ok = ":" in label and head and " " not in head and is_name_like(head, strong=True)

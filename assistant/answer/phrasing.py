@@ -110,8 +110,12 @@ LIST = re.compile(
     r"|^(?!(?:which|what|who|how|is|are|do|does|did|can)\b)(?:any |some )?(?P<c11>[^?,;:]{3,60}?)\s+(?:papers|studies|"
     r"works|abstracts|experiments|trials)\s+(?:in here|here|in (?:the|this|my|our) (?:corpus|collection|index|library|"
     r"set))\s*\??$"
-    # "any spiking neural network papers?": the papers asked for, described by the words before them
-    r"|^(?:any|some)\s+(?P<c13>[^?,;:]{3,60}?)\s+(?:papers|studies|works|abstracts|articles)\s*\??$"
+    # "any spiking neural network papers?": the papers asked for, described by the words before them (and where, and
+    # a gloss that restates them: "any X papers here, meaning ones that ...?"); "dataset distillation papers?"
+    r"|^(?:any|some)\s+(?P<c13>[^?,;:]{3,60}?)\s+(?:papers|studies|works|abstracts|articles)(?:\s+(?:in\s+)?here)?"
+    r"(?:\s*,\s*(?:meaning|i\.e\.|that is|namely)\b[^?]*)?\s*\??$"
+    r"|^(?!(?:which|what|who|how|is|are|do|does|did|can|and|or|but|so|the|these|those|both|its|their|other|more|all|"
+    r"his|her)\b)(?P<c14>(?:(?!\s[-\u2013\u2014]+\s)[^?,;:]){3,60}?)(?<!\bthe)(?<!\bother)(?<!\bany)\s+papers\s*\?$"
     # "papers on X?", "any work here on X?"
     r"|^(?:any |all |other )?(?:papers?|abstracts?|works?|studies|articles)\s+(?:(?:in )?here\s+)?(?=(?:on|about|that|"
     r"which|who|using|building|proposing|introducing|applying|with|where|for|in)\b)(?P<c4>.*?)\??$"
@@ -172,8 +176,8 @@ ASKED = re.compile(
     r"who|reported|achieved|used|obtained|found|observed)\b|\s*\??$)",
     re.I,
 )
-CLAUSE = re.compile(  # "Which X ..., and over how many Y?": a second thing asked
-    rf",?\s+and\s+(?=(?:{PREP}\s+)?{OPENER}\b|#)|;\s*",
+CLAUSE = re.compile(  # "Which X ..., and over how many Y?", "what data is X trained on? how many scans?": a second
+    rf",?\s+and\s+(?=(?:{PREP}\s+)?{OPENER}\b|#)|;\s*|\?\s+(?=(?:and\s+)?(?:{PREP}\s+)?{OPENER}\b)",  # thing asked
     re.I,
 )
 ASKED_TAIL = re.compile(  # a clause ending on what it asks: "over how many evaluation suites", "with which network"
@@ -217,6 +221,12 @@ FRONTED = re.compile(
     rf"[^?,;:]{{2,100}}?),\s+(?P<ask>(?:{OPENER})\b.*)$",
     re.I,
 )
+
+# where a question describes the paper it means, in the asker's words: a clause on a paper noun ("the study that ran
+# OpenAI's recognizers on Urdu, which ...", "I remember a paper where ...")
+DESCRIBED = re.compile(r"\b(?:paper|study|work|method|approach|framework|model|system|analysis|tool|app|one)s?\s+"
+                       r"(?:that|which|where|whose|who)\b(?:(?!,\s*(?:which|what|how|who|do|does|did|is|are|was|"
+                       r"were|can)\b)[^.?;:])*", re.I)
 
 
 def lead_match(question: str) -> re.Match[str] | None:

@@ -31,7 +31,7 @@ from .asked import Ask, asked_parts
 from .conversation import Conversation
 from .linker import Lexicon, Link
 from .nameforms import named_terms, norm
-from .phrasing import LEAD, LIST, TOPIC_AT
+from .phrasing import DESCRIBED, LEAD, LIST, TOPIC_AT
 from .questionkind import Kind, question_kind
 from .sides import Side
 from .support import stem
@@ -97,9 +97,10 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
     sided = [k for k in links if not (first.asked and norm(k.name) == norm(first.asked))]
     kind, sides, criterion = question_kind(standalone, sided, referents, conversation, original=q, shared=shared)
     # a name in the lead describes the paper ("for the method that gives a black-box LM a memory: how much ...?")
-    described = " ".join(m.group(0) for m in _DESCRIPTION.finditer(asking)) if not topic_ids else ""
+    described = " ".join(m.group(0) for m in DESCRIBED.finditer(asking)) if not topic_ids else ""
     # "For DF-FLOPS (the SPLADE-Doc regularization paper), ...": an appositive that describes a paper, asker's words
     described += " " + " ".join(m.group(0) for m in _APPOSITIVE.finditer(asking))
+    described += " " + " ".join(k.name for k in links if k.title)  # "... and 'Roll the dice & look before you leap'"
     # a follow-up's own words ask; what the standalone form adds from earlier turns only says which paper is meant
     own_lead = LEAD.match(q) if followup else None
     own = (own_lead.group("ask") if own_lead else q) if followup else asking
@@ -137,11 +138,6 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
     )
 
 
-# where a question describes the paper it means, in the asker's words: a clause on a paper noun ("the study that ran
-# OpenAI's recognizers on Urdu, which ...", "I remember a paper where ...")
-_DESCRIPTION = re.compile(r"\b(?:paper|study|work|method|approach|framework|model|system|analysis|tool|app|one)s?\s+"
-                          r"(?:that|which|where|whose|who)\b(?:(?!,\s*(?:which|what|how|who|do|does|did|is|are|was|"
-                          r"were|can)\b)[^.?;:])*", re.I)
 # "DF-FLOPS (the SPLADE-Doc regularization paper)": an appositive describing a paper, in the asker's words
 _APPOSITIVE = re.compile(r"\((?:the|a|an)\s[^()]*\)", re.I)
 
@@ -189,9 +185,23 @@ def _topic(q: str, links: list[Link], lexicon: Lexicon) -> tuple[list[Link], lis
                 unlinked.append((term, status))  # (not ordinary capitalised words: "Large Language Models")
             continue
         status = lexicon.status(term)
-        if status in ("passing", "missing") and len(norm(term)) >= 3 and not lexicon.is_common(term):
+        if status in ("passing", "missing") and len(norm(term)) >= 3 and not lexicon.is_common(term) \
+                and not (status == "missing" and _nationality(term, lexicon)):
             unlinked.append((term, status))
     return in_pos, (in_pos or links), tuple(unlinked)
+
+
+def _nationality(term: str, lexicon: Lexicon) -> bool:
+    """An adjective of a place the corpus names ("Bangladeshi", "Kenyan", "Brazilian"): where the corpus never writes
+    the adjective itself, it is the place's, describing a paper's setting, no missing method's name. (One the corpus
+    writes only in passing, "Japanese" speech, stays a term no paper is about.)
+
+    >>> lx = Lexicon.build([("p1", "Rickshaw detection", "Traffic in Bangladesh and Kenya is dense.", False)])
+    >>> _nationality("Bangladeshi", lx), _nationality("Kenyan", lx), _nationality("Dhakaformer", lx)
+    (True, True, False)
+    """
+    bases = [term[: -len(suffix)] for suffix in ("i", "n", "an", "ian", "ese") if term.endswith(suffix)]
+    return any(len(b) >= 4 and b[0].isupper() and lexicon.status(b) != "missing" for b in bases)
 
 
 def _name_runs(phrases: list[str], lexicon: Lexicon) -> list[str]:

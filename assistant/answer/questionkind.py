@@ -65,6 +65,11 @@ _WHERE = re.compile(r"\s+(?:(?:are|is|were|exist|can be found)\s+)?(?:(?:in|from
                     r"(?:corpus|collection|index|library|abstracts)|(?:in\s+)?here)$", re.I)
 
 
+# an exclusion in a list's criterion: "(not just quantum-inspired tricks)", "but not for imaging", ", excluding X"
+_EXCEPT = re.compile(r"\s*\((?:but\s+|and\s+)?(?:not|except|excluding|other than|apart from)\b[^()]*\)"
+                     r"|(?:,\s*|\s+)(?:but\s+not|except(?:\s+for)?|excluding|other than|apart from)\b.*$", re.I)
+
+
 # the question says its papers are several: a plural word refers to them, or it asks how they differ
 _SEVERAL = re.compile(r"\b(?:both|each|all|they|their|them|these|those|differ\w*|compar\w+|contrast\w*)\b", re.I)
 
@@ -90,6 +95,7 @@ def _framed_kind(q: str, links: list[Link], referents: tuple[str, ...], conversa
         crit = re.sub(r"^(?:(?:in|from|across) (?:the |this |my |our )?(?:corpus|collection|index|library|abstracts) "
                       r"|here )?(?:that |which |who |to |about |on |in |of )?", "", crit, flags=re.I).strip(" ,?")
         crit = _WHERE.sub("", crit)  # "What approaches to X are in the collection?": the collection is no criterion
+        crit = _EXCEPT.sub("", crit).strip(" ,")  # what a listed paper must not be is no word it must hold
         return Kind.LIST, (), crit or q
     described = described_sides(q, links) if CUE.search(q) or WEAK_CUE.search(q) else ()
     if described:  # "compare the A vs B trial with the C study", "the X study and the Y one. What did each find?"

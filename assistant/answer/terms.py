@@ -13,7 +13,24 @@ from .support import stem
 
 
 def has_term(term: str, text: str) -> bool:
-    return norm(term) in norm(text) or spelled_out(term, text)
+    return norm(term) in norm(text) or spelled_out(term, text) or spelled_compound(term, text)
+
+
+def spelled_compound(term: str, text: str) -> bool:
+    """An acronym joined to a word ("QA-pair", "RL-based") the abstract writes out, the word right after the spelled
+    words ("question answer pairs"); the word pins the spelling, so two letters do.
+
+    >>> spelled_compound("QA-pair", "a dataset with 1.6M question answer pairs"), spelled_compound("QA-pair", "QA")
+    (True, False)
+    """
+    m = re.fullmatch(r"([A-Z]{2,6})s?[-\s]([A-Za-z][a-z]+)", term)
+    if not m:
+        return False
+    letters, word = m.group(1), stem(m.group(2))
+    words = re.findall(r"[A-Za-z]+", text)
+    n = len(letters)
+    return any(all(words[i + j][0].upper() == letters[j] for j in range(n)) and stem(words[i + n]) == word
+               for i in range(len(words) - n))
 
 
 _SKIP = frozenset("of and for the to in on a an".split())
