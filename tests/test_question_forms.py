@@ -56,8 +56,11 @@ def test_papers_named_by_their_titles_are_the_sides(lex, question, sides):
 
 
 def test_a_quote_or_words_no_single_title_holds_name_no_paper(lex):
-    assert not lex.titled("Which papers use 'sparse autoencoders' for steering?")  # in no title as written
-    assert not lex.titled("Do large language models plan?")
+    assert not lex.titled("Which papers use 'sparse autoencoders' for steering?")  # inside a title: a term
+    words = Lexicon.build([*CORPUS, ("p-llm", "Large Language Models", "Large language models plan. We study "
+                                                                          "large language models.", False)])
+    assert not words.titled("Do large language models plan?")  # a title of words the corpus uses: words
+    assert words.titled("Do 'Large Language Models' plan?")[0].paper_ids == ("p-llm",)  # ... unless quoted
     assert lex.titled("is 'looking beyond the next token' about planning?")[0].paper_ids == ("p-next",)
 
 
@@ -89,9 +92,17 @@ def test_a_lists_criterion_is_what_its_papers_must_be(lex, question, criterion):
     assert q.kind is Kind.LIST and q.criterion == criterion
 
 
-@pytest.mark.parametrize("question", ["and the papers?", "okay, the other papers?"])
-def test_papers_referred_back_to_are_no_list_criterion(lex, question):
+@pytest.mark.parametrize("question", ["and the papers?", "okay, the other papers?", "Summarize both papers?",
+                                      "Contrast these two papers?", "Explain the DinoLink papers?",
+                                      "Compare the DinoLink and TreeNet papers?", "DinoLink and TreeNet papers?"])
+def test_papers_referred_back_to_or_named_are_no_list_criterion(lex, question):
+    """Only a bare noun phrase before "papers?" asks for a list; a request, a determiner or named papers do not."""
     assert analyze(question, None, lex).kind is not Kind.LIST
+
+
+def test_an_exclusion_is_read_only_where_it_excludes(lex):
+    q = analyze("Which papers set agents apart from humans by their memory?", None, lex)
+    assert q.kind is Kind.LIST and "humans" in q.criterion
 
 
 def test_it_after_a_list_is_the_listed_paper_the_question_names_things_of(lex):
@@ -101,6 +112,11 @@ def test_it_after_a_list_is_the_listed_paper_the_question_names_things_of(lex):
              {pid: f"{label} {text}" for pid, label, text, _ in CORPUS})
     assert analyze("and what does it gain over JPEG AI?", conv, lex).topic == ("p-tree",)
     assert analyze("and what does it gain at low rates?", conv, lex).topic == ("p-dino",)  # no name: the first
+    assert analyze("does it use RL?", conv, lex).topic == ("p-dino",)  # "RL" is in no abstract as a word ("for low")
+    one = Conversation()  # a turn about one paper that cited two: "it" is that paper, whatever the question names
+    one.add(Turn("What is TreeNet?", focus=("p-tree",), paper_ids=("p-tree", "p-dino")),
+            {"p-dino": "DinoLink", "p-tree": "TreeNet"}, {pid: f"{label} {text}" for pid, label, text, _ in CORPUS})
+    assert analyze("does it beat VVC?", one, lex).topic == ("p-tree",)
 
 
 def test_a_named_measure_asked_of_a_described_paper_needs_a_figure_beside_it():

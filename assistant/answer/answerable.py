@@ -202,8 +202,8 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
     if heads_only and value_asked:
         if not parts:
             # "what BLEU score does the X transformer get?": a named measure's figure stands with it (or right after)
-            near = following(sents, [any(has_term(t, s) for t in named) for s in sents], tuple(named))
-            if named and not any(has_figure(s, given) for s in near):
+            if named and not any(has_figure(s, given) for s in following(
+                    sents, [any(has_term(t, s) for t in named) for s in sents], tuple(named))):
                 return Missing(f"{who} reports no figure for {written}.", True)
             return None  # "How much faster was it?": the quantity is the asker's wording; a figure may be words
         # a value asked for in the asker's words: some sentence sharing a word of the phrase gives a figure

@@ -118,9 +118,10 @@ def terse_asked(clause: str, topic_names: tuple[str, ...]) -> str:
 
 
 def asking_text(question: str) -> str:
-    """The words of a question that ask, without those that only say which paper is meant: the last sentence (a
-    description may come first), after a lead or a fronted phrase ("In the X study, ...", "X vs Y: rate at year 4?"),
-    without a clause describing a paper ("the framework that combines ...") or a gloss in brackets.
+    """The words of a question that ask, without those that only say which paper is meant: the last sentence that
+    asks (a description may come first), after a lead or a fronted phrase ("In the X study, ...", "X vs Y: rate at
+    year 4?"), without a gloss in brackets or a clause describing a paper ("the framework that combines ...", up to
+    the next punctuation: a verb after the clause goes with it, the asked noun before it stays).
 
     >>> asking_text("A benchmark probes retrieval. How many countries does each task cover?")
     'How many countries does each task cover?'
@@ -128,9 +129,12 @@ def asking_text(question: str) -> str:
     'cumulative deflation rate at year 4?'
     >>> asking_text("What rate (in short) does the framework that combines pruning and encoding reach?")
     'What rate does the ?'
+    >>> asking_text("How does Kite compare with FedAvg? Thanks.")
+    'How does Kite compare with FedAvg?'
     """
     q = re.sub(r"\s*\([^()]*\)", "", question).strip()
-    q = re.split(r"(?<=[.?!])\s+(?=[A-Z])", q)[-1]
+    parts = re.split(r"(?<=[.?!])\s+(?=[A-Z])", q)
+    q = next((p for p in reversed(parts) if "?" in p), parts[-1])  # "How does X compare? Thanks."
     lead = lead_match(q)
     if lead:
         q = lead.group("ask")

@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 
 from ..types import Turn
 from .figures import NUMBER_VALUES
-from .nameforms import named_terms, norm
+from .nameforms import named_terms
 from .phrasing import REPORT
 from .support import STOP, content_words
 
@@ -181,7 +181,8 @@ class Conversation:
             if word in ("it", "its"):
                 # "it" after a turn about several papers (a list): the one the question's names pick out ("what does it
                 # gain over JPEG AI?": the one listed paper that names JPEG AI), else its main, first paper
-                ids = [self._naming(q, pool)] if len(pool) >= 2 and self._naming(q, pool) else ids[:1]
+                picked = self._naming(q, list(last.focus)) if len(last.focus) >= 2 else ""
+                ids = [picked] if picked else ids[:1]
             text = ("in " if word == "there" else "") + name(ids) + ("'s" if word in ("their", "its", "theirs") else "")
             return Resolved(_sub(q, m, text), tuple(ids))
         m = _ELLIPSIS.match(q)
@@ -226,7 +227,8 @@ class Conversation:
         """The one paper of `pool` whose text holds every name the question writes (capitalised terms and acronyms,
         "JPEG AI"), or "" when none or several do or the question writes no name."""
         names = named_terms(question)
-        held = [p for p in pool if names and all(norm(t) in norm(self.texts.get(p, "")) for t in names)]
+        held = [p for p in pool if names and all(re.search(rf"(?<![\w-]){re.escape(t)}(?![\w-])", self.texts.get(p, ""),
+                                                           re.I) for t in names)]  # (whole words: "RL" is no "for l")
         return held[0] if len(held) == 1 else ""
 
     def _named_in_turns(self, n: int) -> list[str]:

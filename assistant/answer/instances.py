@@ -75,9 +75,10 @@ def names_instance(kind: str, sents: list[str], exclude: tuple[str, ...], common
     """Some sentence that speaks of the kind ("experiments on", "dataset", "built upon"; or of `words`)
     names one (a name: not a word the corpus also writes in lower case, such as "Large Language Models", when
     `common` knows); for `words`, a list of several ("reasoning, coding and math tasks") also names them."""
-    skip = {norm(n) for n in exclude} | _concepts(" ".join(sents))
+    lowered = _concepts(" ".join(sents))
+    skip = {norm(n) for n in exclude} | lowered
     # (an acronym of ordinary capitalised words is that concept only, not a part of a name: "VAD" is no "ComplexVAD")
-    concepts = {k.rstrip("s") for k in _concepts(" ".join(sents), common) - skip}
+    concepts = {re.sub(r"s$", "", k) for k in (_concepts(" ".join(sents), common) if common else set()) - skip}
     own_words, words = bool(words), words or NAMED_KINDS[kind]
     for sent in sents:
         low = sent.lower()
@@ -87,7 +88,7 @@ def names_instance(kind: str, sents: list[str], exclude: tuple[str, ...], common
         if not cues:
             continue
         names = [t for t in named_terms(sent, capitalised=True) if norm(t) not in skip and norm(t) not in GENERIC
-                 and norm(t).rstrip("s") not in concepts
+                 and re.sub(r"s$", "", norm(t)) not in concepts
                  and not any(norm(t) in k or k in norm(t) for k in skip if k) and not (common and common(t))]
         at = [m.start() for t in names for m in re.finditer(re.escape(t), sent)]
         if own_words:  # the items of a stated count ("the 12 languages") may be listed in lower case

@@ -114,8 +114,10 @@ LIST = re.compile(
     # a gloss that restates them: "any X papers here, meaning ones that ...?"); "dataset distillation papers?"
     r"|^(?:any|some)\s+(?P<c13>[^?,;:]{3,60}?)\s+(?:papers|studies|works|abstracts|articles)(?:\s+(?:in\s+)?here)?"
     r"(?:\s*,\s*(?:meaning|i\.e\.|that is|namely)\b[^?]*)?\s*\??$"
-    r"|^(?!(?:which|what|who|how|is|are|do|does|did|can|and|or|but|so|the|these|those|both|its|their|other|more|all|"
-    r"his|her)\b)(?P<c14>(?:(?!\s[-\u2013\u2014]+\s)[^?,;:]){3,60}?)(?<!\bthe)(?<!\bother)(?<!\bany)\s+papers\s*\?$"
+    rf"|^(?!(?:{OPENER}|and|or|but|so|the|these|those|both|its|their|other|more|all|his|her|tell|give|show|list|"
+    r"find|name|compare|contrast|summari[sz]e|explain|describe|please)\b)"  # a bare noun phrase, no request
+    r"(?P<c14>(?:(?!(?:and|or|vs)\b)[\w\-]+\s+){0,4}[\w\-]+)(?<!\bthe)(?<!\bother)(?<!\bany)(?<!\bboth)(?<!\bthese)(?<!\bthose)(?<!\btwo)"
+    r"\s+papers\s*\?$"
     # "papers on X?", "any work here on X?"
     r"|^(?:any |all |other )?(?:papers?|abstracts?|works?|studies|articles)\s+(?:(?:in )?here\s+)?(?=(?:on|about|that|"
     r"which|who|using|building|proposing|introducing|applying|with|where|for|in)\b)(?P<c4>.*?)\??$"

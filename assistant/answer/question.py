@@ -192,9 +192,10 @@ def _topic(q: str, links: list[Link], lexicon: Lexicon) -> tuple[list[Link], lis
 
 
 def _nationality(term: str, lexicon: Lexicon) -> bool:
-    """An adjective of a place the corpus names ("Bangladeshi", "Kenyan", "Brazilian"): where the corpus never writes
-    the adjective itself, it is the place's, describing a paper's setting, no missing method's name. (One the corpus
-    writes only in passing, "Japanese" speech, stays a term no paper is about.)
+    """A word shaped as an adjective of a name the corpus writes ("Bangladeshi", "Kenyan", "Brazilian": the name and
+    -i, -n, -an, -ian, -ese; a place, as a rule). Where the corpus never writes the adjective itself, it describes a
+    paper's setting, no missing method's name. (One the corpus writes only in passing, "Japanese" speech, stays a
+    term no paper is about.)
 
     >>> lx = Lexicon.build([("p1", "Rickshaw detection", "Traffic in Bangladesh and Kenya is dense.", False)])
     >>> _nationality("Bangladeshi", lx), _nationality("Kenyan", lx), _nationality("Dhakaformer", lx)

@@ -67,7 +67,8 @@ _WHERE = re.compile(r"\s+(?:(?:are|is|were|exist|can be found)\s+)?(?:(?:in|from
 
 # an exclusion in a list's criterion: "(not just quantum-inspired tricks)", "but not for imaging", ", excluding X"
 _EXCEPT = re.compile(r"\s*\((?:but\s+|and\s+)?(?:not|except|excluding|other than|apart from)\b[^()]*\)"
-                     r"|(?:,\s*|\s+)(?:but\s+not|except(?:\s+for)?|excluding|other than|apart from)\b.*$", re.I)
+                     r"|(?:,\s*(?:but\s+not|except(?:\s+for)?|excluding|other than|apart from)"
+                     r"|\s+(?:but\s+not|excluding))\b.*$", re.I)  # ("set X apart from Y" is none: after a comma only)
 
 
 # the question says its papers are several: a plural word refers to them, or it asks how they differ

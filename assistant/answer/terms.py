@@ -9,7 +9,7 @@ import re
 
 from .instances import EVALUATED_ON, WORD
 from .nameforms import named_terms, norm
-from .support import stem
+from .support import STOP, stem
 
 
 def has_term(term: str, text: str) -> bool:
@@ -22,14 +22,17 @@ def spelled_compound(term: str, text: str) -> bool:
 
     >>> spelled_compound("QA-pair", "a dataset with 1.6M question answer pairs"), spelled_compound("QA-pair", "QA")
     (True, False)
+    >>> spelled_compound("RL-based", "results largely based"), spelled_compound("ML model", "a more lightweight model")
+    (False, False)
     """
     m = re.fullmatch(r"([A-Z]{2,6})s?[-\s]([A-Za-z][a-z]+)", term)
     if not m:
         return False
     letters, word = m.group(1), stem(m.group(2))
-    words = re.findall(r"[A-Za-z]+", text)
+    # content words only ("more", "results" spell nothing), a short word breaking the run as in `spelled_out`
+    words = [w if len(w) > 2 and w.lower() not in STOP else "" for w in re.findall(r"[A-Za-z]+", text)]
     n = len(letters)
-    return any(all(words[i + j][0].upper() == letters[j] for j in range(n)) and stem(words[i + n]) == word
+    return any(all(words[i + j][:1].upper() == letters[j] for j in range(n)) and stem(words[i + n] or "-") == word
                for i in range(len(words) - n))
 
 
