@@ -54,20 +54,22 @@ NEAR = 8  # words between a named instance and the word for its kind ("a general
 _DEFINES = re.compile(r"((?:[\w\-]+\s+){1,6})\(([A-Z][A-Za-z0-9\-]{1,12})\)")
 
 
-def _concepts(text: str, common: Common | None = None) -> set[str]:
-    """Acronyms the abstract defines for lower-case phrases ("Incomplete multi-view clustering (IMVC)"), or for
-    capitalised words the corpus writes in lower case too (`common`: "Knowledge Graphs (KGs)"): a task or concept,
-    not a named dataset or model."""
-    out = set()
+def _concepts(text: str, common: Common | None = None) -> tuple[set[str], set[str]]:
+    """Acronyms the abstract defines for a task or concept, not a named dataset or model: for lower-case phrases
+    ("Incomplete multi-view clustering (IMVC)"), and, apart, for capitalised words the corpus writes in lower case
+    too (`common`: "Knowledge Graphs (KGs)")."""
+    lower, ordinary = set(), set()
     for m in _DEFINES.finditer(text):
         words = m.group(1).split()[-len(m.group(2)):]
         start = m.start(1) + len(m.group(1)) - len(" ".join(words)) - 1
         sentence_start = start <= 0 or text[:start].rstrip().endswith((".", ":", ";"))
-        if all(w[:1].islower() or (i == 0 and (sentence_start or len(words) > 2)) or (common and common(w))
-               for i, w in enumerate(words)):
-            # ("Recently, Omni-modal large language models (OLLMs) ...": a capital on the first of three words is style)
-            out.add(norm(m.group(2)))
-    return out
+        # ("Recently, Omni-modal large language models (OLLMs) ...": a capital on the first of three words is style)
+        styled = [w[:1].islower() or (i == 0 and (sentence_start or len(words) > 2)) for i, w in enumerate(words)]
+        if all(styled):
+            lower.add(norm(m.group(2)))
+        elif common and all(s or common(w) for s, w in zip(styled, words)):
+            ordinary.add(norm(m.group(2)))
+    return lower, ordinary
 
 
 def names_instance(kind: str, sents: list[str], exclude: tuple[str, ...], common: Common | None = None,
@@ -75,10 +77,10 @@ def names_instance(kind: str, sents: list[str], exclude: tuple[str, ...], common
     """Some sentence that speaks of the kind ("experiments on", "dataset", "built upon"; or of `words`)
     names one (a name: not a word the corpus also writes in lower case, such as "Large Language Models", when
     `common` knows); for `words`, a list of several ("reasoning, coding and math tasks") also names them."""
-    lowered = _concepts(" ".join(sents))
+    lowered, ordinary = _concepts(" ".join(sents), common)
     skip = {norm(n) for n in exclude} | lowered
     # (an acronym of ordinary capitalised words is that concept only, not a part of a name: "VAD" is no "ComplexVAD")
-    concepts = {re.sub(r"s$", "", k) for k in (_concepts(" ".join(sents), common) if common else set()) - skip}
+    concepts = {re.sub(r"s$", "", k) for k in ordinary - skip}
     own_words, words = bool(words), words or NAMED_KINDS[kind]
     for sent in sents:
         low = sent.lower()

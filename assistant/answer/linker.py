@@ -238,7 +238,7 @@ class Lexicon(NameTables):
             for j in range(len(words), i + 2, -1):  # longest first
                 span = question[words[i][0]: words[j - 1][1]].strip("\"'‘’“”?,.;:!()")
                 pid = self.titles.get(norm(span), "")
-                if j - i < 5 and all(w.lower() in self.words for w in re.findall(r"[A-Za-z]+", span)):
+                if pid and j - i < 5 and all(w.lower() in self.words for w in re.findall(r"[A-Za-z]+", span)):
                     pid = ""  # "Large Language Models": words, whichever paper is titled so, unless quoted
                 if pid and not any(k.start <= words[i][0] < k.start + len(k.name) for k in out):
                     out.append(Link(span, question.index(span, words[i][0]), (pid,), title=True))

@@ -79,7 +79,8 @@ def features(question: Question, sentences: Sequence[str], evidence: Sequence[fl
     q_words = content_words(q) - {w for t in topic for w in content_words(t)} - content_words(name)
     n = len(sentences)
     ev, cos = np.asarray(evidence, np.float32), np.asarray(cosines, np.float32)
-    focus = focus_scores(question, sentences, name, topic)
+    said = [content_words(s) for s in sentences]
+    focus = focus_scores(question, sentences, name, topic, said)
     rows = []
     for i, s in enumerate(sentences):
         new = [t for t in _NAMED.findall(s) if t.lower() not in q_low]
@@ -92,7 +93,7 @@ def features(question: Question, sentences: Sequence[str], evidence: Sequence[fl
             bool(_RESULT.search(s)), any(states_asked(a, s, topic) for a in asks), min(len(set(new)), 3) / 3,
             words < 12, bool(name) and name.lower() in s.lower(), bool(_ENUM.search(s)),
             # a value asked: the figure stands with the asked words (not the topic's name), the share of them present
-            (fig and numeric) * (len(q_words & content_words(s)) / len(q_words) if q_words else 0.0),
+            (fig and numeric) * (len(q_words & said[i]) / len(q_words) if q_words else 0.0),
             focus[i],
         ])
     return np.asarray(rows, dtype=np.float32).reshape(n, len(FEATURES))
@@ -133,12 +134,12 @@ def answer_marks(question: Question, sentence: str) -> int:
     return marks
 
 
-def focus_scores(question: Question, sentences: Sequence[str], name: str = "",
-                 topic: tuple[str, ...] = ()) -> list[float]:
+def focus_scores(question: Question, sentences: Sequence[str], name: str = "", topic: tuple[str, ...] = (),
+                 said: Sequence[set[str]] | None = None) -> list[float]:
     """How much of what the question asks each sentence holds: the words of its asking part (`asked.asking_text`;
     not the paper's name) found in the sentence, each weighted by how few of the abstract's sentences hold it. A
     word the abstract repeats is its topic ("tacrolimus"); a word one sentence has is the detail asked ("passed all
-    the physical tests", "watch time").
+    the physical tests", "watch time"). `said`: each sentence's content words, when the caller has them.
 
     >>> focus_scores(Question("In the RA study, what share of patients passed all the physical tests?", ""),
     ...              ["Patients with RA were tested.", "Patients passed reach tests (77%).",
@@ -147,7 +148,7 @@ def focus_scores(question: Question, sentences: Sequence[str], name: str = "",
     """
     own = content_words(name) | {w for t in topic for w in content_words(t)}
     words = content_words(asking_text(question.standalone or question.text)) - own - _ASKING
-    held = [content_words(s) & words for s in sentences]
+    held = [w & words for w in (said if said is not None else [content_words(s) for s in sentences])]
     weight = {w: math.log((len(sentences) + 1) / df) for w in words if (df := sum(w in h for h in held))}
     total = sum(weight.values())
     return [round(sum(weight[w] for w in h) / total, 2) if total else 0.0 for h in held]
