@@ -12,6 +12,7 @@ from assistant.answer.assistant import Assistant
 from assistant.answer.conversation import Conversation
 from assistant.answer.events import Done, Token
 from assistant.answer.evidence import ABSTAIN_SENTENCE
+from assistant.answer.linker import Lexicon
 from assistant.answer.models.fake import FakeChatModel
 from assistant.index.indexer import Index
 from assistant.types import Record
@@ -825,6 +826,33 @@ def test_a_paper_described_by_a_clause_or_before_the_question_must_cover_its_top
         assert ans.abstained and any(t["rule"] == "topic.uncovered" for t in ans.to_json()["trace"]), (q, ans.answer)
 
 
+def _binding(method: str, pid: str) -> Record:
+    """A paper predicting drug-target binding affinity with `method`. (Written for these tests.)"""
+    return Record(pid, f"Drug-target binding affinity decides which compounds reach the clinic. We train {method} on "
+                  "the Davis and KIBA benchmarks to predict binding affinity, lowering the mean squared error by 12% "
+                  "against docking baselines.", label=f"Binding affinity prediction with {method}", source="c.jsonl")
+
+
+def test_a_described_paper_must_be_on_every_part_of_a_short_description(make_minilm):
+    """One word of "graph neural networks to predict binding affinity" moves its meaning little, its part "graph
+    neural networks" much: a protein language model paper on binding affinity is no answer to it, in a "which paper"
+    question or asked for as one paper in any frame ("is there a ...", "I need a paper on ... - is there one
+    here?"); the part it is on is answered, and a paper on both parts once it is indexed."""
+    plm = _binding("a protein language model", "p-plm")
+    a, _ = make_minilm(extra=[plm])
+    for q in ("Which paper uses graph neural networks to predict drug-target binding affinity?",
+              "Is there a study using graph neural networks for drug-target binding affinity?",
+              "I need a paper on graph neural networks for drug-target binding affinity - is there one here?"):
+        ans = a.ask(q)
+        assert ans.abstained and "graph neural network" in ans.answer, (q, ans.answer)
+        assert any(t["rule"] == "topic.uncovered" and t["verdict"] == "abstain" for t in ans.to_json()["trace"]), q
+    ans = a.ask("Which paper uses a protein language model to predict drug-target binding affinity?")
+    assert not ans.abstained and ans.citations[0].paper_id == "p-plm", ans.answer
+    a, _ = make_minilm(extra=[plm, _binding("graph neural networks over molecular graphs", "p-gnn-bind")])
+    ans = a.ask("Which paper uses graph neural networks to predict drug-target binding affinity?")
+    assert not ans.abstained and ans.citations[0].paper_id == "p-gnn-bind", ans.answer
+
+
 def test_a_described_paper_named_only_by_a_shared_term_must_cover_its_topic(make_minilm):
     """"Which paper uses LoRA adapters for protein folding?": LoRA is a term several abstracts use, so it links weakly
     and retrieval picks the paper; that paper must still cover the description (no LoRA paper here folds proteins)."""
@@ -854,3 +882,29 @@ def test_the_x_paper_is_declined_when_x_is_a_name_many_abstracts_share_and_none_
     assert ans.abstained and ans.trace[-1].rule == "near_miss.missing" and "mentions YOLOX" in ans.answer, ans.trace
     ans = a.ask("What does the Prune&Comp paper propose?")  # a name its abstract coins: answered
     assert not ans.abstained and ans.citations[0].paper_id == "p-prune"
+
+
+def _eln() -> Record:
+    """A paper that discusses another paper's method at length and names its own. (Written for these tests.)"""
+    return Record("p-eln", "A recent paper proposed Dynamic Tanh (DyT) as a drop-in replacement for layer "
+                  "normalization. We derive DyT mathematically and show that DyT rests on an approximation. Dropping "
+                  "it gives an element-wise transformation we call Elementwise Layer Normalization (ELN), which "
+                  "trains faster than DyT on ImageNet.", label="Elementwise Layer Normalization", source="c.jsonl")
+
+
+def test_a_name_another_paper_proposed_is_not_this_papers_own(make_minilm):
+    """"A recent paper proposed X (Y)": Y is another paper's, however much this abstract discusses it, so "the Y
+    paper" is not in the corpus (`name.only_discussed`), while what this abstract says of Y is still answered and its
+    own name's paper is found, asked as "the ELN paper" or "according to its paper"."""
+    lex = Lexicon.build([(r.paper_id, r.display, r.text, r.label_derived) for r in [_eln()]])
+    assert not lex.is_own_name("DyT") and lex.is_own_name("ELN")
+    a, _ = make_minilm(extra=[_eln()])
+    for q in ("Can you summarize the Dynamic Tanh (DyT) paper?", "What does the DyT paper propose?"):
+        ans = a.ask(q)
+        assert ans.abstained and "DyT" in ans.answer, (q, ans.answer)
+        assert any(t["rule"] == "name.only_discussed" for t in ans.to_json()["trace"]), q
+    for q in ("Can you summarize the ELN paper?", "How does ELN differ from DyT, according to its paper?",
+              "What approximation does DyT rest on?", "For ELN (the DyT replacement paper), what does it beat?"):
+        ans = a.ask(q)
+        assert not ans.abstained and ans.citations[0].paper_id == "p-eln", (q, ans.answer)
+

@@ -148,3 +148,30 @@ def test_an_acronym_defined_by_ordinary_capitalised_words_is_no_named_instance()
     # "Applied to A, B and C, X ...": the models it is applied to are named
     assert names_instance("model", ["Applied to OpenSora, Latte, and CogVideoX, Foresee runs 1.6x faster."],
                           ("Foresee",))
+
+
+@pytest.mark.parametrize("question, asked, more", [
+    # a counted noun in capitals ends its clause: "GPUs" is asked, then the second clause
+    ("How many GPUs and how much training time did RickNet need?", "GPUs", [("training time", True)]),
+    # a possessive inside the counted noun phrase
+    ("How many annotators' labels were used to train RickNet?", "annotators' labels", []),
+])
+def test_a_counted_noun_is_asked_whatever_its_case_or_possessive(lex, question, asked, more):
+    q = analyze(question, None, lex)
+    assert (q.asked, q.numeric) == (asked, True)
+    assert [(a.asked, a.numeric) for a in q.more] == more
+
+
+def test_a_paper_asked_for_as_one_on_a_topic_in_any_singular_frame():
+    """"Is there a trial of X?", "I need a paper on X - is there one here?" ask for one paper described by X (checked
+    as "the paper on X" is); a question asking several papers or something of one is not one."""
+    from assistant.answer.asked_topic import described_topic
+    assert described_topic("Is there a trial of vitamin D supplements to prevent falls?") == (
+        "vitamin D supplements to prevent falls", True)
+    assert described_topic("I need a paper on EEG-based emotion recognition - is there one here?") == (
+        "EEG-based emotion recognition", True)
+    assert described_topic("Is there a paper in the collection on formal theorem proving?") == (
+        "formal theorem proving", True)
+    for q in ("Has anyone here worked on speech?", "Is there anyone who used KANs?",
+              "How does Kite compare with FedAvg?", "Is Kite a paper on speech?"):
+        assert described_topic(q) == ("", False), q

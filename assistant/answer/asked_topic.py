@@ -6,6 +6,7 @@ decisions on them are made in `prepare.py` (a described paper must cover its top
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from .words import FUNCTION_WORDS
@@ -54,6 +55,49 @@ _FRAME = FUNCTION_WORDS | _COLLECTION | _SOMEONE | _LOOKING
 EXISTENCE_TOPIC_WORDS = 6  # a longer span describes a paper in the asker's words ("Has anyone used X to Y over Z ...?")
 
 
+def _framed(question: str, frame: frozenset[str]) -> tuple[list[re.Match], list[str], int, int]:
+    """The question's tokens, lower-cased, and the first and last token not in `frame` (no tokens: none)."""
+    toks = list(re.finditer(r"[A-Za-z][\w\-'’]*|[^\sA-Za-z]", question))
+    low = [t.group(0).lower().replace("’", "'") for t in toks]  # "I’m" is "I'm"
+    topic = [i for i, t in enumerate(low) if t[0].isalpha() and t not in frame]
+    return (toks, low, topic[0], topic[-1]) if topic else ([], [], 0, 0)
+
+
+# Whether the collection holds one paper on a topic, asked in a frame of function words, words for one paper and
+# words for looking ("Is there a trial of X?", "I need a paper on X - is there one here?", "Is there a paper in the
+# collection on X?"): the topic is the span of other words, and the question asks for one paper described by it.
+_ONE = frozenset("paper work study trial article research one".split())
+_ASKS = frozenset("what which who whom whose when where why how".split())  # something asked of the paper
+_ONE_FRAME = FUNCTION_WORDS | _ONE | _WHOLE | _LOOKING - {"used", "tried", "done"}
+
+
+def one_paper_topic(question: str) -> str:
+    """The topic of a question asking whether the collection holds one paper on it (singular: "is there a ...",
+    "a paper on ..."), or "". Not a question that asks something of it ("what", "how") or for several papers.
+
+    >>> one_paper_topic("Is there a trial of vitamin D supplements to prevent falls in older people?")
+    'vitamin D supplements to prevent falls in older people'
+    >>> one_paper_topic("Is there a paper in the collection on using LLMs for theorem proving?")
+    'using LLMs for theorem proving'
+    >>> one_paper_topic("Is there a model to teach nephrectomy?"), one_paper_topic("Is there a link between X and Y?")
+    ('', '')
+    >>> one_paper_topic("Are there any papers on speech?"), one_paper_topic("Is there a paper on X? What does it find?")
+    ('', '')
+    >>> one_paper_topic("Is FedMerge a paper on speech?"), one_paper_topic("Has anyone used KANs for speech?")
+    ('', '')
+    """
+    toks, low, a, b = _framed(question, _ONE_FRAME)
+    if not toks or _NOT_A_TOPIC.search(question[toks[a].start():toks[b].end()]) or set(low) & _ASKS:
+        return ""
+    outside = low[:a] + low[b + 1:]
+    # one paper asked for: "a paper", "a study", "one" (not "is there a model to teach X?": whether a thing exists,
+    # a finding of some paper)
+    singular = any(x in ("a", "an", "any") and y in _ONE for x, y in itertools.pairwise(outside)) or "one" in outside
+    if not singular or set(outside) & (_COLLECTION - _WHOLE - _ONE) or _SOMEONE & set(outside):
+        return ""
+    return question[toks[a].start():toks[b].end()]
+
+
 def existence_topic(question: str) -> str:
     """The topic of a question asking whether the collection holds work on it, or "" for any other question.
 
@@ -76,12 +120,9 @@ def existence_topic(question: str) -> str:
     """
     if PAPER_ON.search(question):
         return ""  # "Is there a paper on X?", "any work on X?": one paper on a topic, checked as such (prepare.py)
-    toks = list(re.finditer(r"[A-Za-z][\w\-'’]*|[^\sA-Za-z]", question))
-    low = [t.group(0).lower().replace("’", "'") for t in toks]  # "I’m" is "I'm"
-    topic = [i for i, t in enumerate(low) if t[0].isalpha() and t not in _FRAME]
-    if not topic:
+    toks, low, a, b = _framed(question, _FRAME)
+    if not toks:
         return ""
-    a, b = topic[0], topic[-1]
     outside = {t for i, t in enumerate(low) if t[0].isalpha() and not a <= i <= b}
     asks = (outside & _SOMEONE or (outside & _COLLECTION and (outside & _ASKING or _WHICH_PAPERS.search(question)))
             or (outside & _WHOLE and outside & _HOLDING))
@@ -112,6 +153,8 @@ def described_topic(question: str) -> tuple[str, bool]:
     ('uses graph networks for weather forecasting', False)
     >>> described_topic("ocean wave forecasting from buoys - any paper on that?")
     ('ocean wave forecasting from buoys', True)
+    >>> described_topic("I need a paper on EEG-based emotion recognition - is there one here?")
+    ('EEG-based emotion recognition', True)
     """
     on = PAPER_ON.search(question)
     if on:
@@ -120,4 +163,7 @@ def described_topic(question: str) -> tuple[str, bool]:
         if not _BACK.match(topic.strip()) or lead:
             return (lead.group("t").strip() if lead else topic), True
     which = WHICH_PAPER.match(question) or A_PAPER_THAT.search(question)
-    return (which.group("t") if which else ""), False
+    if which:
+        return which.group("t"), False
+    one = one_paper_topic(question)
+    return (one, True) if one else ("", False)

@@ -129,6 +129,35 @@ def facets(criterion: str) -> tuple[tuple[str, str], ...]:
                  for start, end, facet in spans if len(topic_words(facet)) >= 2)
 
 
+# a word linking the parts of a description: a preposition, "to", a relative word or a participle ("graph neural
+# networks | to predict | drug-target binding affinity", "a distillation method | designed for | graph data")
+_LINK = re.compile(r"(?<![\w\-])(?:for|from|in|on|with|between|using|via|across|under|over|to|into|about|by|that|"
+                   r"which|when|where|without|against|after|before|during|based|designed|applied|applying|used)"
+                   r"(?![\w\-])", re.I)
+
+
+def parts(description: str) -> tuple[tuple[str, tuple[str, ...], str], ...]:
+    """The parts of a description its linking words separate, each with its content words (as `topic_words` takes
+    them) and the description without it (and the word linking it); parts without content words are left out.
+
+    >>> [(p, w) for p, w, _ in parts("graph neural networks to predict binding affinity")]
+    [('graph neural networks', ('graph', 'neural', 'networks')), ('predict binding affinity', ('predict', 'binding', \
+'affinity'))]
+    >>> parts("graph neural networks to predict binding affinity")[1][2]
+    'graph neural networks'
+    """
+    pieces = _LINK.split(description)
+    links = _LINK.findall(description)
+    out = []
+    for i, piece in enumerate(pieces):
+        words = tuple(w for w, _ in topic_words(piece))
+        if words:
+            rest = " ".join(x + (" " + links[j] if j < len(links) and j + 1 != i else "")
+                            for j, x in enumerate(pieces) if j != i)
+            out.append((piece.strip(), words, " ".join(tokens(rest))))
+    return tuple(out)
+
+
 def facet_words(alternative: str) -> list[str]:
     """The words a paper must use to cover one alternative of a facet: its content words, without a verb opening
     it ("measuring cultural bias": a paper on "evaluating cultural bias" covers it).

@@ -34,6 +34,13 @@ _OURS = re.compile(rf"{OWN_WORK}\b|\b(?:we|this (?:paper|work|study))\s+(?:call|
 _CITES = re.compile(r"\b(?:like|such as|e\.g\.|including|compared (?:with|to)|than|unlike|traditional|existing|prior|"
                     r"previous|conventional|classic(?:al)?|popular|standard|widely used|well-known|similar|resembl\w*|"
                     r"inspired by|based on|follow\w*|extends?|built (?:on|upon))", re.I)
+# a definition that gives the name to other work: "A recent paper proposed Dynamic Tanh (DyT)", "X (Y) was
+# introduced by", "previously proposed": the name is not this paper's, however much it discusses it
+_ATTRIBUTED = re.compile(r"\b(?:an?|one|the|recent|previous|prior|earlier|other)\s+(?:\w+\s+)?(?:paper|work|study|"
+                         r"studies|works|authors)\s+(?:\w+\s+)?(?:proposed|introduced|presented|showed)\b|"
+                         r"\b(?:recently|previously|originally|first)\s+(?:been\s+)?(?:proposed|introduced)\b|"
+                         r"\b(?:was|were|has been|have been)\s+(?:recently\s+)?(?:proposed|introduced)\s+(?:by|in)\b",
+                         re.I)
 _ITS = re.compile(r"\b(?:our|its|the proposed|this (?:method|model|framework|approach|paper|work))\b", re.I)
 
 
@@ -106,6 +113,9 @@ def read_names(papers: Iterable[tuple[str, str, str, bool]], make: Callable[...,
         for a, start in defined:
             said = sentence_before(text, start)
             ours = bool(_OURS.search(said))
+            if not ours and norm(a) not in mine and a not in label and _ATTRIBUTED.search(said):
+                names[a.rstrip("-.,")] = 1  # another's, discussed here: linked by repetition only
+                continue
             if ours:
                 lx.owners.setdefault(norm(a), set()).add(pid)  # "We then introduce the ... (ENF) framework"
             if ours or counts.get(norm(a), 0) > 2 or a in label or norm(a) in mine \

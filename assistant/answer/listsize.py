@@ -162,9 +162,11 @@ def uncovered(described: str, hit: Hit, topics: TopicWords,
               scorer: SupportScorer) -> tuple[str, str, tuple[str, ...]] | tuple[()]:
     """A described paper ("the paper on X", "which paper does X?") is a list of one: the paper answered must meet
     the description as a listed paper meets a criterion, covering its essential words (every content word of a
-    topic named in a few words: `TopicWords.essential_alternatives(every=True)`). (topic, title, words it lacks)
-    when it does not, else ()."""
+    topic named in a few words: `TopicWords.essential_alternatives(every=True)`) and every part of a short
+    description that carries part of it (`TopicWords.essential_parts`). (topic, title, words it lacks) when it does
+    not, else ()."""
     core = criterion_core(EXAMPLES.sub("", described).strip() or described)
     _, sentence, _ = best_sentence(hit, described, core, scorer)
-    lacking = topics.lacks_all(topics.essential_alternatives(core, every=True), hit, sentence)
+    lacking = (topics.lacks_all(topics.essential_alternatives(core, every=True), hit, sentence)
+               or topics.lacks_parts(topics.essential_parts(core), hit))
     return (core, hit.title, lacking) if lacking else ()

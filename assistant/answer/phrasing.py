@@ -165,9 +165,11 @@ ASKED = re.compile(
     rf"|^what\s+(?:is|are|was|were)\s+(?:the\s+)?(?:\S+?(?:'s|’s)\s+)(?P<b>[\w\-\s]+?)(?:\s+(?:on|in|for|of|with|at)\b.*)?\??$"
     # "Which LLM serves"
     rf"|^(?:{PREP}\s+)?which\s+(?P<e>[\w\-^@.]+(?:\s+[\w\-^@.]+){{0,2}}?)\s+(?!{AUX}\b)(?:[a-z]+(?:s|ed)|{IRREGULAR_PAST})\b"
-    rf"|^(?:{PREP}\s+)?how\s+(?:many|much)\s+(?P<c>(?:[\w\-^]+\s+){{0,3}}?[\w\-^]+)\s+{AUX}\b"
-    # "how many annotators labelled X", "how many medical students annotated ...": the counted noun is plural
-    rf"|^(?:{PREP}\s+)?how\s+many\s+(?P<n>(?:[\w\-]+\s+){{0,2}}?(?:[\w\-]+[^su\W]s|people|children|data))\s+[a-z]"
+    rf"|^(?:{PREP}\s+)?how\s+(?:many|much)\s+(?P<c>(?:[\w\-^]+(?:'|’)?\s+){{0,3}}?[\w\-^]+)\s+{AUX}\b"
+    # "how many annotators labelled X", "how many medical students annotated ...", "how many GPUs" ending its clause
+    # ("How many GPUs and how much time ...?"): the counted noun is plural
+    rf"|^(?:{PREP}\s+)?how\s+many\s+(?P<n>(?:[\w\-]+\s+){{0,2}}?(?:[\w\-]+(?-i:[^su\W])s|people|children|data))"
+    r"(?:\s+[a-z]|\s*\??$)"
     rf"|^(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?P<h>{COUNTED})"
     rf"|^(?:(?:what (?:is|are|was|were) |give me |list |tell me )?the\s+)?names?\s+of\s+(?:the\s+)?"
     rf"(?P<f>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)"
@@ -259,8 +261,12 @@ DESCRIBED_PAPER = re.compile(  # the question describes the paper it means: "In 
     r"|\bI (?:remember|recall)\b",
     re.I,
 )
-OWN_PAPER = re.compile(r"\b(?:its|their) own paper\b|\baccording to the (?P<n>[^\s,?]+) paper\b|"
-                       r"\bthe (?P<m>[^\s,?]+) paper (?:propose|introduce|present|describe|say|report)", re.I)
+# the paper of a name is asked for: "according to the X paper", "summarize the X paper", "the Dynamic Tanh (DyT)
+# paper", "the GCG attack paper", "according to its paper" (a name in capitals or coined: `NAMED`, checked by the
+# caller)
+OWN_PAPER = re.compile(r"\b(?:its|their) own paper\b|\baccording to (?:its|their) paper\b|"
+                       r"\bthe (?:[\w\-]+\s+){0,4}\((?P<n>[^\s,?()]+)\)\s+(?:[a-z]+\s+)?paper\b|"
+                       r"\bthe (?P<m>[^\s,?]+)\s+(?:[a-z]+\s+)?paper\b", re.I)
 # the paper that introduced a name is asked for: "Summarize the original X paper", "X's original study"
 ORIGINAL = re.compile(r"\boriginal\s+(?:[^\s,?]+\s+){0,5}?(?:paper|study|article|publication|report|trial)\b|"
                       r"\b(?:paper|study|article|work) that (?:first )?(?:introduced|proposed|coined)\b", re.I)

@@ -193,7 +193,10 @@ class Preparer:
                          + ("" if k.strong else " (weak)") for k in q.links),
             unconfirmed=tuple(n for n in q.topic_names if n not in p.topic_names), rechosen=p.rechosen,
             unlinked=q.unlinked, placed=q.topic_placed, strong=bool(q.topic_strong), followup=q.followup,
-            own_paper_asked=bool(own), original_asked=bool(ORIGINAL.search(q.standalone)),
+            # ("For DF-FLOPS (the SPLADE-Doc regularization paper), ...?": the paper named is not the one asked of)
+            own_paper_asked=bool(own) and (not paper_named or not q.topic_names
+                                           or norm(paper_named) == norm(q.topic_names[0])),
+            original_asked=bool(ORIGINAL.search(q.standalone)),
             paper_named=paper_named,  # (a name no abstract mentions is left to the near-miss rules)
             paper_named_own=(not paper_named or lexicon.is_own_name(paper_named)
                              or not lexicon.mentioned_in(paper_named)),
