@@ -908,3 +908,35 @@ def test_a_name_another_paper_proposed_is_not_this_papers_own(make_minilm):
         ans = a.ask(q)
         assert not ans.abstained and ans.citations[0].paper_id == "p-eln", (q, ans.answer)
 
+
+
+def test_a_name_the_abstract_gives_its_own_work_stays_its_own():
+    """Only a clause giving the name to other work takes it away: "The authors proposed", "The present study
+    introduced", "first proposed in this paper" and a name after "Recent studies introduced X, and we ..." are this
+    paper's own."""
+    texts = {"p-gai": "The authors proposed a new Gait Asymmetry Index (GAI) for stroke patients. GAI tracks recovery "
+                      "and GAI correlates with balance scores in 80 patients.",
+             "p-sfs": "The present study introduced a Surgical Frailty Score (SFS). SFS predicts complications, and "
+                      "SFS is quick to compute.",
+             "p-ffm": "Recent studies introduced diffusion for protein design, and we build on them with Fold Flow "
+                      "Matching (FFM). FFM samples folds fast and FFM beats baselines."}
+    lex = Lexicon.build([(pid, "", text, True) for pid, text in texts.items()])
+    assert all(lex.is_own_name(n) for n in ("GAI", "SFS", "FFM"))
+
+
+def test_a_paper_on_every_part_in_other_words_and_the_x_paper_only_of_a_name(make_minilm):
+    """A paper on both parts of "aerobic training for depression" that writes "depressive disorder" is an answer (one
+    sentence nearer the description with the part than without it says it); "a trial of aspirin in diabetics" is a
+    noun phrase, not a verb "aspirin" before "in"; "the best paper on DyT" asks for no paper of a name."""
+    aerobic = Record("p-aerobic", "We pooled 14 randomised trials of aerobic training in adults with major depressive "
+                     "disorder. Aerobic training lowered symptom scores by a moderate effect size.",
+                     label="Aerobic training for major depressive disorder: a meta-analysis", source="c.jsonl")
+    aspirin = Record("p-aspirin", "We randomised 2,000 adults with type 2 diabetes to low-dose aspirin or placebo. "
+                     "Aspirin lowered cardiovascular events by 12% in diabetic patients.",
+                     label="Low-dose aspirin in diabetic patients", source="c.jsonl")
+    a, _ = make_minilm(extra=[aerobic, aspirin, _eln()])
+    for q, pid in (("Is there a paper on aerobic training for depression?", "p-aerobic"),
+                   ("Is there a trial of aspirin in diabetics?", "p-aspirin"),
+                   ("What is the best paper on DyT?", "p-eln")):
+        ans = a.ask(q)
+        assert not ans.abstained and ans.citations[0].paper_id == pid, (q, ans.answer)

@@ -68,7 +68,12 @@ def _framed(question: str, frame: frozenset[str]) -> tuple[list[re.Match], list[
 # collection on X?"): the topic is the span of other words, and the question asks for one paper described by it.
 _ONE = frozenset("paper work study trial article research one".split())
 _ASKS = frozenset("what which who whom whose when where why how".split())  # something asked of the paper
-_ONE_FRAME = FUNCTION_WORDS | _ONE | _WHOLE | _LOOKING - {"used", "tried", "done"}
+_ONE_FRAME = (FUNCTION_WORDS | _ONE | _WHOLE | _LOOKING) - {"used", "tried", "done"}
+# a question opening with an auxiliary asks whether something holds ("Did a trial show X?", "Is one dose enough?"),
+# and one with a verb of finding asks for a finding ("Is there a study showing X reduces Y?"): neither is a topic
+_AUXILIARY = frozenset("do does did is are was were has have had can could would should will".split())
+_FINDING = re.compile(r"^(?:show|shows|showed|shown|showing|found|reports?|reported|reporting|demonstrat\w*|"
+                      r"prove[sdn]?|suggest\w*|conclud\w*|confirm\w*|establish\w*)$")
 
 
 def one_paper_topic(question: str) -> str:
@@ -85,14 +90,21 @@ def one_paper_topic(question: str) -> str:
     ('', '')
     >>> one_paper_topic("Is FedMerge a paper on speech?"), one_paper_topic("Has anyone used KANs for speech?")
     ('', '')
+    >>> one_paper_topic("Did a trial show aspirin cuts deaths?"), one_paper_topic("Is there a study showing X cuts Y?")
+    ('', '')
+    >>> one_paper_topic("Is one dose of aspirin enough?"), one_paper_topic("I need a paper on X - is there one here?")
+    ('', 'X')
     """
     toks, low, a, b = _framed(question, _ONE_FRAME)
-    if not toks or _NOT_A_TOPIC.search(question[toks[a].start():toks[b].end()]) or set(low) & _ASKS:
+    if (not toks or _NOT_A_TOPIC.search(question[toks[a].start():toks[b].end()]) or set(low) & _ASKS
+            or (low[0] in _AUXILIARY and low[:2] not in (["is", "there"], ["are", "there"]))
+            or any(_FINDING.match(t) for t in low)):
         return ""
     outside = low[:a] + low[b + 1:]
-    # one paper asked for: "a paper", "a study", "one" (not "is there a model to teach X?": whether a thing exists,
-    # a finding of some paper)
-    singular = any(x in ("a", "an", "any") and y in _ONE for x, y in itertools.pairwise(outside)) or "one" in outside
+    # one paper asked for: "a paper", "a study", "is there one", "one here" (not "is there a model to teach X?":
+    # whether a thing exists, a finding of some paper)
+    singular = any((x in ("a", "an", "any") and y in _ONE - {"one"}) or (x, y) == ("there", "one")
+                   or (x == "one" and y in ("here", "on", "about", "in")) for x, y in itertools.pairwise(outside))
     if not singular or set(outside) & (_COLLECTION - _WHOLE - _ONE) or _SOMEONE & set(outside):
         return ""
     return question[toks[a].start():toks[b].end()]

@@ -131,7 +131,7 @@ def facets(criterion: str) -> tuple[tuple[str, str], ...]:
 
 # a word linking the parts of a description: a preposition, "to", a relative word or a participle ("graph neural
 # networks | to predict | drug-target binding affinity", "a distillation method | designed for | graph data")
-_LINK = re.compile(r"(?<![\w\-])(?:for|from|in|on|with|between|using|via|across|under|over|to|into|about|by|that|"
+_LINK = re.compile(r"(?<![\w\-])(for|from|in|on|with|between|using|via|across|under|over|to|into|about|by|that|"
                    r"which|when|where|without|against|after|before|during|based|designed|applied|applying|used)"
                    r"(?![\w\-])", re.I)
 
@@ -145,16 +145,17 @@ def parts(description: str) -> tuple[tuple[str, tuple[str, ...], str], ...]:
 'affinity'))]
     >>> parts("graph neural networks to predict binding affinity")[1][2]
     'graph neural networks'
+    >>> parts("graph neural networks for binding affinity in proteins")[1][2]
+    'graph neural networks in proteins'
     """
-    pieces = _LINK.split(description)
-    links = _LINK.findall(description)
+    seq = _LINK.split(description)  # piece, link, piece, link, ..., piece
     out = []
-    for i, piece in enumerate(pieces):
-        words = tuple(w for w, _ in topic_words(piece))
+    for i in range(0, len(seq), 2):
+        words = tuple(w for w, _ in topic_words(seq[i]))
         if words:
-            rest = " ".join(x + (" " + links[j] if j < len(links) and j + 1 != i else "")
-                            for j, x in enumerate(pieces) if j != i)
-            out.append((piece.strip(), words, " ".join(tokens(rest))))
+            gone = {i, i - 1 if i else i + 1}  # the part and the link before it (the first part: the one after it)
+            rest = " ".join(x for j, x in enumerate(seq) if j not in gone)
+            out.append((seq[i].strip(), words, " ".join(tokens(rest))))
     return tuple(out)
 
 

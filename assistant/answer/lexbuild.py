@@ -34,13 +34,15 @@ _OURS = re.compile(rf"{OWN_WORK}\b|\b(?:we|this (?:paper|work|study))\s+(?:call|
 _CITES = re.compile(r"\b(?:like|such as|e\.g\.|including|compared (?:with|to)|than|unlike|traditional|existing|prior|"
                     r"previous|conventional|classic(?:al)?|popular|standard|widely used|well-known|similar|resembl\w*|"
                     r"inspired by|based on|follow\w*|extends?|built (?:on|upon))", re.I)
-# a definition that gives the name to other work: "A recent paper proposed Dynamic Tanh (DyT)", "X (Y) was
-# introduced by", "previously proposed": the name is not this paper's, however much it discusses it
-_ATTRIBUTED = re.compile(r"\b(?:an?|one|the|recent|previous|prior|earlier|other)\s+(?:\w+\s+)?(?:paper|work|study|"
-                         r"studies|works|authors)\s+(?:\w+\s+)?(?:proposed|introduced|presented|showed)\b|"
+# a definition that gives the name to other work, in the clause that defines it: "A recent paper proposed Dynamic
+# Tanh (DyT)", "X (Y) was introduced by", "previously proposed" (not "The authors proposed", "The present study
+# introduced", "first proposed in this paper": this paper's own)
+_ATTRIBUTED = re.compile(r"\b(?:an?|one|recent|previous|prior|earlier|other)\s+(?:\w+\s+)?(?:paper|work|study|"
+                         r"studies|works)\s+(?:\w+\s+)?(?:proposed|introduced|presented)\b|"
                          r"\b(?:recently|previously|originally|first)\s+(?:been\s+)?(?:proposed|introduced)\b|"
                          r"\b(?:was|were|has been|have been)\s+(?:recently\s+)?(?:proposed|introduced)\s+(?:by|in)\b",
                          re.I)
+_OWN_PLACE = re.compile(r"\b(?:in|by)\s+(?:this|our|the present|the current)\b|\b(?:the )?authors\b", re.I)
 _ITS = re.compile(r"\b(?:our|its|the proposed|this (?:method|model|framework|approach|paper|work))\b", re.I)
 
 
@@ -113,7 +115,9 @@ def read_names(papers: Iterable[tuple[str, str, str, bool]], make: Callable[...,
         for a, start in defined:
             said = sentence_before(text, start)
             ours = bool(_OURS.search(said))
-            if not ours and norm(a) not in mine and a not in label and _ATTRIBUTED.search(said):
+            clause = re.split(r"[,;:]|\s(?:and|but|while|whereas)\s", said)[-1]  # the clause defining it
+            if (not ours and norm(a) not in mine and a not in label and _ATTRIBUTED.search(clause)
+                    and not _OWN_PLACE.search(clause)):
                 names[a.rstrip("-.,")] = 1  # another's, discussed here: linked by repetition only
                 continue
             if ours:

@@ -69,12 +69,17 @@ _DOING = re.compile(
     # a participle that frames the topic: "dealing with ECG data", "focusing on X", "building on X"
     r"|(?:deal(?:s|ing)?|work(?:s|ing)?|focus(?:es|ing|ed)?|look(?:s|ing)|rel(?:y|ies|ying)|build(?:s|ing)|based|"
     r"cent(?:er|re)d)\s+(?:with|on|at|upon)\s+"
-    # a verb (base form, as after "papers that"), not a noun ("transformers for", "learning in")
-    r"|(?-i:[a-z]+(?<!s)(?<!ing))\s+(?:(?:their|its|the)\s+[a-z]+\s+)?(?:on|with|in|for|about|into)\s+)(?=\S)", re.I)
+    r")(?=\S)", re.I)
+# a verb in its base form (as after "papers that"), not a noun ("transformers for", "learning in"): a guess, right
+# after "papers that" and wrong in "a trial of aspirin in diabetics"
+_BASE_VERB = re.compile(r"^(?-i:[a-z]+(?<!s)(?<!ing))\s+(?:(?:their|its|the)\s+[a-z]+\s+)?"
+                        r"(?:on|with|in|for|about|into)\s+(?=\S)", re.I)
 
 
-def criterion_core(criterion: str) -> str:
+def criterion_core(criterion: str, base_verbs: bool = True) -> str:
     """The topic of a list's criterion, without what the papers do with it: a sentence naming the topic matches.
+    `base_verbs`: a lower-case word before a preposition is read as such a verb ("deploy ... on X"); not for the
+    noun phrase a paper is described by ("a trial of aspirin in diabetics").
 
     >>> [criterion_core(c) for c in ("evaluate on KITTI", "deploy their models on microcontrollers",
     ...                                "involve robotic surgery", "federated learning", "learning in healthcare",
@@ -85,7 +90,11 @@ def criterion_core(criterion: str) -> str:
      'transformers for vision', 'multi-agent path finding', 'lip reading', 'ECG (electrocardiogram) data',
      'Kalman filters']
     """
-    return _DOING.sub("", criterion.strip(" .?")).strip() or criterion
+    text = criterion.strip(" .?")
+    core = _DOING.sub("", text).strip()
+    if base_verbs and core == text:
+        core = _BASE_VERB.sub("", text).strip()
+    return core or criterion
 
 
 _TITLED = re.compile(r"(?<![.?!]\s)(?<!^)\b[A-Z][a-z]+(?:[\s\-]+[A-Z][a-z]+){1,3}\b")
@@ -165,7 +174,7 @@ def uncovered(described: str, hit: Hit, topics: TopicWords,
     topic named in a few words: `TopicWords.essential_alternatives(every=True)`) and every part of a short
     description that carries part of it (`TopicWords.essential_parts`). (topic, title, words it lacks) when it does
     not, else ()."""
-    core = criterion_core(EXAMPLES.sub("", described).strip() or described)
+    core = criterion_core(EXAMPLES.sub("", described).strip() or described, base_verbs=False)
     _, sentence, _ = best_sentence(hit, described, core, scorer)
     lacking = (topics.lacks_all(topics.essential_alternatives(core, every=True), hit, sentence)
                or topics.lacks_parts(topics.essential_parts(core), hit))

@@ -193,9 +193,11 @@ class Preparer:
                          + ("" if k.strong else " (weak)") for k in q.links),
             unconfirmed=tuple(n for n in q.topic_names if n not in p.topic_names), rechosen=p.rechosen,
             unlinked=q.unlinked, placed=q.topic_placed, strong=bool(q.topic_strong), followup=q.followup,
-            # ("For DF-FLOPS (the SPLADE-Doc regularization paper), ...?": the paper named is not the one asked of)
-            own_paper_asked=bool(own) and (not paper_named or not q.topic_names
-                                           or norm(paper_named) == norm(q.topic_names[0])),
+            # "the X paper" of a name (not "the best paper on X"), the question's first ("For DF-FLOPS (the SPLADE-Doc
+            # regularization paper), ...?" asks of DF-FLOPS's paper); or "its own paper", "according to its paper"
+            own_paper_asked=bool(own) and (
+                (bool(paper_named) and (not q.topic_names or norm(paper_named) == norm(q.topic_names[0])))
+                if own.group("n") or own.group("m") else True),
             original_asked=bool(ORIGINAL.search(q.standalone)),
             paper_named=paper_named,  # (a name no abstract mentions is left to the near-miss rules)
             paper_named_own=(not paper_named or lexicon.is_own_name(paper_named)

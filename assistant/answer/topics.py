@@ -78,11 +78,12 @@ _PARALLEL = re.compile(r"(?!.*\b(?:for|in|of|on|with|from|to|by|into|about|using
 
 
 def _writes(word: str, text: str, stems: set[str]) -> bool:
-    """The text uses the word in some form, a compound when it uses each of its parts ("corruption-robustness" in
-    "robustness under corruptions")."""
-    parts = [p for p in word.split("-") if len(p) >= 3 and p.lower() not in STOP]
-    return uses_word(word, text, stems) or ("-" in word and bool(parts) and all(uses_word(p, text, stems)
-                                                                               for p in parts))
+    """The text uses the word in some form (a word of six letters or more: its first six, "depression" in
+    "depressive"), a compound when it uses each of its parts ("corruption-robustness" in "robustness under
+    corruptions")."""
+    pieces = [p for p in word.split("-") if len(p) >= 3 and p.lower() not in STOP]
+    return (uses_word(word, text, stems) or (len(word) >= 6 and key_of(word) in norm(text))
+            or ("-" in word and bool(pieces) and all(uses_word(p, text, stems) for p in pieces)))
 
 
 class TopicWords:
@@ -173,25 +174,29 @@ class TopicWords:
 
     def essential_parts(self, description: str) -> tuple[tuple[str, str, str, str], ...]:
         """The parts of a short description (`criterion.parts`, `DESCRIBED_WORDS`) that carry part of it
-        (`PART_ESSENTIAL`), each as (part, its rarest word in this corpus, the description, the description
-        without it); a part with a word no abstract uses is in the asker's own words ("a bespoke network"): none."""
+        (`PART_ESSENTIAL`), each as (part, its rarest word in this corpus, not counting common English words
+        when it has others, the description, the description without it); a part with a word no abstract uses is
+        in the asker's own words ("a bespoke network"): none."""
         pieces = parts(description)
         if (len(pieces) < 2 or sum(len(words) for _, words, _ in pieces) > DESCRIBED_WORDS
-                or re.search(r"\bor\b|/", description)):
+                or re.search(r"\bor\b|/", description, re.I)):
             return ()  # (alternatives, "for X or for Y": a paper is on one of them, `essential_alternatives`)
         whole, texts = " ".join(tokens(description)), self.lexicon.get().texts
         vecs = self.scorer.vectors([whole, *(rest for _, _, rest in pieces)])
         out = []
         for (part, words, rest), cos in zip(pieces, vecs[1:] @ vecs[0]):
+            if cos >= PART_ESSENTIAL:
+                continue
             used = {w: sum(1 for t in texts if key_of(w) in t) for w in words}
-            rarest = min(words, key=used.__getitem__)
-            if cos < PART_ESSENTIAL and used[rarest]:
+            topical = [w for w in words if not is_word(w)] or list(words)  # "makes", "trains": no topic
+            rarest = min(topical, key=used.__getitem__)
+            if used[rarest]:
                 out.append((part, rarest, whole, rest))
         return tuple(out)
 
     def lacks_parts(self, essential: tuple[tuple[str, str, str, str], ...], hit: Hit) -> tuple[str, ...]:
         """The essential parts (`essential_parts`) the paper neither writes (the part's rarest word, in any form)
-        nor says in other words (some sentence of it nearer the description with the part than any without it, by
+        nor says in other words (a sentence of it nearer the description with the part than without it, by
         `SAID_MARGIN`)."""
         if not essential:
             return ()
@@ -202,8 +207,8 @@ class TopicWords:
         for part, rarest, whole, rest in essential:
             if _writes(rarest, text, stems):
                 continue
-            with_part, without = self.scorer.matrix([whole, rest], sents).max(axis=1)
-            if with_part < without + SAID_MARGIN:
+            with_part, without = self.scorer.matrix([whole, rest], sents)
+            if (with_part - without).max() < SAID_MARGIN:  # no sentence nearer the description with it than without
                 out.append(part)
         return tuple(out)
 
