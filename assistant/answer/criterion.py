@@ -202,6 +202,20 @@ def names_topic(criterion: str) -> bool:
     return not _CLAUSE.search(criterion) and len(words) <= TOPIC_WORDS
 
 
+def writes_form(word: str, text: str, stems: set[str]) -> bool:
+    """The text uses the word in some form (`uses_word`; a word of six letters or more also by its first six,
+    "depression" in "depressive"), a compound when it uses each of its parts ("corruption-robustness" in
+    "robustness under corruptions"). `stems`: the text's (`stems_of`).
+
+    >>> text = "Robustness under corruptions in depressive disorder."
+    >>> [writes_form(w, text, stems_of(text)) for w in ("corruption-robustness", "depression", "anxiety")]
+    [True, True, False]
+    """
+    pieces = [p for p in word.split("-") if len(p) >= 3 and p.lower() not in STOP]
+    return (uses_word(word, text, stems) or (len(word) >= 6 and key_of(word) in norm(text))
+            or ("-" in word and bool(pieces) and all(uses_word(p, text, stems) for p in pieces)))
+
+
 def writes(word: str, text: str, stems: set[str], spelled: list[tuple[str, set[str]]]) -> bool:
     """The text writes an essential word of a criterion in some form (`uses_word`; an acronym the criterion defines
     for it counts, `spelled_out`), or, for a facet, every content word of one of its alternatives (`facet_words`).

@@ -15,6 +15,7 @@ Runs as a LangChain runnable sequence over a typed `Prepared` state (see `Assist
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -55,6 +56,17 @@ CALIBRATED_EMBEDDER = "all-MiniLM-L6-v2"  # the embeddings the dense-score setti
 LIST_MARGIN = 0.05  # a listed paper's best sentence must beat the abstention threshold by this much
 DESCRIBED_POOL = 8  # papers retrieved for a described comparison side before its distinctive words reorder them
 __all__ = ["ABSTAIN_SENTENCE", "LIST_MAX", "Preparer"]
+
+
+def _asks_own_paper(own: re.Match[str] | None, paper_named: str, topic_names: tuple[str, ...]) -> bool:
+    """The question asks for a name's own paper (`OWN_PAPER`): "its own paper", "according to its paper", or "the X
+    paper" where X is a name (not "the best paper on X") and the question's first ("For DF-FLOPS (the SPLADE-Doc
+    regularization paper), ...?" asks of DF-FLOPS's paper)."""
+    if own is None:
+        return False
+    if not (own.group("n") or own.group("m")):
+        return True
+    return bool(paper_named) and (not topic_names or norm(paper_named) == norm(topic_names[0]))
 
 
 class Preparer:
@@ -193,11 +205,7 @@ class Preparer:
                          + ("" if k.strong else " (weak)") for k in q.links),
             unconfirmed=tuple(n for n in q.topic_names if n not in p.topic_names), rechosen=p.rechosen,
             unlinked=q.unlinked, placed=q.topic_placed, strong=bool(q.topic_strong), followup=q.followup,
-            # "the X paper" of a name (not "the best paper on X"), the question's first ("For DF-FLOPS (the SPLADE-Doc
-            # regularization paper), ...?" asks of DF-FLOPS's paper); or "its own paper", "according to its paper"
-            own_paper_asked=bool(own) and (
-                (bool(paper_named) and (not q.topic_names or norm(paper_named) == norm(q.topic_names[0])))
-                if own.group("n") or own.group("m") else True),
+            own_paper_asked=_asks_own_paper(own, paper_named, q.topic_names),
             original_asked=bool(ORIGINAL.search(q.standalone)),
             paper_named=paper_named,  # (a name no abstract mentions is left to the near-miss rules)
             paper_named_own=(not paper_named or lexicon.is_own_name(paper_named)

@@ -24,8 +24,8 @@ from .criterion import (
     stems_of,
     tokens,
     topic_words,
-    uses_word,
     writes,
+    writes_form,
 )
 from .nameforms import norm
 from .support import STOP, SupportScorer, stem
@@ -77,18 +77,18 @@ _PARALLEL = re.compile(r"(?!.*\b(?:for|in|of|on|with|from|to|by|into|about|using
                        r"[\w\-]+(?:\s+[\w\-]+){1,3}", re.I)
 
 
-def _writes(word: str, text: str, stems: set[str]) -> bool:
-    """The text uses the word in some form (a word of six letters or more: its first six, "depression" in
-    "depressive"), a compound when it uses each of its parts ("corruption-robustness" in "robustness under
-    corruptions")."""
-    pieces = [p for p in word.split("-") if len(p) >= 3 and p.lower() not in STOP]
-    return (uses_word(word, text, stems) or (len(word) >= 6 and key_of(word) in norm(text))
-            or ("-" in word and bool(pieces) and all(uses_word(p, text, stems) for p in pieces)))
+def _title_and_sentences(hit: Hit) -> list[str]:
+    """The paper's title and the sentences of its abstract (none empty)."""
+    return [s for s in (hit.title, *(x.text for x in split_sentences(hit.text))) if s and s.strip()]
 
 
 class TopicWords:
     def __init__(self, lexicon, scorer: SupportScorer) -> None:
         self.lexicon, self.scorer = lexicon, scorer  # lexicon: the LexiconCache (rebuilt when the corpus changes)
+
+    def abstracts_using(self, word: str) -> int:
+        """How many abstracts of the corpus use the word in some form (its stem's first six letters, `key_of`)."""
+        return sum(1 for t in self.lexicon.get().texts if key_of(word) in t)
 
     def distinctive(self, criterion: str) -> list[list[str]]:
         """A short criterion's distinctive words, per alternative ("X or Y"), as stem prefixes (`keys`; the words
@@ -109,7 +109,7 @@ class TopicWords:
         for alt in re.split(r"\s+or\s+|/", criterion.lower()):
             words = [w for w in dict.fromkeys(re.findall(r"\b[a-z][a-z\-]{3,}\b", alt))
                      if not (w in STOP or w in LIST_WORDS or is_word(w))
-                     and 0 < sum(1 for t in texts if key_of(w) in t) <= cap]
+                     and 0 < self.abstracts_using(w) <= cap]
             if not words:
                 return []  # an alternative any paper may meet
             out.append(words)
@@ -181,13 +181,13 @@ class TopicWords:
         if (len(pieces) < 2 or sum(len(words) for _, words, _ in pieces) > DESCRIBED_WORDS
                 or re.search(r"\bor\b|/", description, re.I)):
             return ()  # (alternatives, "for X or for Y": a paper is on one of them, `essential_alternatives`)
-        whole, texts = " ".join(tokens(description)), self.lexicon.get().texts
+        whole = " ".join(tokens(description))
         vecs = self.scorer.vectors([whole, *(rest for _, _, rest in pieces)])
         out = []
         for (part, words, rest), cos in zip(pieces, vecs[1:] @ vecs[0]):
             if cos >= PART_ESSENTIAL:
                 continue
-            used = {w: sum(1 for t in texts if key_of(w) in t) for w in words}
+            used = {w: self.abstracts_using(w) for w in words}
             topical = [w for w in words if not is_word(w)] or list(words)  # "makes", "trains": no topic
             rarest = min(topical, key=used.__getitem__)
             if used[rarest]:
@@ -201,11 +201,10 @@ class TopicWords:
         if not essential:
             return ()
         text = f"{hit.title} {hit.text}"
-        stems = stems_of(text)
-        sents = [s for s in (hit.title, *(x.text for x in split_sentences(hit.text))) if s and s.strip()]
+        stems, sents = stems_of(text), _title_and_sentences(hit)
         out = []
         for part, rarest, whole, rest in essential:
-            if _writes(rarest, text, stems):
+            if writes_form(rarest, text, stems):
                 continue
             with_part, without = self.scorer.matrix([whole, rest], sents)
             if (with_part - without).max() < SAID_MARGIN:  # no sentence nearer the description with it than without
@@ -219,7 +218,7 @@ class TopicWords:
 
     def said_alone(self, facet: str, hit: Hit) -> float:
         """How near the paper's title or one of its sentences comes to a facet on its own (MiniLM cosine)."""
-        sents = [s for s in (hit.title, *(x.text for x in split_sentences(hit.text))) if s and s.strip()]
+        sents = _title_and_sentences(hit)
         return float(self.scorer.matrix([facet], sents).max()) if sents else 0.0
 
     def off_topic_words(self, phrase: str, hits: list[Hit], calibrated: bool,
