@@ -940,3 +940,23 @@ def test_a_paper_on_every_part_in_other_words_and_the_x_paper_only_of_a_name(mak
                    ("What is the best paper on DyT?", "p-eln")):
         ans = a.ask(q)
         assert not ans.abstained and ans.citations[0].paper_id == pid, (q, ans.answer)
+
+
+def test_a_described_side_is_fitted_with_the_group_the_question_puts_it_in(make_minilm):
+    # "statin users:" says which atrial fibrillation study is meant; the side's words alone fit the surgical one
+    extra = [
+        Record("p-af-statin", "Statins have pleiotropic effects. We assessed whether preoperative statin therapy "
+               "lowers the incidence of atrial fibrillation (AF) after CABG in 203 patients. AF was lower with "
+               "statins (16% versus 33%, p = 0.005).", label="", source="c.jsonl"),
+        Record("p-af-surgery", "Atrial fibrillation after bariatric surgery prolongs hospital stay. In 154 patients, "
+               "atrial fibrillation after gastric bypass was associated with age and open surgery.",
+               label="", source="c.jsonl"),
+        Record("p-stroke-statin", "Statins reduce the risk of stroke. In a case-referent study, 125 patients on "
+               "statins at stroke onset were compared with 250 referents; statin use did not significantly predict "
+               "discharge home.", label="", source="c.jsonl"),
+    ]
+    a, _ = make_minilm(extra=extra)
+    ans = a.ask("statin users: compare the stroke-onset case-referent study and the post-bypass atrial fibrillation "
+                "study - which one showed a significant benefit?")
+    assert ans.kind == "compare"
+    assert {c.paper_id for c in ans.citations} >= {"p-stroke-statin", "p-af-statin"}, ans.answer

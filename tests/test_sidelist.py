@@ -97,3 +97,40 @@ def test_the_count_the_question_states_must_match():
     assert stated_count("How do these three handle noise?") == 3
     assert stated_count("Two speech papers: one X, the other Y.") == 2
     assert listed_sides("How do these three cache keys: Kaptor and Zelvo?", []) == ()
+
+
+@pytest.mark.parametrize("question, sides", [
+    # a question word with words before its auxiliary ("which datasets did"); a side that gives its name in a bracket
+    ("Which datasets did Orca, the token pruning paper (Lumen), and the graph planner each evaluate on?",
+     ["Orca", "Lumen", "graph planner"]),
+    # the lead counts the papers, then each is given by "one ..."
+    ("There are two speech papers here, one about sparse routing and one about distillation. What does each report?",
+     ["sparse routing", "distillation"]),
+    # a "versus" in a later sentence is what is asked, not where the sides are
+    ("One study routes speech tokens sparsely, another prunes vision tokens. Do they find pruning better versus "
+     "routing?", ["routes speech tokens sparsely", "prunes vision tokens"]),
+])
+def test_sides_outside_the_frames_keep_every_item_and_the_lead_that_counts_them_is_none(lex, question, sides):
+    q = analyze(question, None, lex)
+    assert q.kind is Kind.COMPARE
+    assert [s.text.lower() for s in q.sides] == [s.lower() for s in sides]
+
+
+def test_a_name_written_in_lower_case_is_a_side_where_vs_lists_it():
+    # the name is used, not defined as a title's head: a weak link, and the question writes it in lower case
+    forget = ("p-forget", "Prompted forgetting in GANs", "Unlearning in GANs is unexplored. We address this gap by "
+              "proposing Prompt-to-Unlearn, a framework that erases concepts from pre-trained GANs using only text "
+              "prompts. Prompt-to-Unlearn keeps image quality.", False)
+    lower = Lexicon.build([*CORPUS, forget])
+    q = analyze("erasure: prompt-to-unlearn vs Orca vs the graph planner. what does each remove?", None, lower)
+    assert not next(k for k in q.links if k.name == "prompt-to-unlearn").strong
+    assert q.kind is Kind.COMPARE
+    assert [s.text.lower() for s in q.sides] == ["prompt-to-unlearn", "orca", "graph planner"]
+    assert q.sides[0].paper_ids == ("p-forget",)
+
+
+def test_a_choice_between_two_counted_reports_keeps_its_frame(lex):
+    q = analyze("Which of the two speech analyses, the routing one or the distillation one, found a lower error "
+                "rate?", None, lex)
+    assert q.kind is Kind.COMPARE
+    assert [s.text for s in q.sides] == ["routing", "distillation"]

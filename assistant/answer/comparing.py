@@ -22,7 +22,7 @@ from .linker import Lexicon
 from .nameforms import named_terms, norm
 from .phrasing import A_REPORT, SEPARATE_REPORTS
 from .question import Question
-from .sides import assign_rows
+from .sides import assign_rows, lead_context
 from .state import Prepared
 from .support import SupportScorer
 from .words import QUOTED_SPAN
@@ -67,8 +67,10 @@ def weigh_compare(p: Prepared, lexicon: Lexicon, scorer: SupportScorer, th: floa
     pools = [[h for h in p.sides[i] if h.paper_id not in chosen] for i in described]
     if len({q.sides[i].text for i in described}) < len(described):  # "the two X papers": the sides are alike,
         fit = [[0.0] * len(pool) for pool in pools]  # so retrieval's order gives the rows (assign_rows' RANK_COST)
-    else:  # a paper missing a side's marks fits less
-        fit = [[gather_evidence(q.sides[i].text, [h], scorer, top=1).score - miss(h) for h in pool]
+    else:  # a paper missing a side's marks fits less; a side is read with the group the question puts it in
+        context = lead_context(q.standalone, [s.text for s in q.sides])  # ("statin users: ... the AF study")
+        fit = [[gather_evidence(f"{q.sides[i].text} {context}".strip(), [h], scorer, top=1).score - miss(h)
+                for h in pool]
                for i, pool, miss in zip(described, pools, [marks(q.sides[i].text) for i in described])]
     for i, pool, j in zip(described, pools, assign_rows([[h.paper_id for h in pool] for pool in pools], fit)):
         p.sides[i] = [pool[j]] if j is not None else []  # described sides' rows, chosen jointly

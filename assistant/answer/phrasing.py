@@ -71,8 +71,9 @@ COMPARE_RX = [
     # statement, then a question asking of each of them
     re.compile(rf"^[^:.?]{{3,80}}:\s+(?!(?:{OPENER}|in|on)\b)(?P<a>[^:.?]+?),?\s+and\s+(?P<b>[^:?]+?)\.\s+"
                rf"(?:{OPENER})\b[^?]*\b(?:each|both|they|their|them)\b[^?]*\??$", re.I),
-    # "A vs B: ...", not "How many prompts were collected in the study of global versus local harms?"
-    re.compile(rf"^(?!(?:{OPENER}|in|on)\b)(?P<a>[^:]+?) "
+    # "A vs B: ...", not "How many prompts were collected in the study of global versus local harms?" (nor a "versus"
+    # in a later sentence: "One study did A, another B. Do they find LLMs better versus humans?")
+    re.compile(rf"^(?!(?:{OPENER}|in|on)\b)(?P<a>(?:[^:.?]|\.(?!\s))+?) "
                r"(?:vs\.?|versus) (?P<b>[^:]+?)(?::.*)?\??$", re.I),
 ]
 _PAPERS = r"(?:papers|studies|works|abstracts|articles|methods|approaches)"

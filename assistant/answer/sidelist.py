@@ -21,7 +21,7 @@ import re
 from .linker import Link
 from .nameforms import norm
 from .phrasing import AUX, WH
-from .sides import MAX_SIDES, Side, clean, side_in
+from .sides import MAX_SIDES, Side, bracketed_name, clean, side_in
 from .words import QUOTED_SPAN, is_english, is_word
 
 _SEP = re.compile(r"(\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&|vs\.?|versus)\s+)", re.I)
@@ -30,7 +30,7 @@ _CLAUSES = re.compile(r"[?;!]|:\s|\.\s|\s[-\u2013\u2014]\s")
 # the words that open a clause before its list: "how do", "in what ways did", "compare", "contrast how", "both"
 _OPENER = re.compile(
     r"^\s*(?:(?:so|and|but|now|also|then)\s*,?\s+)?(?:"
-    rf"(?:(?:in what ways?|{WH})(?:\s+(?:exactly|else))?\s+)?"
+    rf"(?:(?:in what ways?|{WH})(?:\s+[\w\-]+){{0,3}}?\s+)?"  # ("which base models did", "how exactly do")
     rf"{AUX}\s+"
     r"|(?:compare|contrast)\s+(?:how\s+|what\s+|whether\s+|the approaches of\s+)?"
     r"|(?:both|between|across|among|of)\s+)", re.I)
@@ -83,7 +83,8 @@ def _items(clause: str, links: list[Link]) -> list[str]:
     cut = bool(end)
     body = body[:end.start()] if end else body
     # "A with X and Y vs the one that Z": where the list says "vs", only "vs" separates its sides
-    parts = (_VS if _VS.search(body) else _SEP).split(body.strip())
+    by_vs = bool(_VS.search(body))  # "vs" says each piece is a side, whatever its case ("text-to-unlearn vs DSG")
+    parts = (_VS if by_vs else _SEP).split(body.strip())
     shared = _PLURAL_HEAD.match(parts[0].strip())
     if shared and len(parts) >= 5 and not any(_START.match(p.strip()) for p in parts[2::2]):
         # "the ECG papers on VAE generation, attention networks, and LightGBM": one head, a topic per paper
@@ -95,8 +96,8 @@ def _items(clause: str, links: list[Link]) -> list[str]:
         if not piece:
             continue
         linked = any(link.strong and len(link.name) > 1 and piece.lower().startswith(link.name.lower())
-                     for link in links)
-        if items and not (_START.match(piece) or linked):
+                     for link in links) or bool(bracketed_name(piece, links))
+        if items and not (_START.match(piece) or linked or by_vs):
             items[-1] += sep + piece  # "the tool for reading and writing": one phrase
         else:
             items.append(piece)
@@ -124,6 +125,8 @@ def _side_like(item: str, links: list[Link]) -> bool:
         return False
     if any(link.strong and len(link.name) > 1 and item.lower().startswith(link.name.lower()) for link in links):
         return True
+    if bracketed_name(item, links) or any(norm(link.name) == norm(item) for link in links):
+        return True  # "joint multi-token prediction (JTP)": a name written out, then given; "text-to-unlearn"
     if _OPENS_DESCRIPTION.match(item):
         return len(words) >= 2
     return _name_like(words[0])
@@ -173,6 +176,9 @@ def listed_sides(q: str, links: list[Link]) -> tuple[Side, ...]:
         clause = masked[start:stop]
         start = m.end() if m else stop
         items = _items(clause, links)
+        if (want and len(items) == want + 1 and _COUNT.search(items[0]) and not _WH.match(items[0])
+                and all(map(_OPENS_DESCRIPTION.match, items[1:]))):
+            items = items[1:]  # "There are two X papers here, one on A and one on B": the lead only counts them
         if not 2 <= len(items) <= MAX_SIDES or not all(_side_like(i, links) for i in items):
             continue
         if want and len(items) != want:

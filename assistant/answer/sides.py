@@ -150,6 +150,22 @@ def shared_context(q: str, sides: list[str]) -> str:
     return " ".join(dict.fromkeys(words))
 
 
+def lead_context(q: str, sides: list[str]) -> str:
+    """What the question says of its sides before naming the first: the group they belong to ("statin users: compare
+    the stroke study and the AF study", "Three undescended testis papers: one on ..."). What follows the sides is
+    mostly what is asked of each ("how did each gather evidence?"), which says nothing of which paper a side is.
+
+    >>> lead_context("statin users: compare the stroke study and the AF study - which showed a benefit?",
+    ...              ["stroke", "AF"])
+    'statin users'
+    >>> lead_context("Compare the survey from China and the vehicle experiment: how big was each sample?",
+    ...              ["survey from China", "vehicle experiment"])
+    ''
+    """
+    starts = [m.start() for s in sides if s for m in [re.search(re.escape(s), q, re.I)] if m]
+    return shared_context(q[: min(starts)], []) if starts else ""
+
+
 def side_in(text: str, links: list[Link]) -> Side:
     """A side named by a link: the whole phrase, or a strong link heading it ("Orca on FEMNIST", "Lumen for vision
     transformers"); otherwise a description retrieval searches for, names inside it included ("Spanish CYP2D6
@@ -158,7 +174,26 @@ def side_in(text: str, links: list[Link]) -> Side:
     if exact:
         return Side(exact[0].name, exact[0].paper_ids[:1])
     head = [link for link in links if link.strong and re.match(rf"{re.escape(link.name)}(?!\w)", text)]
+    head = head or bracketed_name(text, links)
     return Side(head[0].name, head[0].paper_ids[:1]) if head else Side(text)
+
+
+_BRACKET_END = re.compile(r"\(([^()]+)\)\s*$")
+
+
+def bracketed_name(text: str, links: list[Link]) -> list[Link]:
+    """The name a phrase gives its paper in a closing bracket ("joint multi-token prediction (JTP)", "the
+    projection-aware steering paper (StTP/StMP)"): a strong link that is one of the bracket's names, or none.
+
+    >>> from .linker import Link
+    >>> [k.name for k in bracketed_name("the steering paper (StTP/StMP)", [Link("StTP", 20, ("a",))])]
+    ['StTP']
+    >>> bracketed_name("the steering paper (with StTP)", [Link("StTP", 25, ("a",))])
+    []
+    """
+    m = _BRACKET_END.search(text)
+    names = {norm(n) for n in re.split(r"\s*[/,;]\s*", m.group(1))} if m else set()
+    return [link for link in links if link.strong and norm(link.name) in names]
 
 
 def coordinated(q: str, links: list[Link], words: tuple[str, ...] = ("and", "or", "&")) -> bool:
