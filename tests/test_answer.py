@@ -960,3 +960,22 @@ def test_a_described_side_is_fitted_with_the_group_the_question_puts_it_in(make_
                 "study - which one showed a significant benefit?")
     assert ans.kind == "compare"
     assert {c.paper_id for c in ans.citations} >= {"p-stroke-statin", "p-af-statin"}, ans.answer
+
+
+def test_a_follow_up_comparing_things_inside_its_paper_is_answered_about_that_paper(make):
+    extra = [Record("p-zorvex", "Video benchmarks reward shortcuts. We introduce Zorvex, a shortcut-aware video QA "
+                    "benchmark of 55K questions on physical understanding. Humans reach 92.9% on Zorvex, while the "
+                    "best open-source video model reaches 40.2%, against chance at 25%.", label="Zorvex",
+                    source="c.jsonl"),
+             Record("p-humans", "How do humans compare with language models? Human players beat the best open-source "
+                    "model at physical puzzles.", label="Human players", source="c.jsonl")]
+    a, _ = make(extra=extra, **{"answer.model": "extractive"})
+    a._model = None
+    conv = Conversation()
+    a.ask("What is the Zorvex benchmark?", conv)
+    ans = a.ask("How do humans compare with the best open-source model on it?", conv)  # no side is a paper
+    assert not ans.abstained and ans.citations[0].paper_id == "p-zorvex" and "92.9%" in ans.answer, ans.answer
+    assert "p-humans" not in {c.paper_id for c in ans.citations}
+    assert "compare.within_one" in [t.rule for t in ans.trace]
+    ans = a.ask("How does it compare with Prune&Comp?", conv)  # "it" is a side: a comparison of two papers
+    assert {c.paper_id for c in ans.citations} >= {"p-zorvex", "p-prune"}, ans.answer

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.answer.answerable import missing_detail
+from assistant.answer.asked import asked_parts
 from assistant.answer.conversation import Conversation
 from assistant.answer.linker import Lexicon
 from assistant.answer.phrasing import DESCRIBED_PAPER
@@ -1129,6 +1130,13 @@ def test_studies_asked_across_the_corpus_are_lists_and_inside_one_report_are_not
 def test_how_long_wants_a_duration_not_a_lone_unit_word():
     lone = "Anxiety fell on the day before surgery in the intervention group (P=0.001)."
     assert missing_detail(("Kite",), (), "", True, lone, measure="duration").firm
+    # "over what period" asks for a time span too ("a 15-year study" gives one)
+    assert asked_parts("Over what period and how many indices was Kite tested?", ("Kite",))[1].measure == "duration"
+    span = "A 15-year study of eight indices."
+    assert missing_detail(("Kite",), (), "period", True, span, measure="duration") is None
+    # "a"/"one" run into a word are no "a s", "one s": "as", "ones"
+    for text in ("Kite uses per-face Jacobians as a mesh representation.", "Kite keeps the ones that move."):
+        assert missing_detail(("Kite",), (), "", True, text, measure="duration").firm, text
     for text in ("Each session lasted 45 min.", "Follow-up was one year.", "It cut training from days to hours.",
                  "Sessions took an hour."):
         assert missing_detail(("Kite",), (), "", True, text, measure="duration") is None, text

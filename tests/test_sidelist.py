@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from assistant.answer.linker import Lexicon
-from assistant.answer.question import Kind, analyze
+from assistant.answer.question import Kind, _compares_inside, analyze
 from assistant.answer.sidelist import listed_sides, stated_count
+from assistant.answer.sides import framed_sides
 
 CORPUS = [
     ("p-orca", "Orca: sparse routing for speech models", "We propose Orca, a sparse routing method for speech "
@@ -134,3 +135,28 @@ def test_a_choice_between_two_counted_reports_keeps_its_frame(lex):
                 "rate?", None, lex)
     assert q.kind is Kind.COMPARE
     assert [s.text for s in q.sides] == ["routing", "distillation"]
+
+
+def test_a_bracketed_name_ending_a_description_names_that_side(lex):
+    q = analyze("How do Orca and the tool for reading and writing transcripts (Kite) differ?", None, lex)
+    assert [s.text for s in q.sides] == ["Orca", "Kite"]
+
+
+@pytest.mark.parametrize("question, sides", [
+    ("U.S. adults vs. U.K. adults: which group used statins more?", ["U.S. adults", "U.K. adults"]),  # abbreviations
+    ("Orca vs the pruning paper. Which one reports lower error?", ["Orca", "pruning"]),  # a side ends with its sentence
+])
+def test_a_vs_frame_reads_abbreviations_and_stops_at_the_sentence_end(question, sides):
+    assert [s.text for s in framed_sides(question, [])] == sides
+
+
+@pytest.mark.parametrize("question, inside", [
+    ("How do humans compare with the best open-source model on it?", True),
+    ("and how did the model do on the first try versus after iterating with their framework?", True),
+    ("How does it compare with Orca?", False),  # "it" is a side
+    ("How does the proposed approach compare with the pruning paper we discussed?", False),
+    ("How do these results compare to the earlier paper?", False),
+    ("how does the former approach differ from the latter?", False),
+])
+def test_a_follow_up_compares_inside_its_paper_only_when_no_side_is_a_paper(lex, question, inside):
+    assert _compares_inside(question, lex.link(question)) is inside

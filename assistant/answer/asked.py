@@ -52,15 +52,26 @@ def asked_parts(standalone: str, topic_names: tuple[str, ...]) -> tuple[str, Ask
     fronted = None if lead else FRONTED.match(asking)
     asked_part = fronted.group("ask") if fronted else asking
     clauses = [c for c in CLAUSE.split(asked_part) if c and c.strip(" ,?")] or [asked_part]
-    first, *more = [_ask(c, topic_names, fragment=i > 0 or bool(lead)) for i, c in enumerate(clauses)]
+    # a first clause another follows may end on what it asks too: "What learning rate and how many epochs ...?"
+    first, *more = [_ask(c, topic_names, fragment=i > 0 or bool(lead), followed=i == 0 and len(clauses) > 1)
+                    for i, c in enumerate(clauses)]
     return asking, first, more
 
 
-def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False) -> Ask:
+def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False, followed: bool = False) -> Ask:
     """What one clause asks for: its noun phrase and whether a value is asked (a later clause may be a
-    fragment: "..., and over how many benchmarks?")."""
+    fragment: "..., and over how many benchmarks?"; so may a first one another clause `followed`: "What learning
+    rate and ...").
+
+    >>> asked_parts("What learning rate and how many epochs did Kite use?", ("Kite",))[1:]
+    (Ask(asked='learning rate', numeric=False, measure=''), [Ask(asked='epochs', numeric=True, measure='count')])
+    >>> asked_parts("Which is faster and how much faster is Kite?", ("Kite",))[1].asked
+    ''
+    """
     c = re.sub(r"\s*\([^()]*\)", "", clause).strip().rstrip("?").strip()  # "what daily dose (units/day) did ..."
-    m = (ASKED.match(c) or (ASKED_TAIL.match(c) if fragment else None)
+    # (a first clause without a verb: "What learning rate", not "Which is better", "What about Kite")
+    tail = fragment or (followed and not re.search(rf"\b(?:{AUX}|about)\b", c, re.I))
+    m = (ASKED.match(c) or (ASKED_TAIL.match(c) if tail else None)
          or (None if fragment else ASKED_NP.match(c)))
     asked = NOT_NOUN.sub("", next((g for g in (m.groups() if m else ()) if g), "")).strip()
     if not m and not fragment:  # "crossformer segmentation F1 on which datasets?": what the words name is asked

@@ -57,9 +57,10 @@ EXISTENCE_TOPIC_WORDS = 6  # a longer span describes a paper in the asker's word
 
 def _framed(question: str, frame: frozenset[str]) -> tuple[list[re.Match], list[str], int, int]:
     """The question's tokens, lower-cased, and the first and last token not in `frame` (no tokens: none)."""
-    toks = list(re.finditer(r"[A-Za-z][\w\-'’]*|[^\sA-Za-z]", question))
+    # a word may open with digits ("2-bit", "3D"); a number alone is no word
+    toks = list(re.finditer(r"[A-Za-z][\w\-'’]*|\d[\w\-]*[A-Za-z][\w\-'’]*|[^\sA-Za-z]", question))
     low = [t.group(0).lower().replace("’", "'") for t in toks]  # "I’m" is "I'm"
-    topic = [i for i, t in enumerate(low) if t[0].isalpha() and t not in frame]
+    topic = [i for i, t in enumerate(low) if t[0].isalnum() and not t.isdigit() and t not in frame]
     return (toks, low, topic[0], topic[-1]) if topic else ([], [], 0, 0)
 
 
@@ -121,6 +122,8 @@ def existence_topic(question: str) -> str:
     'EEG-based emotion recognition'
     >>> existence_topic("ocean wave forecasting from buoys - which papers?")
     'ocean wave forecasting from buoys'
+    >>> existence_topic("Is there anything in here on 2-bit quantization of the KV cache?")
+    '2-bit quantization of the KV cache'
     >>> existence_topic("What work in the collection deals with Tagalog?"), existence_topic("SemEval papers in here?")
     ('Tagalog', 'SemEval')
     >>> existence_topic("Has anyone tried to predict which puzzles people find funny?")  # a paper described

@@ -1,7 +1,7 @@
 """Weighing a comparison: each side's row paper and whether it was found (prepare.py calls this; decide.py
 turns the finding into a verdict).
 
-- the rows: named sides take their papers first; described sides are given theirs jointly (`sides.assign_rows`:
+- the rows: named sides take their papers first; described sides are given theirs jointly (`assign_rows`:
   the paper two sides both find first goes to the side that has no other fitting paper);
 - a side is found when it is named, its sentences answer, or (a described side) retrieval is sure of it;
 - a side that is a name no abstract is about, and that no found side's abstract speaks of, declines the
@@ -11,20 +11,24 @@ turns the finding into a verdict).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 
 from ..types import Hit
 from .answerable import has_term
+from .criterion import uses_distinctive
 from .evidence import gather_evidence, weak_evidence
+from .figures import counts_in
 from .findings import CompareFinding, SideFinding
 from .linker import Lexicon
 from .nameforms import named_terms, norm
 from .phrasing import A_REPORT, SEPARATE_REPORTS
 from .question import Question
-from .sides import assign_rows, lead_context
+from .sides import lead_context
 from .state import Prepared
 from .support import SupportScorer
+from .topics import TopicWords
 from .words import QUOTED_SPAN
 
 _CHOICE = re.compile(r"^(?:which|who)\b", re.I)
@@ -34,6 +38,54 @@ def quotes_title(side: str, hit: Hit) -> bool:
     """The side quotes the paper's title, or its opening ("'Transformers Don't Need LayerNorm at Inference Time'")."""
     side = side.strip()
     return bool(QUOTED_SPAN.fullmatch(side)) and norm(hit.title).startswith(norm(side[1:-1]))
+
+
+RANK_COST = 0.1  # a described side's later candidate must fit this much better per place to be preferred
+# what a side's having a row at all weighs, above any fit: a side whose every candidate misses its marks (fit below -1:
+# "adds" in "the paper that adds test-time augmentation" is rare in the corpus) still gets its best one as its row;
+# whether it was found is judged on its evidence (comparing.py)
+ROW = 10.0
+
+
+def side_misses(topics: TopicWords, text: str) -> Callable[[Hit], int]:
+    """How far a paper is from a described side's own marks: 2 when it lacks the side's distinctive words
+    (topics.py: "on-policy"), 1 more when it lacks a count the side states ("the series of 44 patients": an
+    abstract stating 44, "Forty-four patients"); 4 when the side quotes a title ("'Transformers Don't Need
+    LayerNorm at Inference Time'") the paper's title does not open with."""
+    keys, counts = topics.distinctive(text), {n for n in counts_in(text) if n >= 2}
+    quoted = bool(QUOTED_SPAN.fullmatch(text.strip()))
+    return lambda h: (2 * (bool(keys) and not uses_distinctive(h, keys))
+                      + (bool(counts) and not counts & counts_in(h.text))
+                      + 4 * (quoted and not quotes_title(text, h)))
+
+
+def assign_rows(candidates: list[list[str]], fit: list[list[float]]) -> list[int | None]:
+    """Each side's row paper, chosen jointly: one candidate per side (`candidates[i]`, retrieval's order, with
+    how well each fits the side, `fit[i]`), no paper twice, the most total fit (less RANK_COST per place down
+    retrieval's order). When two sides find the same paper first, it goes to the side that has no good other
+    one ("the PK/PD study" has a second fitting paper, "the MIC-trend study" has not). None: no candidate left.
+
+    >>> assign_rows([["a", "b"], ["a", "c"]], [[0.44, 0.34], [0.42, 0.20]])
+    [1, 0]
+    >>> assign_rows([["a", "b"], ["a", "c"]], [[0.6, 0.2], [0.5, 0.45]])
+    [0, 1]
+    >>> assign_rows([["a"], ["a"]], [[0.5], [0.4]])
+    [0, None]
+    >>> assign_rows([["a", "b", "c"], ["a", "b", "c"]], [[0.0] * 3, [0.0] * 3])  # alike sides: retrieval's order
+    [0, 1]
+    >>> assign_rows([["a", "b"], ["b", "a"]], [[-1.6, -1.7], [0.5, 0.2]])  # every candidate misses the side's marks
+    [0, 0]
+    """
+    options = [[*range(len(c)), None] for c in candidates]
+    best, best_score = [None] * len(candidates), float("-inf")
+    for pick in itertools.product(*options):
+        papers = [candidates[i][j] for i, j in enumerate(pick) if j is not None]
+        if len(papers) != len(set(papers)):
+            continue
+        score = sum(fit[i][j] - RANK_COST * j + ROW for i, j in enumerate(pick) if j is not None)  # a row beats none
+        if score > best_score + 1e-9:
+            best, best_score = list(pick), score
+    return best
 
 
 def one_paper(q: Question, sides: list[list[Hit]]) -> str:
@@ -50,12 +102,11 @@ def one_paper(q: Question, sides: list[list[Hit]]) -> str:
     return firsts.pop()
 
 
-def weigh_compare(p: Prepared, lexicon: Lexicon, scorer: SupportScorer, th: float, *,
-                  marks: Callable[[str], Callable[[Hit], int]], sure: bool, agreement: Callable[[Hit], float],
-                  floor: float) -> CompareFinding:
+def weigh_compare(p: Prepared, lexicon: Lexicon, scorer: SupportScorer, th: float, *, topics: TopicWords,
+                  sure: bool, agreement: Callable[[Hit], float], floor: float) -> CompareFinding:
     """Each side's row paper and whether it was found, whether a side is a name no abstract is about and no
-    other side speaks of it, and whether a setting asked ("on FEMNIST") is in none. `marks(side)`: how far a
-    paper is from a described side's own marks (prepare.Preparer._misses); `sure`: retrieval's agreement
+    other side speaks of it, and whether a setting asked ("on FEMNIST") is in none. `topics`: what a described side's
+    own marks are (`side_misses`); `sure`: retrieval's agreement
     (`agreement(hit)` >= `floor`) may find a described side."""
     q = p.question
     candidates = {h.paper_id for side in p.sides for h in side}  # every paper retrieved for a side
@@ -71,7 +122,7 @@ def weigh_compare(p: Prepared, lexicon: Lexicon, scorer: SupportScorer, th: floa
         context = lead_context(q.standalone, [s.text for s in q.sides])  # ("statin users: ... the AF study")
         fit = [[gather_evidence(f"{q.sides[i].text} {context}".strip(), [h], scorer, top=1).score - miss(h)
                 for h in pool]
-               for i, pool, miss in zip(described, pools, [marks(q.sides[i].text) for i in described])]
+               for i, pool, miss in zip(described, pools, [side_misses(topics, q.sides[i].text) for i in described])]
     for i, pool, j in zip(described, pools, assign_rows([[h.paper_id for h in pool] for pool in pools], fit)):
         p.sides[i] = [pool[j]] if j is not None else []  # described sides' rows, chosen jointly
     p.side_evidence = [gather_evidence(s.text, hs, scorer, top=1) for s, hs in zip(q.sides, p.sides)]

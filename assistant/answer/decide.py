@@ -65,7 +65,9 @@ RULES = MappingProxyType({
     "evidence.no_sentence": "the answer would have no trusted sentence to show (main paper's, or another's "
                             "above the bar)",
     "compare.within_one": "every side of a comparison finds the same paper first and the question does not call its "
-                          "sides separate reports ('X vs placebo'): a contrast inside that paper, answered about it",
+                          "sides separate reports ('X vs placebo'), or a follow-up compares things none of which is "
+                          "a paper ('how do humans compare with the best model on it?'): a contrast inside that "
+                          "paper, answered about it",
     "compare.side": "each side of a comparison: the paper that is its row and how it was found "
                     "(named, evidence, retrieval)",
     "compare.no_side": "no side of a comparison is described by an abstract",

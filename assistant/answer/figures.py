@@ -106,11 +106,12 @@ MEASURES = {  # "how long ...?", "in millijoules": the abstract must state a val
     # duration ("the day before surgery")
     "duration": ("time or duration", re.compile(
         r"\b(?:ms|milliseconds|seconds|minutes|mins|hours|hrs|days|weeks|months|years|epochs|GPU[- ]?(?:hours|days))\b"
-        rf"|(?:\d[\d.,]*|\b(?:{CARDINAL[3:-1]}|an?|half an?|a few|several))\s*-?\s*(?:{_TIME_UNIT}|epochs?)\b"
+        rf"|(?:\d[\d.,]*\s*-?\s*|\b(?:{CARDINAL[3:-1]}|an?|half an?|a few|several)(?:\s*-\s*|\s+))"
+        rf"(?:{_TIME_UNIT}|epochs?)\b"  # (a word and its unit apart: "as" and "ones" are no "a s", "one s")
         r"|\d[\d.,]*\s*(?:s|sec|h|steps?|iterations?|rounds?|tokens?|frames?|words?)\b", re.I)),
     "time": ("time figure", re.compile(  # a unit asked ("in seconds"): a number with a time unit, "3 days", "120 ms"
-        rf"(?:\d[\d.,]*|\b(?:{CARDINAL[3:-1]}|a few|several|"
-        rf"hundreds of|thousands of))\s*-?\s*{_TIME_UNIT}\b", re.I)),
+        rf"(?:\d[\d.,]*\s*-?\s*|\b(?:{CARDINAL[3:-1]}|a few|several|"
+        rf"hundreds of|thousands of)(?:\s*-\s*|\s+)){_TIME_UNIT}\b", re.I)),
     "energy": ("energy figure",
                re.compile(r"\d[\d.,]*\s*(?:[mkµμ]?J|[mk]?Wh|[mk]?W)\b|\b(?:milli|kilo)?joules?\b|\bwatts?\b")),
     "memory": ("memory figure", re.compile(r"\d[\d.,]*\s*(?:[KMGT]i?B|bytes?)\b|\b(?:kilo|mega|giga|tera)bytes\b")),

@@ -73,7 +73,7 @@ COMPARE_RX = [
                rf"(?:{OPENER})\b[^?]*\b(?:each|both|they|their|them)\b[^?]*\??$", re.I),
     # "A vs B: ...", not "How many prompts were collected in the study of global versus local harms?" (nor a "versus"
     # in a later sentence: "One study did A, another B. Do they find LLMs better versus humans?")
-    re.compile(rf"^(?!(?:{OPENER}|in|on)\b)(?P<a>(?:[^:.?]|\.(?!\s))+?) "
+    re.compile(rf"^(?!(?:{OPENER}|in|on)\b)(?P<a>(?:[^:.?]|\.(?!\s+(?-i:[A-Z])))+?) "  # ("U.S. vs. U.K.")
                r"(?:vs\.?|versus) (?P<b>[^:]+?)(?::.*)?\??$", re.I),
 ]
 _PAPERS = r"(?:papers|studies|works|abstracts|articles|methods|approaches)"
@@ -274,7 +274,9 @@ ORIGINAL = re.compile(r"\boriginal\s+(?:[^\s,?]+\s+){0,5}?(?:paper|study|article
 # the kind of value a clause asks for, when the question names it: the abstract must then state a value of that
 # kind ("how long ...?" wants a time or length, "in millijoules" an energy), not just any number
 MEASURE_ASKED = {
-    "duration": re.compile(r"^(?:(?:and|so|but)\s+)?(?:for\s+)?how long\b", re.I),  # "from days to hours" answers it
+    # "how long", "over what period": a time span ("from days to hours", "a 15-year study" answer it)
+    "duration": re.compile(r"^(?:(?:and|so|but)\s+)?(?:for\s+)?how long\b|^(?:(?:and|so|but)\s+)?(?:over|during|for|in)"
+                           r"\s+what\s+(?:(?:time\s+)?period|time\s*(?:span|frame)|timeframe|span of time)\b", re.I),
     "time": re.compile(r"\bin (?:milli)?seconds\b|\bin (?:minutes|hours|days)\b"
                        r"|\bhow many (?:GPU[- ])?(?:hours|days|minutes|seconds)\b", re.I),
     "energy": re.compile(r"\b(?:milli|kilo)?joules?\b|\bm?J per\b|\bkWh\b|\bwatts?\b|\bhow much (?:energy|power)\b",

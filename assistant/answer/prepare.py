@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
 from dataclasses import replace
 
 from ..retrieve import query_filters
@@ -27,15 +26,13 @@ from ..settings import AnswerSettings
 from ..types import Hit
 from .answerable import figures_in, in_own_words, missing_detail
 from .asked_topic import described_topic
-from .comparing import one_paper, quotes_title, weigh_compare
-from .criterion import uses_distinctive
+from .comparing import one_paper, side_misses, weigh_compare
 from .decide import decide
 from .evidence import (
     ABSTAIN_SENTENCE,
     evidence_bar,
     gather_evidence,
 )
-from .figures import counts_in
 from .findings import CompareFinding, DetailFinding, EvidenceFinding, FilterFinding, Findings, NameFinding
 from .lexcache import LexiconCache
 from .linker import Lexicon
@@ -49,7 +46,6 @@ from .sides import Side, shared_context
 from .state import Prepared
 from .support import SupportScorer, content_words
 from .topics import TopicWords
-from .words import QUOTED_SPAN
 
 LIST_MAX = LIST_SHOW  # papers a list answer writes out (listsize.py); LIST_POOL are retrieved and checked
 CALIBRATED_EMBEDDER = "all-MiniLM-L6-v2"  # the embeddings the dense-score settings were calibrated on
@@ -107,11 +103,15 @@ class Preparer:
                        else self._described(side.text, p.filters, context) for side in q.sides]
             p.side_specs = list(q.sides)
             p.hits = _unique([h for side in p.sides for h in side[:1]])
-            p.within = one_paper(q, p.sides)
+            # a follow-up comparing things inside its paper (when the filters keep that paper), or every side
+            # finding the same paper first
+            inside = self._search(q.standalone, 1, p.filters, (q.inside,)) if q.inside else []
+            p.within = inside[0].paper_id if inside else one_paper(q, p.sides)
             if p.within:  # "X vs placebo", "A versus B in the Y trial": a contrast inside one paper is about it
                 p.topic = (p.within,)
-                p.topic_names = tuple(s.text for s in q.sides if p.within in s.paper_ids)[:1]
-                p.hits = _unique(p.hits[:1] + self._search(q.standalone, p.k, p.filters))[: p.k]
+                p.topic_names = q.topic_names[:1] if inside else tuple(
+                    s.text for s in q.sides if p.within in s.paper_ids)[:1]
+                p.hits = _unique((inside or p.hits[:1]) + self._search(q.standalone, p.k, p.filters))[: p.k]
         elif q.kind is Kind.LIST:
             p.hits = self._search(q.criterion, LIST_POOL, p.filters)  # wide: the criterion is checked on each
         else:
@@ -154,18 +154,7 @@ class Preparer:
         DESCRIBED_POOL, those using the description's distinctive words (topics.py: "on-policy" in "the two papers
         on on-policy distillation") first."""
         hits = self._search(f"{text} {context}".strip(), DESCRIBED_POOL, filters)
-        return sorted(hits, key=self._misses(text))[:keep]  # stable: retrieval's order within a tier
-
-    def _misses(self, text: str) -> Callable[[Hit], int]:
-        """How far a paper is from a described side's own marks: 2 when it lacks the side's distinctive words
-        (topics.py: "on-policy"), 1 more when it lacks a count the side states ("the series of 44 patients": an
-        abstract stating 44, "Forty-four patients"); 4 when the side quotes a title ("'Transformers Don't Need
-        LayerNorm at Inference Time'") the paper's title does not open with."""
-        keys, counts = self.topics.distinctive(text), {n for n in counts_in(text) if n >= 2}
-        quoted = bool(QUOTED_SPAN.fullmatch(text.strip()))
-        return lambda h: (2 * (bool(keys) and not uses_distinctive(h, keys))
-                          + (bool(counts) and not counts & counts_in(h.text))
-                          + 4 * (quoted and not quotes_title(text, h)))
+        return sorted(hits, key=side_misses(self.topics, text))[:keep]  # stable: retrieval's order within a tier
 
     # -- weigh: findings, then the one decision ------------------------------------------------
     def weigh(self, p: Prepared) -> Prepared:
@@ -180,8 +169,10 @@ class Preparer:
         else:
             f = self._weigh_single(p, lexicon)
             if p.within:
-                f.within = (f"{' vs '.join(repr(s.text) for s in q.sides)}: each side's best paper is "
-                            f"{p.names.get(p.within) or p.hits[0].title}")
+                paper = p.names.get(p.within) or (p.hits[0].title if p.hits else p.within)
+                f.within = (f"{' vs '.join(repr(s.text) for s in q.sides)}: "
+                            + (f"no side is a paper; asked of {paper}, the paper the conversation is about"
+                               if p.within == q.inside else f"each side's best paper is {paper}"))
         f.filters = _filter_finding(p)
         if p.kind is Kind.SINGLE and p.hits:
             f.metadata = asks_metadata(q.text)
@@ -259,7 +250,7 @@ class Preparer:
 
     def _weigh_compare(self, p: Prepared, lexicon: Lexicon, th: float) -> CompareFinding:
         sure = self._dense_calibrated() and self.retriever.settings.fusion == "score"  # (the share means this only)
-        return weigh_compare(p, lexicon, self.scorer, th, marks=self._misses, sure=sure, agreement=self._agreement,
+        return weigh_compare(p, lexicon, self.scorer, th, topics=self.topics, sure=sure, agreement=self._agreement,
                              floor=self.settings.agreement_floor)
 
     def _dense_calibrated(self) -> bool:

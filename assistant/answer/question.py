@@ -57,6 +57,9 @@ class Question:
     measure: str = ""  # what kind of value is asked ("duration"), see Ask
     more: tuple[Ask, ...] = ()  # what the further clauses ask ("..., and over how many benchmarks?")
     followup: bool = False
+    # a follow-up's comparison of things inside the one paper it is about ("how do humans compare with the best model
+    # on it?"): that paper's id (answered about it, as a contrast inside one paper), else ""
+    inside: str = ""
     links: tuple[Link, ...] = field(default=(), repr=False)
 
 
@@ -96,6 +99,7 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
     # "What PSNR does SSH-Net reach compared to ...?": the thing asked of a paper is no side of a comparison
     sided = [k for k in links if not (first.asked and norm(k.name) == norm(first.asked))]
     kind, sides, criterion = question_kind(standalone, sided, referents, conversation, original=q, shared=shared)
+    inside = referents[0] if len(referents) == 1 and kind is Kind.COMPARE and _compares_inside(q, own_links) else ""
     # a name in the lead describes the paper ("for the method that gives a black-box LM a memory: how much ...?")
     described = " ".join(m.group(0) for m in DESCRIBED.finditer(asking)) if not topic_ids else ""
     # "For DF-FLOPS (the SPLADE-Doc regularization paper), ...": an appositive that describes a paper, asker's words
@@ -134,8 +138,26 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
         topic_placed=bool(placed or referents), topic_strong=strong,
         details=details, asked=first.asked, numeric=first.numeric, measure=first.measure,
         more=tuple(a for a in more if a.asked or a.numeric),
-        followup=followup, links=tuple(links),
+        followup=followup, inside=inside, links=tuple(links),
     )
+
+
+# a side that is a paper: it refers back to one ("it", "they", "this one", "the former"), or names a report or another
+# paper ("the paper", "the other study on X", "the earlier one"); "their framework", "the best model" are not
+_PAPER_SIDE = re.compile(r"^(?:the\s+)?(?:it|its|they|them|this|that|these|those|former|latter)$"
+                         r"|\b(?:paper|papers|study|studies|work|article|trial|abstract|report|one)\b"
+                         r"|\b(?:other|previous|earlier|former|latter|another)\b", re.I)
+
+
+def _compares_inside(q: str, links: list[Link]) -> bool:
+    """A follow-up (as written, before "it" is resolved) compares things none of which is a paper: no side is
+    named or refers to a paper (`_PAPER_SIDE`): "how do humans compare with the best open-source model on it?",
+    "how did the model do on the first try versus after iterating with their framework?". Such a comparison is
+    inside the paper the conversation is about; "how does it compare with X?" (a side is "it") and "how does the
+    proposed approach compare with the pruning paper?" are comparisons of papers."""
+    kind, sides, _ = question_kind(q, links, (), None, original=q)
+    return kind is Kind.COMPARE and bool(sides) and not any(s.paper_ids or _PAPER_SIDE.search(s.text.strip())
+                                                            for s in sides)
 
 
 # "DF-FLOPS (the SPLADE-Doc regularization paper)": an appositive describing a paper, in the asker's words

@@ -95,8 +95,11 @@ def _items(clause: str, links: list[Link]) -> list[str]:
         piece = piece.strip()
         if not piece:
             continue
+        # a piece giving its name in a bracket is a side ("..., joint multi-token prediction (JTP), and ..."), unless
+        # it ends a description ("the tool for reading and writing transcripts (Kite)": one side)
         linked = any(link.strong and len(link.name) > 1 and piece.lower().startswith(link.name.lower())
-                     for link in links) or bool(bracketed_name(piece, links))
+                     for link in links) or bool(bracketed_name(piece, links) and items
+                                                and not _OPENS_DESCRIPTION.match(items[-1]))
         if items and not (_START.match(piece) or linked or by_vs):
             items[-1] += sep + piece  # "the tool for reading and writing": one phrase
         else:

@@ -27,7 +27,10 @@ class Side:
 
 MAX_SIDES = 4
 _ITEMS = re.compile(r"(\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|vs\.?|versus)\s+)", re.I)
-_CLAUSE_END = re.compile(r"\s*(?:[:;?]|\s[-\u2013\u2014]\s).*$|\s+(?:each|both|respectively)\b.*$", re.S | re.I)
+# where a side's clause ends: a colon, a question mark, a dash, the end of its sentence ("Orca vs the pruning paper.
+# Which one ...?"), or the word that asks of each side
+_CLAUSE_END = re.compile(r"\s*(?:[:;?]|\s[-\u2013\u2014]\s|\.\s+(?=(?-i:[A-Z]))).*$|\s+(?:each|both|respectively)\b.*$",
+                         re.S | re.I)
 # an item that starts a new side: a determiner, a capitalised word or a name ("the B cohort", "Orca", "GPT-4o")
 _SIDE_START = re.compile(r"^(?:[Tt]he|[Aa]n?|[Oo]ne|[Bb]oth)\b|^[A-Z0-9]|^\S*[A-Z]")
 # "the follow-up of the A study": an attribute asked of the side, not part of it
@@ -151,9 +154,10 @@ def shared_context(q: str, sides: list[str]) -> str:
 
 
 def lead_context(q: str, sides: list[str]) -> str:
-    """What the question says of its sides before naming the first: the group they belong to ("statin users: compare
-    the stroke study and the AF study", "Three undescended testis papers: one on ..."). What follows the sides is
-    mostly what is asked of each ("how did each gather evidence?"), which says nothing of which paper a side is.
+    """What a lead clause says of the sides before the first is named: the group they belong to ("statin users:
+    compare the stroke study and the AF study", "Three undescended testis papers: one on ..."). The rest is mostly
+    what is asked of each ("how did each gather evidence?", "Which base LLMs did ..."), which says nothing of which
+    paper a side is.
 
     >>> lead_context("statin users: compare the stroke study and the AF study - which showed a benefit?",
     ...              ["stroke", "AF"])
@@ -161,9 +165,13 @@ def lead_context(q: str, sides: list[str]) -> str:
     >>> lead_context("Compare the survey from China and the vehicle experiment: how big was each sample?",
     ...              ["survey from China", "vehicle experiment"])
     ''
+    >>> lead_context("Which base LLMs did the routing paper and the AF paper each tune?", ["routing", "AF"])
+    ''
     """
-    starts = [m.start() for s in sides if s for m in [re.search(re.escape(s), q, re.I)] if m]
-    return shared_context(q[: min(starts)], []) if starts else ""
+    starts = [m.start() for s in sides if s for m in [re.search(rf"(?<!\w){re.escape(s)}(?!\w)", q, re.I)] if m]
+    before = q[: min(starts)] if starts else ""
+    lead = re.match(r"^(.*?)(?::\s|\s[-\u2013\u2014]\s)", before)  # a lead clause, not the question's own words
+    return shared_context(lead.group(1), []) if lead else ""
 
 
 def side_in(text: str, links: list[Link]) -> Side:
@@ -259,39 +267,3 @@ def clean(s: str) -> str:
     s = re.sub(r"^(?:the |a |an )", "", s.strip(" ?.,"), flags=re.I).strip()
     core = _DESCRIBED_TAIL.sub("", _DESCRIBED_HEAD.sub("", s)).strip()
     return core if core and core.lower() not in _PAPER_NOUN else s
-
-
-RANK_COST = 0.1  # a described side's later candidate must fit this much better per place to be preferred
-# what a side's having a row at all weighs, above any fit: a side whose every candidate misses its marks (fit below -1:
-# "adds" in "the paper that adds test-time augmentation" is rare in the corpus) still gets its best one as its row;
-# whether it was found is judged on its evidence (comparing.py)
-ROW = 10.0
-
-
-def assign_rows(candidates: list[list[str]], fit: list[list[float]]) -> list[int | None]:
-    """Each side's row paper, chosen jointly: one candidate per side (`candidates[i]`, retrieval's order, with
-    how well each fits the side, `fit[i]`), no paper twice, the most total fit (less RANK_COST per place down
-    retrieval's order). When two sides find the same paper first, it goes to the side that has no good other
-    one ("the PK/PD study" has a second fitting paper, "the MIC-trend study" has not). None: no candidate left.
-
-    >>> assign_rows([["a", "b"], ["a", "c"]], [[0.44, 0.34], [0.42, 0.20]])
-    [1, 0]
-    >>> assign_rows([["a", "b"], ["a", "c"]], [[0.6, 0.2], [0.5, 0.45]])
-    [0, 1]
-    >>> assign_rows([["a"], ["a"]], [[0.5], [0.4]])
-    [0, None]
-    >>> assign_rows([["a", "b", "c"], ["a", "b", "c"]], [[0.0] * 3, [0.0] * 3])  # alike sides: retrieval's order
-    [0, 1]
-    >>> assign_rows([["a", "b"], ["b", "a"]], [[-1.6, -1.7], [0.5, 0.2]])  # every candidate misses the side's marks
-    [0, 0]
-    """
-    options = [[*range(len(c)), None] for c in candidates]
-    best, best_score = [None] * len(candidates), float("-inf")
-    for pick in itertools.product(*options):
-        papers = [candidates[i][j] for i, j in enumerate(pick) if j is not None]
-        if len(papers) != len(set(papers)):
-            continue
-        score = sum(fit[i][j] - RANK_COST * j + ROW for i, j in enumerate(pick) if j is not None)  # a row beats none
-        if score > best_score + 1e-9:
-            best, best_score = list(pick), score
-    return best

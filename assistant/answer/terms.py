@@ -11,9 +11,19 @@ from .instances import EVALUATED_ON, WORD
 from .nameforms import named_terms, norm
 from .support import STOP, stem
 
+_GLOSS = re.compile(r"\s*\([^()]{1,20}\)")  # a short gloss in brackets: "the Minimal Video Pairs (MVP) benchmark"
+
 
 def has_term(term: str, text: str) -> bool:
-    return norm(term) in norm(text) or spelled_out(term, text) or spelled_compound(term, text)
+    """The text writes the term: in any case and spacing, with a short gloss in brackets between its words, or
+    spelled out (an acronym).
+
+    >>> has_term("Minimal Video Pairs benchmark", "the Minimal Video Pairs (MVP) benchmark"), has_term("MVP", "MVPs")
+    (True, True)
+    """
+    key = norm(term)
+    return (key in norm(text) or ("(" in text and key in norm(_GLOSS.sub("", text))) or spelled_out(term, text)
+            or spelled_compound(term, text))
 
 
 def spelled_compound(term: str, text: str) -> bool:
