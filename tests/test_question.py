@@ -1473,3 +1473,13 @@ def test_the_experiments_one_named_paper_reports_are_no_list_of_papers(lex):
         is Kind.SINGLE
     assert analyze("Which trials were pooled in the Orca meta-analysis?", None, lex).kind is Kind.SINGLE
     assert analyze("Which experiments study sparse routing?", None, lex).kind is Kind.LIST
+
+
+def test_a_named_instance_asked_by_its_own_name_is_there_when_the_abstract_writes_it():
+    text = "We introduce the Minimal Video Pairs (MVP) benchmark, 55K video QA pairs. Models are tested on benchmarks."
+    # the corpus writes "minimal", "video", "pairs" in lower case: "MVP" reads as a concept's acronym, no named one
+    common = lambda t: all(w.lower() in {"minimal", "video", "pairs", "qa", "models"} for w in t.split())  # noqa: E731
+    got = missing_detail((), (), "Minimal Video Pairs benchmark", False, text, common=common)
+    assert got is None, got  # "What is the Minimal Video Pairs benchmark?"
+    # a capitalised kind is no name of one: "Which LLM backbone does X use?" still needs a named LLM
+    assert missing_detail(("X",), (), "LLM backbone", False, "X pairs a vision encoder with an LLM backbone.")

@@ -54,7 +54,7 @@ from .figures import MEASURES, NUMBER_WORDS, counts, figures_in, has_figure
 from .instances import WORD, Common, kind_asked, names_best, names_instance, says_which_best
 from .nameforms import named_terms
 from .support import STOP, stem
-from .terms import abbreviated, figure_near, following, has_term, has_word, phrase_present
+from .terms import abbreviated, figure_near, following, has_term, has_word, names_itself, phrase_present
 
 __all__ = ["MEASURES", "Missing", "figures_in", "has_figure", "has_term", "in_own_words", "missing_detail",
            "states_asked"]
@@ -260,8 +260,8 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
             return Missing(f"{who} reports no {phrase}.", False)
     else:
         if kind:
-            # "which datasets", "which base LLM": a named one, not the word ("a variety of datasets")
-            if not names_instance(kind, sents, topic_names, common):
+            # "which datasets", "which base LLM": a named one, not the word ("a variety of datasets"), or its own name
+            if not names_itself(written, text) and not names_instance(kind, sents, topic_names, common):
                 return Missing(f"{who} names no {written or phrase or kind}.", True)
         else:
             # a thing is asked for ("which techniques", "what kinds of preference pairs"): the askers' words

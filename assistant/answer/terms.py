@@ -26,6 +26,21 @@ def has_term(term: str, text: str) -> bool:
             or spelled_compound(term, text))
 
 
+_TITLE_CASE = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][\w\-]*)+")  # "Minimal Video Pairs": a name, not "LLM backbone"
+
+
+def names_itself(asked: str, text: str) -> bool:
+    """The thing asked is given by its own name in title case, and the text writes it ("What is the Minimal Video
+    Pairs benchmark?"); a capitalised kind alone is no name ("Which LLM backbone ...?").
+
+    >>> names_itself("Minimal Video Pairs benchmark", "the Minimal Video Pairs (MVP) benchmark")
+    True
+    >>> names_itself("LLM backbone", "an LLM backbone"), names_itself("Minimal Video Pairs benchmark", "a benchmark")
+    (False, False)
+    """
+    return bool(_TITLE_CASE.search(asked)) and has_term(asked, text)
+
+
 def spelled_compound(term: str, text: str) -> bool:
     """An acronym joined to a word ("QA-pair", "RL-based") the abstract writes out, the word right after the spelled
     words ("question answer pairs"); the word pins the spelling, so two letters do.
