@@ -180,7 +180,7 @@ def test_a_soft_detail_miss_in_a_follow_up_answers_and_says_the_words_are_not_th
 def test_a_yes_no_question_after_a_lead_is_a_yes_no_question():
     """"Search engines in hard allergy cases: is Google useful?" asks whether a finding holds, as "Is Google useful
     in hard allergy cases?" does; a wh-question after a lead does not."""
-    from assistant.answer.prepare import _yes_no
+    from assistant.answer.name_finding import yes_no as _yes_no
 
     assert _yes_no("Is Google useful in hard allergy cases?")
     assert _yes_no("Search engines as a diagnostic tool in hard allergy cases: is Google useful?")

@@ -553,7 +553,7 @@ def test_a_phrase_fronted_before_the_question_word_sets_it_up_and_is_not_what_is
     """"In Kite, which base LLM ...?", "For the Orca paper, how many annotators ...?": what is asked follows the
     comma, as it would without the fronted phrase; the names in that phrase still count as details, and a yes/no
     question after it is one."""
-    from assistant.answer.prepare import _yes_no
+    from assistant.answer.name_finding import yes_no as _yes_no
 
     q = analyze("In Kite, which base LLM did the authors distil?", None, lex)
     assert q.topic == ("p-kite",) and q.asked == "base LLM"
@@ -1483,3 +1483,30 @@ def test_a_named_instance_asked_by_its_own_name_is_there_when_the_abstract_write
     assert got is None, got  # "What is the Minimal Video Pairs benchmark?"
     # a capitalised kind is no name of one: "Which LLM backbone does X use?" still needs a named LLM
     assert missing_detail(("X",), (), "LLM backbone", False, "X pairs a vision encoder with an LLM backbone.")
+
+
+def test_how_big_asks_the_size_of_its_noun_phrase():
+    """"How big is the dataset they collected?" asks a figure for the dataset (not nothing): an abstract that only
+    says it collected a dataset lacks it, one that counts the dataset's items has it."""
+    for question, asked in (("How big is the dataset the toxicity paper collected?", "dataset"),
+                            ("how big is the corpus Kite was pretrained on?", "corpus"),
+                            ("How large were the gains, and which platform did it use?", "gains")):
+        ask = asked_parts(question, ())[1]
+        assert (ask.asked, ask.numeric) == (asked, True), question
+    assert asked_parts("How big is it?", ())[1].asked == ""  # (no noun phrase: "it" is the paper)
+    ask = asked_parts("How big is the dataset the toxicity paper collected?", ())[1]
+    got = missing_detail((), (), ask.asked, ask.numeric, "We detect toxicity. We use a dataset we collected.",
+                         heads_only=True)
+    assert got is not None and got.firm
+    assert missing_detail((), (), ask.asked, ask.numeric, "We collected a dataset of 12,000 posts.",
+                          heads_only=True) is None
+
+
+def test_a_quantity_per_unit_is_one_thing_asked_not_two_parts():
+    """"How much money per patient ...?" asks one quantity: the abstract counting patients does not answer part of
+    it (a partial answer), it lacks the whole; "what cost and how many patients" asks two."""
+    text = "The programme was tested in clinics. Thirty patients were recruited."
+    got = missing_detail(("F",), (), "money per patient", True, text)
+    assert got is not None and not got.partial
+    got = missing_detail(("F",), (), "cost and patients", True, text)
+    assert got is not None and got.partial

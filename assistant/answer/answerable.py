@@ -39,6 +39,10 @@ True
 'The best-matching abstract reports no bougie size.'
 >>> missing_detail((), (), "bougie size", False, "A 36-Fr bougie was used.", heads_only=True) is None
 True
+>>> missing_detail(("F",), (), "money per patient", True, "F was tested. Thirty patients were recruited.").partial
+False
+>>> missing_detail(("F",), (), "cost and patients", True, "F was tested. Thirty patients were recruited.").partial
+True
 >>> missing_detail(("Q",), (), "learning rate", False, "Q is deep learning. Q runs on 5 qubits.").why
 'The Q abstract reports no learning rate.'
 """
@@ -50,92 +54,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..index.sentences import split_sentences
-from .figures import MEASURES, NUMBER_WORDS, counts, figures_in, has_figure
+from .asked import CHANGE, COORDINATED, DIMENSIONS, GENERIC_ASKED, SPLIT, asked_parts_of
+from .figures import MEASURES, counts, figures_in, has_figure
 from .instances import WORD, Common, kind_asked, names_best, names_instance, says_which_best
 from .nameforms import named_terms
-from .support import STOP, stem
+from .support import stem
 from .terms import abbreviated, figure_near, following, has_term, has_word, names_itself, phrase_present
 
-__all__ = ["MEASURES", "Missing", "figures_in", "has_figure", "has_term", "in_own_words", "missing_detail",
-           "states_asked"]
+__all__ = ["MEASURES", "Missing", "figures_in", "has_figure", "has_term", "missing_detail", "states_asked"]
 
-GENERIC_ASKED = frozenset(
-    "kind kinds type types sort group groups category categories class classes way ways part parts role main key new "
-    "specific exact particular aspect aspects "
-    "thing things idea ideas problem problems goal goals purpose design changes change contribution contributions "
-    "paper papers method methods approach work model models technique framework system they it authors "
-    "fraction percentage percent share proportion ratio number amount much many value values techniques technique "
-    "strategies strategy components component steps step mechanisms mechanism ingredients elements tricks "
-    "architecture architectures pipeline procedure scheme structure setup score scores performance result results "
-    "numbers figure figures margin margins factor than".split()
-)
-# nouns that name a dimension of something ("bougie size", "dropout rate"): the asked thing is what they measure
-# "how much leaner is X than Y?": a comparative asks for a difference, it is no thing to find in the abstract (those
-# naming a direction of change, "smaller", "faster", "better", are CHANGE words below, checked first)
-COMPARATIVES = frozenset("more less fewer higher lower bigger greater longer shorter wider narrower deeper shallower "
-                         "heavier lighter leaner costlier quicker stronger weaker earlier later older younger safer "
-                         "easier harder simpler denser sparser tighter".split())
-DIMENSIONS = frozenset("size sizes rate rates length lengths dose doses level levels duration width depth "
-                       "diameter frequency volume weight concentration temperature".split())
-CHANGE = {  # change words: the abstract must state a change of this direction (and, asked, a number)
-    "gain": ("gain", "improv", "outperform", "increas", "boost", "higher", "better", "surpass"),
-    "improvement": ("improv", "gain", "outperform", "increas", "boost", "higher", "better", "surpass"),
-    "increase": ("increas", "improv", "gain", "higher", "boost"),
-    "reduction": ("reduc", "decreas", "lower", "fewer", "cut", "less", "sav"),
-    "decrease": ("decreas", "reduc", "lower", "fewer", "less"),
-    "drop": ("drop", "decreas", "reduc", "lower"),
-    "speedup": ("speed", "faster", "×", "accelerat"),
-    "smaller": ("small", "reduc", "less", "fewer", "only", "compact", "lower", "%", "×"),
-    "larger": ("larg", "increas", "more", "bigger", "higher", "%", "×"),
-    "faster": ("fast", "speed", "accelerat", "×", "time", "hours", "minutes"),
-    "slower": ("slow", "time", "×"),
-    "cheaper": ("cheap", "cost", "reduc", "less", "sav", "×"),
-    "boost": ("boost", "improv", "gain", "increas"),
-    "better": ("better", "improv", "outperform", "surpass", "gain", "higher", "beat", "exceed", "superior"),
-    "worse": ("worse", "lower", "drop", "degrad", "fall", "underperform"),
-}
-_SPLIT = re.compile(
-    r"\s+(?:and|or|over|on|in|at|for|of|with|from|by|to|when|against|compared|across|per|between)\s+", re.I)
 _FRACTION_ASK = re.compile(r"\b(?:fraction|percentage|percent|share|proportion|ratio)\b", re.I)
 _FRACTION = re.compile(
     r"\d\s?%|(?<![\d.])0?\.\d+\b|\b\d+\s?/\s?\d+\b|\b(?:half|third|quarter|fifth|tenth)s?\b|\bper ?cent", re.I)
-def _asked_parts(asked: str) -> tuple[list[list[str]], list[str]]:
-    """The asked phrase as noun-phrase parts (each a word list) and its change words."""
-    parts, changes = [], []
-    for chunk in _SPLIT.split(asked):
-        toks = [w for w in WORD.findall(chunk) if w.lower() not in ("a", "an", "the")]
-        if (len(toks) == 2 and toks[-1].lower() in GENERIC_ASKED
-                and re.fullmatch(r"[a-z]+(?:ed|ing|ive|al|ous|ent|ant|ble|ar)", toks[0])):
-            # "established architectures", "competing methods": an adjective qualifying a generic thing
-            # ("batch size" stays)
-            continue
-        words = []
-        for w in WORD.findall(chunk):
-            lw = w.lower()
-            if lw in CHANGE or stem(lw) in CHANGE:
-                changes.append(lw if lw in CHANGE else stem(lw))
-            elif (lw not in STOP and lw not in GENERIC_ASKED and lw not in COMPARATIVES and len(w) > 1
-                  and not NUMBER_WORDS.fullmatch(lw)):
-                words.append(w)
-        if words:
-            parts.append(words)
-    return parts, changes
-
-
-# (a possessive: "properties of its filter", the paper's own thing in the asker's word for it)
-_OWN_WORDS = re.compile(r"\b(?:new|novel)\b|\w-(?:style|like|type|esque)\b|\b(?:its|their)\s+[\w\-]+$", re.I)
-
-
-def in_own_words(asked: str) -> bool:
-    """The asked thing as the asker describes it, not as a paper would name it: a contribution ("what new
-    aggregation did they add?": the paper calls it "pooling") or a likeness ("softmax-style").
-
-    >>> in_own_words("new aggregation"), in_own_words("softmax-style"), in_own_words("bougie size")
-    (True, True, False)
-    >>> in_own_words("properties of its filter"), in_own_words("its learning rate")
-    (True, False)
-    """
-    return bool(_OWN_WORDS.search(asked))
 
 
 @dataclass(frozen=True)
@@ -174,7 +104,7 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
     for t in named:
         asked = asked.replace(t, " ")
     phrase = " ".join(asked.split())
-    parts, changes = _asked_parts(asked)
+    parts, changes = asked_parts_of(asked)
     low = text.lower()
     stems = {stem(w) for w in WORD.findall(text)}
     sents = [s.text for s in split_sentences(text)]
@@ -236,12 +166,13 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
                 relevant, soft = [s for s in sents if all(phrase_present(p, s) or close(p, s) for p in parts)], True
         else:
             relevant = [s for s in sents if s in setting] or sents
-        if len(parts) > 1 and not any(figure_in(s) for s in relevant):
-            # "what repair rate and 30-day mortality?": each part with a figure of its own, in any sentence
+        if len(parts) > 1 and COORDINATED.search(asked) and not any(figure_in(s) for s in relevant):
+            # "what repair rate and 30-day mortality?": each part with a figure of its own, in any sentence (parts
+            # not coordinated are one quantity: "money per patient" is no "patient" count)
             lacking = [p for p in parts if not any(figure_in(s) and (phrase_present(p, s) or close(p, s))
                                                    for s in sents)]
             if len(lacking) < len(parts):
-                said = [next((c.strip() for c in _SPLIT.split(asked) if all(w in c for w in p)), " ".join(p))
+                said = [next((c.strip() for c in SPLIT.split(asked) if all(w in c for w in p)), " ".join(p))
                         for p in lacking]  # as the question wrote it ("30-day mortality")
                 return Missing(f"{who} reports no {' and '.join(said)}.", False, partial=True) if lacking else None
         noun = parts[0][-1] if parts else ""  # "how many annotators": a figure must count them (soft: in other words)
@@ -298,5 +229,5 @@ def states_asked(asked: str, sentence: str, exclude: tuple[str, ...] = (), commo
     kind = kind_asked(asked)
     if kind:
         return names_instance(kind, [sentence], exclude, common)
-    parts, _ = _asked_parts(asked)
+    parts, _ = asked_parts_of(asked)
     return bool(parts) and all(phrase_present(p, sentence) for p in parts)

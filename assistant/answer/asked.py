@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .figures import CARDINAL
+from .figures import CARDINAL, NUMBER_WORDS
+from .instances import WORD
 from .nameforms import named_terms, norm
 from .phrasing import (
     ASKED,
@@ -31,6 +32,7 @@ from .phrasing import (
     WH,
     lead_match,
 )
+from .support import STOP, stem
 from .words import FUNCTION_WORDS
 
 
@@ -152,3 +154,81 @@ def asking_text(question: str) -> str:
     elif re.search(r":\s", q):  # a terse "<what it is about>: <what is asked>?"
         q = re.split(r":\s+", q)[-1]
     return DESCRIBED.sub("", q)
+
+
+# The asked phrase itself, read as parts (`missing_detail` checks each against the abstract)
+GENERIC_ASKED = frozenset(
+    "kind kinds type types sort group groups category categories class classes way ways part parts role main key new "
+    "specific exact particular aspect aspects "
+    "thing things idea ideas problem problems goal goals purpose design changes change contribution contributions "
+    "paper papers method methods approach work model models technique framework system they it authors "
+    "fraction percentage percent share proportion ratio number amount much many value values techniques technique "
+    "strategies strategy components component steps step mechanisms mechanism ingredients elements tricks "
+    "architecture architectures pipeline procedure scheme structure setup score scores performance result results "
+    "numbers figure figures margin margins factor than".split()
+)
+# nouns that name a dimension of something ("bougie size", "dropout rate"): the asked thing is what they measure
+# "how much leaner is X than Y?": a comparative asks for a difference, it is no thing to find in the abstract (those
+# naming a direction of change, "smaller", "faster", "better", are CHANGE words below, checked first)
+COMPARATIVES = frozenset("more less fewer higher lower bigger greater longer shorter wider narrower deeper shallower "
+                         "heavier lighter leaner costlier quicker stronger weaker earlier later older younger safer "
+                         "easier harder simpler denser sparser tighter".split())
+DIMENSIONS = frozenset("size sizes rate rates length lengths dose doses level levels duration width depth "
+                       "diameter frequency volume weight concentration temperature".split())
+CHANGE = {  # change words: the abstract must state a change of this direction (and, asked, a number)
+    "gain": ("gain", "improv", "outperform", "increas", "boost", "higher", "better", "surpass"),
+    "improvement": ("improv", "gain", "outperform", "increas", "boost", "higher", "better", "surpass"),
+    "increase": ("increas", "improv", "gain", "higher", "boost"),
+    "reduction": ("reduc", "decreas", "lower", "fewer", "cut", "less", "sav"),
+    "decrease": ("decreas", "reduc", "lower", "fewer", "less"),
+    "drop": ("drop", "decreas", "reduc", "lower"),
+    "speedup": ("speed", "faster", "×", "accelerat"),
+    "smaller": ("small", "reduc", "less", "fewer", "only", "compact", "lower", "%", "×"),
+    "larger": ("larg", "increas", "more", "bigger", "higher", "%", "×"),
+    "faster": ("fast", "speed", "accelerat", "×", "time", "hours", "minutes"),
+    "slower": ("slow", "time", "×"),
+    "cheaper": ("cheap", "cost", "reduc", "less", "sav", "×"),
+    "boost": ("boost", "improv", "gain", "increas"),
+    "better": ("better", "improv", "outperform", "surpass", "gain", "higher", "beat", "exceed", "superior"),
+    "worse": ("worse", "lower", "drop", "degrad", "fall", "underperform"),
+}
+SPLIT = re.compile(
+    r"\s+(?:and|or|over|on|in|at|for|of|with|from|by|to|when|against|compared|across|per|between)\s+", re.I)
+COORDINATED = re.compile(r"\s(?:and|or)\s|,", re.I)  # "repair rate and 30-day mortality": two quantities asked
+def asked_parts_of(asked: str) -> tuple[list[list[str]], list[str]]:
+    """The asked phrase as noun-phrase parts (each a word list) and its change words."""
+    parts, changes = [], []
+    for chunk in SPLIT.split(asked):
+        toks = [w for w in WORD.findall(chunk) if w.lower() not in ("a", "an", "the")]
+        if (len(toks) == 2 and toks[-1].lower() in GENERIC_ASKED
+                and re.fullmatch(r"[a-z]+(?:ed|ing|ive|al|ous|ent|ant|ble|ar)", toks[0])):
+            # "established architectures", "competing methods": an adjective qualifying a generic thing
+            # ("batch size" stays)
+            continue
+        words = []
+        for w in WORD.findall(chunk):
+            lw = w.lower()
+            if lw in CHANGE or stem(lw) in CHANGE:
+                changes.append(lw if lw in CHANGE else stem(lw))
+            elif (lw not in STOP and lw not in GENERIC_ASKED and lw not in COMPARATIVES and len(w) > 1
+                  and not NUMBER_WORDS.fullmatch(lw)):
+                words.append(w)
+        if words:
+            parts.append(words)
+    return parts, changes
+
+
+# (a possessive: "properties of its filter", the paper's own thing in the asker's word for it)
+OWN_WORDS = re.compile(r"\b(?:new|novel)\b|\w-(?:style|like|type|esque)\b|\b(?:its|their)\s+[\w\-]+$", re.I)
+
+
+def in_own_words(asked: str) -> bool:
+    """The asked thing as the asker describes it, not as a paper would name it: a contribution ("what new
+    aggregation did they add?": the paper calls it "pooling") or a likeness ("softmax-style").
+
+    >>> in_own_words("new aggregation"), in_own_words("softmax-style"), in_own_words("bougie size")
+    (True, True, False)
+    >>> in_own_words("properties of its filter"), in_own_words("its learning rate")
+    (True, False)
+    """
+    return bool(OWN_WORDS.search(asked))

@@ -43,7 +43,7 @@ def quotes_title(side: str, hit: Hit) -> bool:
 RANK_COST = 0.1  # a described side's later candidate must fit this much better per place to be preferred
 # what a side's having a row at all weighs, above any fit: a side whose every candidate misses its marks (fit below -1:
 # "adds" in "the paper that adds test-time augmentation" is rare in the corpus) still gets its best one as its row;
-# whether it was found is judged on its evidence (comparing.py)
+# whether it was found is judged on its evidence (`weigh_compare`)
 ROW = 10.0
 
 

@@ -175,6 +175,11 @@ ASKED = re.compile(
     rf"|^(?:(?:what (?:is|are|was|were) |give me |list |tell me )?the\s+)?names?\s+of\s+(?:the\s+)?"
     rf"(?P<f>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)"
     rf"(?=\s+(?:that|which|used|in|of|by|does|did|do|is|are)\b|\s+\S+\s+(?:uses?|introduces?|proposes?|evaluates?)\b|\s*\??$)"
+    # "how big is the dataset they collected?": the size of that noun phrase is asked
+    rf"|^(?:{PREP}\s+)?how\s+(?:big|large|small|long|heavy|wide|deep|old)\s+(?:is|are|was|were)\s+(?:the\s+)?"
+    rf"(?P<g>(?:(?!{AUX}\b)[\w\-^@.]+\s+){{0,3}}?(?!{AUX}\b)[\w\-^@.]+?)(?=\s+(?:the|that|which|they|it|its|their|"
+    rf"he|she|we|of|in|for|on|at|used|built|collected|created|released|introduced|proposed|trained)\b|\s+\S+\s+{AUX}\b"
+    r"|\s*\??$)"  # (a relative clause without "that": "the corpus X was trained on")
     # "What was the rebleeding rate after X?", "what is the FID of DiffMoE?": the noun phrase before its complement
     rf"|^(?:{PREP}\s+)?what\s+(?:is|are|was|were)\s+the\s+(?!names?\b)(?P<w>(?:[\w\-^@.]+\s+){{0,3}}?[\w\-^@.]+?)"
     r"(?=\s+(?:of|in|for|on|at|after|before|with|among|between|from|to|by|during|under|across|per|when|that|which|"

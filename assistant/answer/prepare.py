@@ -15,7 +15,6 @@ Runs as a LangChain runnable sequence over a typed `Prepared` state (see `Assist
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import replace
 
@@ -24,7 +23,8 @@ from ..retrieve.hybrid import Filters, HybridRetriever
 from ..retrieve.langchain import PaperRetriever
 from ..settings import AnswerSettings
 from ..types import Hit
-from .answerable import figures_in, in_own_words, missing_detail
+from .answerable import figures_in, missing_detail
+from .asked import in_own_words
 from .asked_topic import described_topic
 from .comparing import one_paper, side_misses, weigh_compare
 from .decide import decide
@@ -33,18 +33,18 @@ from .evidence import (
     evidence_bar,
     gather_evidence,
 )
-from .findings import CompareFinding, DetailFinding, EvidenceFinding, FilterFinding, Findings, NameFinding
+from .findings import CompareFinding, DetailFinding, EvidenceFinding, FilterFinding, Findings
 from .lexcache import LexiconCache
 from .linker import Lexicon
 from .listsize import LIST_POOL, LIST_SHOW, uncovered, weigh_list
 from .metadata_asked import asked_of, asks_metadata, on_topic
-from .nameforms import NAMED, named_terms, norm
+from .name_finding import name_finding
+from .nameforms import named_terms, norm
 from .naming import names_for
-from .phrasing import DESCRIBED_PAPER, ORIGINAL, OWN_PAPER, YES_NO, lead_match
 from .question import Ask, Kind, analyze
 from .sides import Side, shared_context
 from .state import Prepared
-from .support import SupportScorer, content_words
+from .support import SupportScorer
 from .topics import TopicWords
 
 LIST_MAX = LIST_SHOW  # papers a list answer writes out (listsize.py); LIST_POOL are retrieved and checked
@@ -52,17 +52,6 @@ CALIBRATED_EMBEDDER = "all-MiniLM-L6-v2"  # the embeddings the dense-score setti
 LIST_MARGIN = 0.05  # a listed paper's best sentence must beat the abstention threshold by this much
 DESCRIBED_POOL = 8  # papers retrieved for a described comparison side before its distinctive words reorder them
 __all__ = ["ABSTAIN_SENTENCE", "LIST_MAX", "Preparer"]
-
-
-def _asks_own_paper(own: re.Match[str] | None, paper_named: str, topic_names: tuple[str, ...]) -> bool:
-    """The question asks for a name's own paper (`OWN_PAPER`): "its own paper", "according to its paper", or "the X
-    paper" where X is a name (not "the best paper on X") and the question's first ("For DF-FLOPS (the SPLADE-Doc
-    regularization paper), ...?" asks of DF-FLOPS's paper)."""
-    if own is None:
-        return False
-    if not (own.group("n") or own.group("m")):
-        return True
-    return bool(paper_named) and (not topic_names or norm(paper_named) == norm(topic_names[0]))
 
 
 class Preparer:
@@ -188,23 +177,7 @@ class Preparer:
 
     def _weigh_single(self, p: Prepared, lexicon: Lexicon) -> Findings:
         q = p.question
-        own = OWN_PAPER.search(q.standalone)  # "the EAGLE-3 paper proposes": a name, whether or not it links
-        paper_named = next((x for x in (own.group("n"), own.group("m")) if x and NAMED.fullmatch(x)), "") if own else ""
-        names = NameFinding(
-            topic_names=p.topic_names,
-            linked=tuple(f"{k.name} -> {lexicon.display.get(k.paper_ids[0], k.paper_ids[0])}"
-                         + ("" if k.strong else " (weak)") for k in q.links),
-            unconfirmed=tuple(n for n in q.topic_names if n not in p.topic_names), rechosen=p.rechosen,
-            unlinked=q.unlinked, placed=q.topic_placed, strong=bool(q.topic_strong), followup=q.followup,
-            own_paper_asked=_asks_own_paper(own, paper_named, q.topic_names),
-            original_asked=bool(ORIGINAL.search(q.standalone)),
-            paper_named=paper_named,  # (a name no abstract mentions is left to the near-miss rules)
-            paper_named_own=(not paper_named or lexicon.is_own_name(paper_named)
-                             or not lexicon.mentioned_in(paper_named)),
-            owned=any(pid in lexicon.owners.get(norm(name), ()) for pid in p.topic for name in p.topic_names),
-            describes_paper=bool(DESCRIBED_PAPER.search(q.standalone)), yes_no=_yes_no(q.standalone),
-            content_words=len(content_words(q.standalone)))
-        f = Findings("answer", names=names)
+        f = Findings("answer", names=name_finding(p, lexicon))
         # (a paper named only by a term several abstracts use is still described: "which paper uses KANs for X?")
         strong = set(p.topic) & set(q.topic_strong)
         topic, named_topic = described_topic(q.standalone) if not strong else ("", False)
@@ -278,12 +251,6 @@ class Preparer:
             return 0
         top = max(best, key=best.get)
         return top if top != 0 and best[top] - best.get(0, 0.0) > self.settings.rerank_margin else 0
-
-
-def _yes_no(question: str) -> bool:
-    """A yes/no question, also after a lead that sets it up ("Search engines in hard cases: is Google useful?")."""
-    lead = lead_match(question)
-    return bool(YES_NO.match(lead.group("ask") if lead else question))
 
 
 def _filter_finding(p: Prepared) -> FilterFinding | None:

@@ -6,6 +6,7 @@ asked detail in any form (`has_word`, `phrase_present`), a figure next to a word
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .instances import EVALUATED_ON, WORD
 from .nameforms import named_terms, norm
@@ -22,8 +23,15 @@ def has_term(term: str, text: str) -> bool:
     (True, True)
     """
     key = norm(term)
-    return (key in norm(text) or ("(" in text and key in norm(_GLOSS.sub("", text))) or spelled_out(term, text)
-            or spelled_compound(term, text))
+    plain, unglossed = _normed(text)
+    return key in plain or key in unglossed or spelled_out(term, text) or spelled_compound(term, text)
+
+
+@lru_cache(maxsize=256)
+def _normed(text: str) -> tuple[str, str]:
+    """The text normalised, and without its short bracketed glosses ("" when it has none); `has_term` asks this of
+    each abstract once per term, so it is kept for the last texts."""
+    return norm(text), (norm(_GLOSS.sub("", text)) if "(" in text else "")
 
 
 _TITLE_CASE = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][\w\-]*)+")  # "Minimal Video Pairs": a name, not "LLM backbone"
