@@ -1494,6 +1494,7 @@ def test_how_big_asks_the_size_of_its_noun_phrase():
         ask = asked_parts(question, ())[1]
         assert (ask.asked, ask.numeric) == (asked, True), question
     assert asked_parts("How big is it?", ())[1].asked == ""  # (no noun phrase: "it" is the paper)
+    assert asked_parts("What top-1 does it reach, and how big is that variant?", ())[2][0].asked == ""  # (referred)
     ask = asked_parts("How big is the dataset the toxicity paper collected?", ())[1]
     got = missing_detail((), (), ask.asked, ask.numeric, "We detect toxicity. We use a dataset we collected.",
                          heads_only=True)
@@ -1510,3 +1511,49 @@ def test_a_quantity_per_unit_is_one_thing_asked_not_two_parts():
     assert got is not None and not got.partial
     got = missing_detail(("F",), (), "cost and patients", True, text)
     assert got is not None and got.partial
+
+
+def test_the_items_of_a_stated_count_are_named_only_by_more_than_one_name():
+    """"Which four proprietary LLMs did X compare?": a sentence near "LLMs" that names one dataset (a multi-word name
+    with its bracketed acronym) names no LLM; two names, or a list, do."""
+    def miss(text):  # ("Contract", "Understanding", "Dataset" are words the corpus writes in lower case too)
+        return missing_detail(("X",), (), "proprietary LLMs", False, text, measure="names",
+                              common=lambda t: t.lower() in {"contract", "understanding", "dataset"})
+
+    got = miss("Using the Contract Understanding Atticus Dataset (CUAD), we assess 4 proprietary and 15 open LLMs.")
+    assert got is not None and got.firm and got.why == "The X abstract does not name the proprietary LLMs."
+    assert miss("We assess 4 proprietary LLMs (GPT-4o, Claude 3.5, Gemini and o1) and 15 open LLMs.") is None
+    assert miss("We evaluate GPT-4o and Claude on legal clauses among 4 proprietary LLMs.") is None
+
+
+def test_an_acronym_another_abstract_tests_at_length_is_not_its_own_name():
+    """An abstract with a name of its own that defines another's method and discusses it ("even against Greedy
+    Coordinate Gradient (GCG), a white-box attack ...") is about GCG but no GCG paper: "the GCG paper" is not in this
+    corpus. An acronym it presents as new, or its own name, stays its own. (Abstracts written for this test.)"""
+    lx = Lexicon.build([
+        ("p-press", "Alignment Under Pressure: defences against suffix attacks", "Defences report near-zero success "
+         "even against Greedy Coordinate Gradient (GCG), a white-box attack that optimises adversarial suffixes. We "
+         "show that GCG variants break them. Adaptive GCG reaches 90% success, and GCG transfers.", False),
+        ("p-mist", "Mist: gradient-free jailbreaks", "We study suffix attacks. A novel Masked Iterative Suffix "
+         "Tuning (MIST) attack is proposed. MIST needs no gradients, MIST is fast, and MIST transfers.", False),
+    ])
+    assert lx.status("GCG") == "subject" and not lx.is_own_name("GCG")
+    assert lx.is_own_name("MIST") and lx.is_own_name("Mist")
+    q = analyze("What does the GCG attack paper propose?", None, lx)
+    assert q.unlinked or q.topic == ("p-press",)  # (linked by repetition only: the near-miss rules judge it)
+
+
+def test_a_polite_request_reads_like_the_request():
+    """"Can you explain how X ...?" asks what "Explain how X ..." asks: X in the subject position is read (a name
+    only mentioned in passing stays a near-miss)."""
+    lx = Lexicon.build([
+        ("p-bit", "BitDecoding: low-bit KV caches", "We propose BitDecoding, a GPU kernel for low-bit KV caches. It "
+         "is 7x faster than FP16 FlashDecoding-v2.", False),
+    ])
+    from assistant.answer.name_finding import yes_no
+
+    for q in ("Can you explain how FlashDecoding-v2 parallelizes attention?",
+              "Explain how FlashDecoding-v2 parallelizes attention?"):
+        assert ("FlashDecoding-v2", "passing") in analyze(q, None, lx).unlinked, q
+        assert not yes_no(q), q  # a request, not whether a finding holds
+    assert yes_no("Can FlashDecoding-v2 run on CPUs?")

@@ -157,8 +157,10 @@ def test_empty_question_gives_one_clear_error(browser_page):
     page = browser_page["page"]
     n = page.locator("#pc-chat .message").count()
     page.locator("#pc-question textarea").fill("   ")
+    clicks = 0
     for attempt in range(3):  # a click that lands before Gradio has wired the button does nothing (seen on a busy
         page.locator("#pc-send").click()  # host); the first waits long, since a slow error clicked again shows twice
+        clicks += 1
         try:
             page.get_by_text("Type a question first.").first.wait_for(state="visible",
                                                                      timeout=15_000 if attempt == 0 else 5_000)
@@ -169,7 +171,8 @@ def test_empty_question_gives_one_clear_error(browser_page):
         raise AssertionError("an empty question showed no error after three clicks")
     time.sleep(0.5)
     shown = page.get_by_text("Type a question first.")
-    assert sum(shown.nth(i).is_visible() for i in range(shown.count())) == 1
+    # one error per click: one on a quiet host; a slow first error and a retried click may show one each
+    assert 1 <= sum(shown.nth(i).is_visible() for i in range(shown.count())) <= clicks
     page.screenshot(path=str(ARTIFACTS / "ui_empty_question.png"), full_page=False)
     errors = page.locator("#pc-chat .error, #pc-evidence .error, #pc-focus .error, .status-tracker .error")
     assert errors.count() == 0 or not any(errors.nth(i).is_visible() for i in range(errors.count()))

@@ -115,7 +115,7 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
     if measure == "names" and parts:  # "what are the 12 languages covered by X?": the abstract must name them
         head = parts[-1][-1].lower()
         if not names_instance("", sents, topic_names, common, words=(head, stem(head))):
-            return Missing(f"{who} does not name the {phrase}.", True)
+            return Missing(f"{who} does not name the {written}.", True)
         return None
     if measure == "winner":  # "which optimizer gave the best accuracy?": the abstract must say one was best
         if not says_which_best(sents):  # (it evaluates several, says none was best or better: no wording explains)

@@ -11,27 +11,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .figures import CARDINAL, NUMBER_WORDS
-from .instances import WORD
-from .nameforms import named_terms, norm
-from .phrasing import (
+from .asked_patterns import (
     ASKED,
     ASKED_NP,
     ASKED_TAIL,
-    AUX,
     CLAUSE,
-    DESCRIBED,
-    FRONTED,
     IRREGULAR_PAST,
-    LEAD,
     MEASURE_ASKED,
     MEASURED,
     NOT_NOUN,
     NUMERIC,
-    OPENER,
-    WH,
-    lead_match,
 )
+from .figures import CARDINAL, NUMBER_WORDS
+from .instances import WORD
+from .nameforms import named_terms, norm
+from .phrasing import AUX, DESCRIBED, FRONTED, LEAD, OPENER, WH, lead_match
 from .support import STOP, stem
 from .words import FUNCTION_WORDS
 

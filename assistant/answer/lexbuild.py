@@ -43,6 +43,8 @@ _ATTRIBUTED = re.compile(r"\b(?:an?|one|recent|previous|prior|earlier|other)\s+(
                          r"\b(?:was|were|has been|have been)\s+(?:recently\s+)?(?:proposed|introduced)\s+(?:by|in)\b",
                          re.I)
 _OWN_PLACE = re.compile(r"\b(?:in|by)\s+(?:this|our|the present|the current)\b|\b(?:the )?authors\b", re.I)
+_PRESENTED = re.compile(r"\b(?:novel|new|proposed|propose[sd]?|introduce[sd]?|presents?|presented|develop(?:s|ed)?|"
+                        r"design(?:s|ed)?|called|named|dubbed|termed)\b", re.I)  # a definition presenting its own
 _ITS = re.compile(r"\b(?:our|its|the proposed|this (?:method|model|framework|approach|paper|work))\b", re.I)
 
 
@@ -122,9 +124,14 @@ def read_names(papers: Iterable[tuple[str, str, str, bool]], make: Callable[...,
                 continue
             if ours:
                 lx.owners.setdefault(norm(a), set()).add(pid)  # "We then introduce the ... (ENF) framework"
-            if ours or counts.get(norm(a), 0) > 2 or a in label or norm(a) in mine \
-                    or any(norm(a) in k or k in norm(a) for k in mine if k):
+            if ours or a in label or norm(a) in mine or any(norm(a) in k or k in norm(a) for k in mine if k):
                 continue  # its own
+            if counts.get(norm(a), 0) > 2:  # discussed at length: about it; not its own when the paper has its own
+                # name and the definition does not present it as new ("even against Greedy Coordinate Gradient
+                # (GCG), a white-box attack": the paper tests GCG, it is no GCG paper)
+                if mine and not (_ITS.search(said) or _PRESENTED.search(said)):
+                    names[a.rstrip("-.,")] = 1
+                continue
             if _CITES.search(said) or (mine and not _ITS.search(said)):  # "Its router, a Dual Gating Unit (DGU)"
                 names.pop(a, None)
         if head and derived and coined and not any(norm(head) in norm(c) or norm(c) in norm(head) for c in coined):

@@ -52,6 +52,8 @@ def yes_no(question: str) -> bool:
 
     >>> yes_no("Search engines in hard cases: is Google useful?"), yes_no("What does Kite report?")
     (True, False)
+    >>> yes_no("Can Kite run on phones?"), yes_no("Can you explain how Kite routes tokens?")
+    (True, False)
     """
     lead = lead_match(question)
     return bool(YES_NO.match(lead.group("ask") if lead else question))

@@ -1,16 +1,14 @@
 """How questions are phrased: the patterns `question.py` reads a question's shape with.
 
 Comparisons ("how does A differ from B", "A vs B: ..."), lists ("which papers ...", "papers on X?",
-"anything on X?"), the subject position of a name ("How does X ...", "... the idea behind X?"), the asked
-noun phrase ("which datasets did ...", "<description> - which corpus?") and whether a value is asked
-("how much", "# datasets"). Patterns only: the decisions are made in `question.py`.
+"anything on X?"), the subject position of a name ("How does X ...", "... the idea behind X?"), a lead that sets the
+question up ("<description> - which corpus?"), a yes/no question. What a clause asks of a paper: asked_patterns.py.
+Patterns only: the decisions are made in `question.py`.
 """
 
 from __future__ import annotations
 
 import re
-
-from .figures import CARDINAL
 
 # the words a question opens with, one list for every pattern ("What ...", "Does ...", "Could ...")
 WH = "how|what|which|why|when|where|who|whose"
@@ -143,79 +141,20 @@ LIST = re.compile(
     re.I,
 )
 AUX = r"(?:does|do|did|is|are|was|were|has|have|had|can|could|would|should|will)"
+POLITE = r"(?:(?:can|could|would|will)\s+you\s+)"  # a request put as a question: "Can you explain ...?"
 TOPIC_AT = [
     re.compile(rf"\b{AUX}\s+(?:the\s+|an?\s+)?(?P<t>[^\s,?]+(?:\s+[^\s,?]+){{0,2}})", re.I),
     re.compile(r"\baccording to (?:the\s+)?(?P<t>[^\s,?]+)", re.I),
     re.compile(r"\bin the (?P<t>(?:\S+\s+){0,3}?\S+?) (?:paper|abstract|work)\b", re.I),
     re.compile(rf"^(?!(?:{OPENER}|in|on)\b)(?P<t>\S+?)(?:'s|’s)?\s+{AUX}\b", re.I),
     re.compile(r"\((?P<t>[A-Z][\w\-^&]+)\)"),  # "super token attention (STA)"
-    re.compile(r"^(?:please\s+)?(?:explain|describe|summari[sz]e|tell me about|what about|give me an overview of)\s+"
+    re.compile(rf"^{POLITE}?(?:please\s+)?"  # ("Can you explain ...?": a request)
+               r"(?:explain|describe|summari[sz]e|tell me about|what about|give me an overview of)\s+"
                r"(?:the\s+)?(?P<t>[^\s,?]+(?:\s+[^\s,?]+){0,2})", re.I),
     # "... the idea behind X?", "the key idea of Swin Transformer?": a name of up to three words ends the question
     re.compile(r"\b(?:of|behind|in|by|for|about)\s+(?:the\s+)?"
                r"(?P<t>[^\s,?]+(?:\s+(?-i:[A-Z0-9])[^\s,?]*){0,2})\s*[?.!]*\s*$", re.I),
 ]
-# verbs whose past tense is not "-ed": where an asked noun phrase ends ("which code LLM got the highest score")
-IRREGULAR_PAST = "gave|took|made|got|found|won|chose|led|kept|held|brought|built|came|became|saw|drew|grew|lost|wrote"
-PREP = r"(?:under|in|on|at|for|with|by|from|to|over|across|against)"
-COUNTED = rf"(?:{CARDINAL}|\d+)\s+(?:[\w\-]+\s+)?[a-z][\w\-]*s\b"  # "12 languages", "three routing benchmarks"
-ASKED = re.compile(
-    rf"^(?:which|what) (?:values?|settings?) of (?:the )?(?P<v>(?:[\w\-^]+\s+){{0,3}}?[\w\-^]+)\s+(?:{AUX}|works?|"
-    rf"gives?|performs?)\b|"
-    rf"^(?:{PREP}\s+)?(?:what|which)\s+(?P<a>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)\s+{AUX}\b"
-    rf"|^what\s+(?:is|are|was|were)\s+(?:the\s+)?(?:\S+?(?:'s|’s)\s+)(?P<b>[\w\-\s]+?)(?:\s+(?:on|in|for|of|with|at)\b.*)?\??$"
-    # "Which LLM serves"
-    rf"|^(?:{PREP}\s+)?which\s+(?P<e>[\w\-^@.]+(?:\s+[\w\-^@.]+){{0,2}}?)\s+(?!{AUX}\b)(?:[a-z]+(?:s|ed)|{IRREGULAR_PAST})\b"
-    rf"|^(?:{PREP}\s+)?how\s+(?:many|much)\s+(?P<c>(?:[\w\-^]+(?:'|’)?\s+){{0,3}}?[\w\-^]+)\s+{AUX}\b"
-    # "how many annotators labelled X", "how many medical students annotated ...", "how many GPUs" ending its clause
-    # ("How many GPUs and how much time ...?"): the counted noun is plural
-    rf"|^(?:{PREP}\s+)?how\s+many\s+(?P<n>(?:[\w\-]+\s+){{0,2}}?(?:[\w\-]+(?-i:[^su\W])s|people|children|data))"
-    r"(?:\s+[a-z]|\s*\??$)"
-    rf"|^(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?P<h>{COUNTED})"
-    rf"|^(?:(?:what (?:is|are|was|were) |give me |list |tell me )?the\s+)?names?\s+of\s+(?:the\s+)?"
-    rf"(?P<f>(?:[\w\-^@.]+\s+){{0,5}}?[\w\-^@.]+)"
-    rf"(?=\s+(?:that|which|used|in|of|by|does|did|do|is|are)\b|\s+\S+\s+(?:uses?|introduces?|proposes?|evaluates?)\b|\s*\??$)"
-    # "how big is the dataset they collected?": the size of that noun phrase is asked
-    rf"|^(?:{PREP}\s+)?how\s+(?:big|large|small|long|heavy|wide|deep|old)\s+(?:is|are|was|were)\s+(?:the\s+)?"
-    rf"(?P<g>(?:(?!{AUX}\b)[\w\-^@.]+\s+){{0,3}}?(?!{AUX}\b)[\w\-^@.]+?)(?=\s+(?:the|that|which|they|it|its|their|"
-    rf"he|she|we|of|in|for|on|at|used|built|collected|created|released|introduced|proposed|trained)\b|\s+\S+\s+{AUX}\b"
-    r"|\s*\??$)"  # (a relative clause without "that": "the corpus X was trained on")
-    # "What was the rebleeding rate after X?", "what is the FID of DiffMoE?": the noun phrase before its complement
-    rf"|^(?:{PREP}\s+)?what\s+(?:is|are|was|were)\s+the\s+(?!names?\b)(?P<w>(?:[\w\-^@.]+\s+){{0,3}}?[\w\-^@.]+?)"
-    r"(?=\s+(?:of|in|for|on|at|after|before|with|among|between|from|to|by|during|under|across|per|when|that|which|"
-    r"who|reported|achieved|used|obtained|found|observed)\b|\s*\??$)",
-    re.I,
-)
-CLAUSE = re.compile(  # "Which X ..., and over how many Y?", "what data is X trained on? how many scans?": a second
-    rf",?\s+and\s+(?=(?:{PREP}\s+)?{OPENER}\b|#)|;\s*|\?\s+(?=(?:and\s+)?(?:{PREP}\s+)?{OPENER}\b)",  # thing asked
-    re.I,
-)
-ASKED_TAIL = re.compile(  # a clause ending on what it asks: "over how many evaluation suites", "with which network"
-    rf"^(?:{PREP}\s+)?(?:what|which|how many|how much|#)\s*(?:(?:is|are|was|were)\s+(?:(?:the|their|its)\s+)?)?"
-    rf"(?P<d>(?:[\w\-^@.]+\s+){{0,4}}?[\w\-^@.]+)$", re.I)  # "..., and what was their agreement"
-# a terse question that is only a noun phrase, typed in lower case: "mean age of the patients in the X study?" (a
-# capitalised one reads as a paper's title: "Storage of vaccines in the community: weak link in the cold chain?")
-ASKED_NP = re.compile(
-    rf"^(?!(?i:{OPENER}|and|or|so|then|but|also|the|an?|tell|give|list|show|name|compare|contrast)\b)"
-    r"(?P<n>[a-z][a-z\-]*(?:\s+[a-z][a-z\-]*){0,2})\s+(?:of|between)\s+(?=\S)"
-    r"(?!.*\b(?:is|are|was|were|does|do|did)\b)")
-NUMERIC = re.compile(
-    r"\bhow (?:much|many|fast|large|small|big|long|often|far|well)\b|\bwhat (?:fraction|percentage|percent|share|"
-    r"proportion|ratio|number|amount|speed-?up|gain|improvement)\b|\bby how\b|\bby what (?:margin|factor|amount)\b|"
-    r"\bhow (?:much|many)\b|(?:^|\s)#\s?[a-z]|\b(?:which|what) (?:values?|settings?) of\b"
-    r"|^(?:which|who)\b.{0,40}?\b(?:higher|lower|highest|lowest|larger|smaller|better|best|worse|faster|slower|fewer)\s+"
-    r"(?:[\w\-]+\s+){0,3}?(?:accuracy|score|error|rate|fid|bleu|f1|perplexity|latency|throughput|auc|map|miou|psnr|speed|"
-    r"size|cost|memory|parameters|return)\b",
-    re.I,
-)
-
-MEASURED = re.compile(  # "what X does Y achieve", "mean age of ...": a value is asked for
-    r"\b(?:mean|median|average)\s+(?!(?:that|to|it|the|an?|for|in|of|by|when|we|they|this)\b)[a-z]|"
-    r"\b(?:achieve|achieves|achieved|reach|reaches|reached|obtain|obtains|obtained|attain|attains|score|scores|get|gets|"
-    r"yield|yields)\b|^what (?:is|are|was|were) .{0,40}\b(?:accuracy|error|rate|score|fid|bleu|f1|perplexity|latency|"
-    r"throughput|auc|map|miou|psnr|speed|size)\b",
-    re.I,
-)
 
 
 LEAD = re.compile(  # "<what it is about> - <what is asked>?": terse questions put the description first
@@ -250,14 +189,6 @@ def lead_match(question: str) -> re.Match[str] | None:
     True
     """
     return LEAD.match(question) or FRONTED.match(question)
-NOT_NOUN = re.compile(  # where an asked noun phrase ends: "which method says a plain ViT can ..." asks for a method
-    r"\s+(?:a|an|the|that|this|these|those|which|who|whose|to|it|they|says|uses|gives|shows|makes|lets|allows|enables|"
-    r"combines|replaces|adds|keeps|takes|claims|argues|finds|predicts|generates|relies|learns|proposes|"
-    r"introduces|achieves|reaches|improves|reduces|outperforms|beats|requires|treats|turns|"
-    rf"swaps|avoids|picks|selects|decides|computes|{IRREGULAR_PAST})\b.*$",
-    # (not "models", "maps", "works": nouns as often; irregular past tenses: "which optimizer gave the best ...")
-    re.I,
-)
 DESCRIBED_PAPER = re.compile(  # the question describes the paper it means: "In the work that re-annotates ..."
     r"\b(?:in|from|by|of|for)\s+the\s+(?:[\w\-]+\s+){0,3}?(?:work|paper|study|method|approach|framework|model)\s+"
     r"(?:that|which|where|whose|on|about|proposing|introducing)\b|^there (?:is|was|'s) (?:a|an|one)\b"
@@ -276,25 +207,6 @@ OWN_PAPER = re.compile(r"\b(?:its|their) own paper\b|\baccording to (?:its|their
 # the paper that introduced a name is asked for: "Summarize the original X paper", "X's original study"
 ORIGINAL = re.compile(r"\boriginal\s+(?:[^\s,?]+\s+){0,5}?(?:paper|study|article|publication|report|trial)\b|"
                       r"\b(?:paper|study|article|work) that (?:first )?(?:introduced|proposed|coined)\b", re.I)
-# the kind of value a clause asks for, when the question names it: the abstract must then state a value of that
-# kind ("how long ...?" wants a time or length, "in millijoules" an energy), not just any number
-MEASURE_ASKED = {
-    # "how long", "over what period": a time span ("from days to hours", "a 15-year study" answer it)
-    "duration": re.compile(r"^(?:(?:and|so|but)\s+)?(?:for\s+)?how long\b|^(?:(?:and|so|but)\s+)?(?:over|during|for|in)"
-                           r"\s+what\s+(?:(?:time\s+)?period|time\s*(?:span|frame)|timeframe|span of time)\b", re.I),
-    "time": re.compile(r"\bin (?:milli)?seconds\b|\bin (?:minutes|hours|days)\b"
-                       r"|\bhow many (?:GPU[- ])?(?:hours|days|minutes|seconds)\b", re.I),
-    "energy": re.compile(r"\b(?:milli|kilo)?joules?\b|\bm?J per\b|\bkWh\b|\bwatts?\b|\bhow much (?:energy|power)\b",
-                         re.I),
-    "memory": re.compile(r"\b(?:giga|mega|tera)bytes\b|\bin (?:GB|MB|GiB|MiB)\b|\bhow much (?:GPU )?memory\b", re.I),
-    # "what are the 12 languages ...?", "list the three tasks": the count is known, the items themselves are asked
-    "names": re.compile(rf"^(?:(?:what|which)\s+(?:is|are|was|were)\s+|(?:list|name|give me)\s+)the\s+{COUNTED}"
-                        rf"|^(?:what|which)\s+{COUNTED}(?!\s+of\b)", re.I),  # "which nine acupoints were needled?"
-    # "which optimizer gave the best accuracy?", "which model did best": the abstract must say one was best
-    # (not "what is the best accuracy?" nor "which value of X works best?": a value)
-    "winner": re.compile(r"\bwhich\b(?!\s+(?:values?|settings?|numbers?|amounts?|levels?)\s+of\b)[^?.;]*?"
-                         r"\b(?:best|highest|top|won|wins|strongest|most accurate)\b", re.I),
-    "count": re.compile(r"\bhow many\b", re.I),  # a figure counting the thing asked ("115 abstracts": no annotators)
-}
-# "Is/Does/Did/Can ...?": a yes/no question, whether a finding holds
-YES_NO = re.compile(r"^(?:is|are|was|were|does|do|did|can|could|has|have|had|will|would|should|may|might)\b", re.I)
+# "Is/Does/Did/Can ...?": a yes/no question, whether a finding holds (not a polite request: "Can you explain ...?")
+YES_NO = re.compile(rf"^(?!{POLITE}(?:please\s+)?(?:explain|describe|summari[sz]e|tell|give|list|show|outline|compare)"
+                    r"\b)(?:is|are|was|were|does|do|did|can|could|has|have|had|will|would|should|may|might)\b", re.I)
