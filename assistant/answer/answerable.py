@@ -128,6 +128,13 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
         if not any(MEASURES[measure][1].search(s) for s in sents):
             return Missing(f"{who} reports no {MEASURES[measure][0]}.", True)
         return None
+    if measure == "size" and parts:  # "how big is the dataset they collected?": a figure where it speaks of it
+        head = parts[-1][-1]
+        about = [has_word(head, s.lower(), {stem(w) for w in WORD.findall(s)}, s) for s in sents]
+        where = following(sents, about, (head,)) if any(about) else sents  # (never spoken of: "how large was the
+        if not any(has_figure(s, given) for s in where):  # cohort?" - any figure may be its size)
+            return Missing(f"{who} reports no size of the {phrase}.", True)
+        return None
     value_asked = bool(numeric or changes or _FRACTION_ASK.search(asked))
     if heads_only and value_asked:
         if not parts:
@@ -166,15 +173,16 @@ def missing_detail(topic_names: tuple[str, ...], details: tuple[str, ...], asked
                 relevant, soft = [s for s in sents if all(phrase_present(p, s) or close(p, s) for p in parts)], True
         else:
             relevant = [s for s in sents if s in setting] or sents
-        if len(parts) > 1 and COORDINATED.search(asked) and not any(figure_in(s) for s in relevant):
-            # "what repair rate and 30-day mortality?": each part with a figure of its own, in any sentence (parts
-            # not coordinated are one quantity: "money per patient" is no "patient" count)
+        if len(parts) > 1 and not any(figure_in(s) for s in relevant):
+            # "what repair rate and 30-day mortality?": each part with a figure of its own, in any sentence
             lacking = [p for p in parts if not any(figure_in(s) and (phrase_present(p, s) or close(p, s))
                                                    for s in sents)]
-            if len(lacking) < len(parts):
+            if not lacking:
+                return None  # ("patients with diabetes": 300 patients, 120 of them diabetic)
+            if len(lacking) < len(parts) and COORDINATED.search(asked):  # (parts not coordinated are one quantity:
                 said = [next((c.strip() for c in SPLIT.split(asked) if all(w in c for w in p)), " ".join(p))
-                        for p in lacking]  # as the question wrote it ("30-day mortality")
-                return Missing(f"{who} reports no {' and '.join(said)}.", False, partial=True) if lacking else None
+                        for p in lacking]  # "money per patient" lacks money: the whole is missing, below)
+                return Missing(f"{who} reports no {' and '.join(said)}.", False, partial=True)
         noun = parts[0][-1] if parts else ""  # "how many annotators": a figure must count them (soft: in other words)
         if measure == "count" and noun and not counts(noun, sents, given, lambda span: close([noun], span)):
             return Missing(f"{who} reports no number of {phrase}.", False)

@@ -33,7 +33,7 @@ ASKED = re.compile(
     rf"(?=\s+(?:that|which|used|in|of|by|does|did|do|is|are)\b|\s+\S+\s+(?:uses?|introduces?|proposes?|evaluates?)\b|\s*\??$)"
     # "how big is the dataset they collected?": the size of that noun phrase is asked (not of one referred back to:
     # "how big is that variant?", "how large is it?")
-    rf"|^(?:{PREP}\s+)?how\s+(?:big|large|small|long|heavy|wide|deep|old)\s+(?:is|are|was|were)\s+(?:the\s+)?"
+    rf"|^(?:{PREP}\s+)?how\s+(?:big|large|small)\s+(?:is|are|was|were)\s+(?:the\s+)?"
     rf"(?!(?:that|this|these|those|its|their|each|it|they|he|she)\b)(?P<g>(?:(?!{AUX}\b)[\w\-^@.]+\s+){{0,3}}?(?!{AUX}\b)[\w\-^@.]+?)(?=\s+(?:the|that|which|they|it|its|their|"
     rf"he|she|we|of|in|for|on|at|used|built|collected|created|released|introduced|proposed|trained)\b|\s+\S+\s+{AUX}\b"
     r"|\s*\??$)"  # (a relative clause without "that": "the corpus X was trained on")
@@ -57,7 +57,7 @@ ASKED_NP = re.compile(
     r"(?P<n>[a-z][a-z\-]*(?:\s+[a-z][a-z\-]*){0,2})\s+(?:of|between)\s+(?=\S)"
     r"(?!.*\b(?:is|are|was|were|does|do|did)\b)")
 NUMERIC = re.compile(
-    r"\bhow (?:much|many|fast|large|small|big|long|often|far|well|strongly|accurately)\b|"
+    r"\bhow (?:much|many|fast|large|small|big|long|often|far|well|strongly)\b|"
     r"\bwhat (?:fraction|percentage|percent|share|proportion|ratio|number|amount|speed-?up|gain|improvement)\b|"
     r"\bby how\b|\bby what (?:margin|factor|amount)\b|"
     r"\bhow (?:much|many)\b|(?:^|\s)#\s?[a-z]|\b(?:which|what) (?:values?|settings?) of\b"
@@ -102,4 +102,6 @@ MEASURE_ASKED = {
     "winner": re.compile(r"\bwhich\b(?!\s+(?:values?|settings?|numbers?|amounts?|levels?)\s+of\b)[^?.;]*?"
                          r"\b(?:best|highest|top|won|wins|strongest|most accurate)\b", re.I),
     "count": re.compile(r"\bhow many\b", re.I),  # a figure counting the thing asked ("115 abstracts": no annotators)
+    # "how big is the dataset they collected?": a figure where the abstract speaks of it (any, when it never does)
+    "size": re.compile(r"^(?:(?:and|so|but)\s+)?how\s+(?:big|large|small)\s+(?:is|are|was|were)\b", re.I),
 }

@@ -138,11 +138,11 @@ _LINK = re.compile(r"(?<![\w\-])(for|from|in|on|with|between|using|via|across|un
 
 def parts(description: str) -> tuple[tuple[str, tuple[str, ...], str], ...]:
     """The parts of a description its linking words separate, each with its content words (as `topic_words` takes
-    them; after "to", not the verb opening the part: "to prevent falls" is on falls) and the description without it
-    (and the word linking it); parts without content words are left out.
+    them) and the description without it (and the word linking it); parts without content words are left out.
 
     >>> [(p, w) for p, w, _ in parts("graph neural networks to predict binding affinity")]
-    [('graph neural networks', ('graph', 'neural', 'networks')), ('predict binding affinity', ('binding', 'affinity'))]
+    [('graph neural networks', ('graph', 'neural', 'networks')), ('predict binding affinity', ('predict', 'binding', \
+'affinity'))]
     >>> parts("graph neural networks to predict binding affinity")[1][2]
     'graph neural networks'
     >>> parts("graph neural networks for binding affinity in proteins")[1][2]
@@ -152,8 +152,6 @@ def parts(description: str) -> tuple[tuple[str, tuple[str, ...], str], ...]:
     out = []
     for i in range(0, len(seq), 2):
         words = tuple(w for w, _ in topic_words(seq[i]))
-        if i and seq[i - 1].lower() == "to" and len(words) > 1 and seq[i].split()[0] == words[0]:
-            words = words[1:]  # "to | prevent falls": an infinitive's verb is no topic
         if words:
             gone = {i, i - 1 if i else i + 1}  # the part and the link before it (the first part: the one after it)
             rest = " ".join(x for j, x in enumerate(seq) if j not in gone)

@@ -89,46 +89,15 @@ def names_instance(kind: str, sents: list[str], exclude: tuple[str, ...], common
             cues += [m.end() for m in EVALUATED_ON.finditer(sent)]
         if not cues:
             continue
-        written = named_terms(sent, capitalised=True)
-        names = [t for t in written if norm(t) not in skip and norm(t) not in GENERIC
+        names = [t for t in named_terms(sent, capitalised=True) if norm(t) not in skip and norm(t) not in GENERIC
                  and re.sub(r"s$", "", norm(t)) not in concepts
                  and not any(norm(t) in k or k in norm(t) for k in skip if k) and not (common and common(t))]
-        def near(at: int, sent: str = sent, cues: list[int] = cues) -> bool:  # within NEAR words of the cue
-            return any(len(sent[min(c, at):max(c, at)].split()) <= NEAR for c in cues)
-
-        named = {norm(t) for t in names if any(near(m.start()) for m in re.finditer(re.escape(t), sent))}
-        if not own_words and named:
-            return True  # a name within NEAR words of where the sentence speaks of the kind
-        # the items of a stated count ("the 12 languages") may be listed in lower case; named, they are more than one
-        # ("4 proprietary LLMs on the Contract Understanding Atticus Dataset (CUAD)" names one dataset, no LLM)
-        if own_words and (_distinct_names(sent, names, near, written) >= 2
-                          or any(near(m.start()) for m in _ENUMERATION.finditer(sent))):
-            return True
+        at = [m.start() for t in names for m in re.finditer(re.escape(t), sent)]
+        if own_words:  # the items of a stated count ("the 12 languages") may be listed in lower case
+            at += [m.start() for m in _ENUMERATION.finditer(sent)]
+        if any(len(sent[min(c, a):max(c, a)].split()) <= NEAR for c in cues for a in at):
+            return True  # a name (or a list of items) within NEAR words of where the sentence speaks of the kind
     return False
-
-
-def _distinct_names(sent: str, names: list[str], near: Callable[[int], bool], written: list[str]) -> int:
-    """How many of `names` the sentence writes near its cue (`near`), a name being a run of the capitalised terms it
-    writes (`written`; "Contract Understanding Atticus Dataset", though "Contract" alone is a common word) with an
-    acronym bracketed after it ("(CUAD)").
-
-    >>> s = "On the Contract Understanding Atticus Dataset (CUAD), we assess GPT-4o and Claude."
-    >>> written = ["Contract", "Understanding", "Atticus", "Dataset", "CUAD", "GPT-4o", "Claude"]
-    >>> _distinct_names(s, ["Atticus", "CUAD"], lambda at: True, written)
-    1
-    >>> _distinct_names(s, ["Atticus", "CUAD", "GPT-4o", "Claude"], lambda at: True, written)
-    3
-    """
-    def spans(terms: list[str]) -> list[tuple[int, int]]:
-        return sorted({(m.start(), m.end()) for t in terms for m in re.finditer(re.escape(t), sent)})
-
-    runs: list[list[int]] = []
-    for start, end in spans(written + names):
-        if runs and (start <= runs[-1][1] or re.fullmatch(r"[\s\-]|\s\(", sent[runs[-1][1]:start])):
-            runs[-1][1] = max(runs[-1][1], end)  # (joined: "Atticus Dataset", "Dataset (CUAD")
-        else:
-            runs.append([start, end])
-    return sum(1 for a, b in runs if any(a <= s < b and near(s) for s, _ in spans(names)))
 
 
 # a sentence saying one was best, or better than others: "o3-mini performs best", "the RF model outperforming the

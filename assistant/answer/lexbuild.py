@@ -45,6 +45,7 @@ _ATTRIBUTED = re.compile(r"\b(?:an?|one|recent|previous|prior|earlier|other)\s+(
 _OWN_PLACE = re.compile(r"\b(?:in|by)\s+(?:this|our|the present|the current)\b|\b(?:the )?authors\b", re.I)
 _PRESENTED = re.compile(r"\b(?:novel|new|proposed|propose[sd]?|introduce[sd]?|presents?|presented|develop(?:s|ed)?|"
                         r"design(?:s|ed)?|called|named|dubbed|termed)\b", re.I)  # a definition presenting its own
+_CONTRAST = re.compile(r"\b(?:against|than|versus|vs|compared|unlike|over|beyond|outperform\w*|beats?)\b", re.I)
 _ITS = re.compile(r"\b(?:our|its|the proposed|this (?:method|model|framework|approach|paper|work))\b", re.I)
 
 
@@ -112,7 +113,8 @@ def read_names(papers: Iterable[tuple[str, str, str, bool]], make: Callable[...,
                 names.setdefault(t, 1)
         # An acronym the abstract defines for another's work and mentions at most twice is not this paper's
         # name: when the paper has its own ("similar to Squeeze-Excitation Network (SENet)" in GC's), or when
-        # the definition cites it ("Traditional models like ... (GARCH)"). Discussed at length: kept.
+        # the definition cites it ("Traditional models like ... (GARCH)"). Discussed at length: about it, its own only
+        # when it has no other name or the definition presents it (below).
         mine = {norm(n) for n in [head, *coined] if n}
         for a, start in defined:
             said = sentence_before(text, start)
@@ -127,9 +129,12 @@ def read_names(papers: Iterable[tuple[str, str, str, bool]], make: Callable[...,
             if ours or a in label or norm(a) in mine or any(norm(a) in k or k in norm(a) for k in mine if k):
                 continue  # its own
             if counts.get(norm(a), 0) > 2:  # discussed at length: about it; not its own when the paper has its own
-                # name and the definition does not present it as new ("even against Greedy Coordinate Gradient
-                # (GCG), a white-box attack": the paper tests GCG, it is no GCG paper)
-                if mine and not (_ITS.search(said) or _PRESENTED.search(said)):
+                # name and the clause defining it (without the words it abbreviates) neither presents it nor names the
+                # paper's own ("even against Greedy Coordinate Gradient (GCG)": the paper tests GCG, it is no GCG
+                # paper; "The core of Kite is a Hierarchical Routing Module (HRM)": Kite's own)
+                lead = " ".join(clause.split()[:-len(re.sub(r"[^A-Z]", "", a)) or None])
+                own_said = any(k in norm(lead) for k in mine if k) and not _CONTRAST.search(lead)
+                if mine and not (_ITS.search(said) or _PRESENTED.search(lead) or own_said):
                     names[a.rstrip("-.,")] = 1
                 continue
             if _CITES.search(said) or (mine and not _ITS.search(said)):  # "Its router, a Dual Gating Unit (DGU)"

@@ -54,6 +54,8 @@ def yes_no(question: str) -> bool:
     (True, False)
     >>> yes_no("Can Kite run on phones?"), yes_no("Can you explain how Kite routes tokens?")
     (True, False)
+    >>> yes_no("Could you briefly explain Kite?"), yes_no("Can you tell me whether Kite needs public data?")
+    (False, True)
     """
     lead = lead_match(question)
     return bool(YES_NO.match(lead.group("ask") if lead else question))

@@ -148,7 +148,7 @@ TOPIC_AT = [
     re.compile(r"\bin the (?P<t>(?:\S+\s+){0,3}?\S+?) (?:paper|abstract|work)\b", re.I),
     re.compile(rf"^(?!(?:{OPENER}|in|on)\b)(?P<t>\S+?)(?:'s|’s)?\s+{AUX}\b", re.I),
     re.compile(r"\((?P<t>[A-Z][\w\-^&]+)\)"),  # "super token attention (STA)"
-    re.compile(rf"^{POLITE}?(?:please\s+)?"  # ("Can you explain ...?": a request)
+    re.compile(rf"^{POLITE}?(?:please\s+|\w+ly\s+)?"  # ("Can you explain ...?": a request)
                r"(?:explain|describe|summari[sz]e|tell me about|what about|give me an overview of)\s+"
                r"(?:the\s+)?(?P<t>[^\s,?]+(?:\s+[^\s,?]+){0,2})", re.I),
     # "... the idea behind X?", "the key idea of Swin Transformer?": a name of up to three words ends the question
@@ -208,5 +208,6 @@ OWN_PAPER = re.compile(r"\b(?:its|their) own paper\b|\baccording to (?:its|their
 ORIGINAL = re.compile(r"\boriginal\s+(?:[^\s,?]+\s+){0,5}?(?:paper|study|article|publication|report|trial)\b|"
                       r"\b(?:paper|study|article|work) that (?:first )?(?:introduced|proposed|coined)\b", re.I)
 # "Is/Does/Did/Can ...?": a yes/no question, whether a finding holds (not a polite request: "Can you explain ...?")
-YES_NO = re.compile(rf"^(?!{POLITE}(?:please\s+)?(?:explain|describe|summari[sz]e|tell|give|list|show|outline|compare)"
-                    r"\b)(?:is|are|was|were|does|do|did|can|could|has|have|had|will|would|should|may|might)\b", re.I)
+YES_NO = re.compile(rf"^(?!{POLITE}(?:please\s+|\w+ly\s+)?(?:explain|describe|summari[sz]e|tell(?!\s+(?:me|us)\s+"
+                    r"(?:whether|if)\b)|give|list|show|outline|compare)\b)"  # ("Can you tell me whether X?": yes/no)
+                    r"(?:is|are|was|were|does|do|did|can|could|has|have|had|will|would|should|may|might)\b", re.I)

@@ -178,7 +178,7 @@ class TopicWords:
         when it has others, the description, the description without it); a part with a word no abstract uses is
         in the asker's own words ("a bespoke network"): none."""
         pieces = parts(description)
-        if (len(pieces) < 2 or sum(len(topic_words(part)) for part, _, _ in pieces) > DESCRIBED_WORDS
+        if (len(pieces) < 2 or sum(len(words) for _, words, _ in pieces) > DESCRIBED_WORDS
                 or re.search(r"\bor\b|/", description, re.I)):
             return ()  # (alternatives, "for X or for Y": a paper is on one of them, `essential_alternatives`)
         whole = " ".join(tokens(description))
