@@ -34,9 +34,18 @@ def test_each_metadata_pattern_matches_its_example(field, pattern, example):
 @pytest.mark.parametrize("q", ["What do the authors propose in Prune&Comp?",
                                "How does FedMerge compare with the latest baselines?",
                                "Which datasets does Prune&Comp use?",
-                               "and how old were its patients?"])  # their age is in the abstract, not the record
+                               "and how old were its patients?",  # their age is in the abstract, not the record
+                               # "yearly", "year-long": words of the content, no publication year asked
+                               "What yearly gain does Kite's variant get?",
+                               "In what year-long study was Kite tested?",
+                               "What years of follow-up does Kite report?"])
 def test_content_questions_are_not_metadata_questions(q):
     assert asks_metadata(q) == ()
+
+
+def test_years_asked_of_several_papers_are_a_year_question():
+    assert asks_metadata("In what years were FedMerge and Kite published?") == ("year",)
+    assert asks_metadata("What year was FedMerge published?") == ("year",)
 
 
 def test_how_old_asks_the_papers_year_only_of_the_paper():

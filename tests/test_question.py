@@ -103,6 +103,10 @@ def test_listed_papers_are_each_answered_and_a_name_in_passing_is_not_a_side(lex
     # "are there <kinds of work> for X?": the kind is part of the criterion
     ("are there new benchmarks for evaluating speech models?", "benchmarks for evaluating speech models"),
     ("Are there any datasets with Welsh speech?", "datasets with Welsh speech"),
+    # a generic kind of contribution is any paper doing the thing, whatever it calls its work: no criterion word
+    ("Are there tools that use LLMs to summarise meetings?", "use LLMs to summarise meetings"),
+    ("are there methods for pruning speech models?", "pruning speech models"),
+    ("Are there systems in the collection that do speech routing?", "do speech routing"),
 ])
 def test_a_plural_asked_across_the_corpus_is_a_list(lex, question, criterion):
     q = analyze(question, None, lex)
@@ -129,6 +133,9 @@ def test_asking_whether_the_collection_has_work_on_a_topic_is_a_list(lex, questi
 def test_the_kind_of_work_asked_is_a_part_every_listed_paper_has(lex):
     assert "benchmark" in analyze("are there benchmarks for evaluating speech models?", None, lex).parts
     assert "corpus" in analyze("Are there corpora of Welsh speech?", None, lex).parts
+    # a generic kind ("tools", "methods", "frameworks") is no word a listed paper must write ("a simple application")
+    assert not analyze("Are there tools that use LLMs to summarise meetings?", None, lex).parts
+    assert not analyze("are there frameworks for pruning speech models?", None, lex).parts
 
 
 def test_a_code_availability_sentence_is_no_evidence_that_a_paper_meets_a_list():
@@ -1255,6 +1262,46 @@ def test_a_paper_using_every_distinctive_word_of_a_list_criterion_meets_it_at_a_
     p = Prepared(q, k=5, hits=list(ordered))
     weigh_list(p, topics, scorer, 0.35, calibrated=False)
     assert {h.paper_id for h, _, _ in p.rows} == {"p-mc"}
+
+
+def test_a_proper_word_of_a_list_criterion_is_a_part_every_listed_paper_writes():
+    """"Which papers study the Moltbook AI-agent platform?": a paper on AI agents that never names Moltbook does
+    not qualify, however well its sentences match the rest (the stub scorer gives every sentence 0.6); without the
+    proper word every paper on agent platforms does. (Papers written for this test.)"""
+    import numpy as np
+
+    from assistant.answer.listsize import weigh_list
+    from assistant.answer.state import Prepared
+    from assistant.answer.topics import TopicWords
+    from assistant.types import Hit, Record
+
+    papers = [("p-molt", "Agents on Moltbook", "We study posts by AI agents on Moltbook, an agent platform.", False),
+              ("p-plat", "Agent platforms", "AI agents meet on open agent platforms; we study their trust.", False),
+              ("p-tf", "Speech", "Transformers are strong. We study speech transformers on agent platforms.", False)]
+    lex = Lexicon.build(papers)
+    hits = [Hit(pid, Record(pid, text, label=label), 1.0) for pid, label, text, _ in papers]
+
+    class Scorer:
+        def matrix(self, queries, sents):
+            return np.full((len(queries), len(sents)), 0.6, np.float32)
+
+        def phrase_similarity(self, phrase, text):
+            return 0.0
+
+        def vectors(self, texts):
+            return np.ones((len(texts), 4), np.float32) / 2.0
+
+    class Cache:
+        def get(self):
+            return lex
+
+    topics = TopicWords(Cache(), Scorer())
+    p = Prepared(analyze("Which papers study the Moltbook AI-agent platform?", None, lex), k=5, hits=list(hits))
+    weigh_list(p, topics, Scorer(), 0.35, calibrated=False)
+    assert {h.paper_id for h, _, _ in p.rows} == {"p-molt"}
+    p = Prepared(analyze("Which papers study agent platforms?", None, lex), k=5, hits=list(hits))
+    weigh_list(p, topics, Scorer(), 0.35, calibrated=False)
+    assert {h.paper_id for h, _, _ in p.rows} == {"p-molt", "p-plat", "p-tf"}
 
 
 def test_a_stated_topic_then_a_question_pointing_back_at_it_is_asked_of_the_topic(lex):

@@ -26,7 +26,7 @@ from .nameforms import norm
 from .prose import is_debris
 from .state import Prepared
 from .support import SupportScorer, content_words
-from .topics import EXAMPLES, TopicWords
+from .topics import EXAMPLES, TopicWords, names_topic
 
 LIST_SHOW = 30  # papers written out in a list answer
 LIST_POOL = 120  # papers retrieved for a list (the criterion is checked on each)
@@ -72,8 +72,12 @@ _DOING = re.compile(
     r")(?=\S)", re.I)
 # a verb in its base form (as after "papers that"), not a noun ("transformers for", "learning in"): a guess, right
 # after "papers that" and wrong in "a trial of aspirin in diabetics"
-_BASE_VERB = re.compile(r"^(?-i:[a-z]+(?<!s)(?<!ing))\s+(?:(?:their|its|the)\s+[a-z]+\s+)?"
-                        r"(?:on|with|in|for|about|into)\s+(?=\S)", re.I)
+# (or a verb of reporting and what is reported of it: "report results on SWE-bench", "run experiments on KITTI";
+# not a noun phrase, "model evaluation in healthcare", "clinical improvements in depression")
+_BASE_VERB = re.compile(r"^(?:(?-i:[a-z]+(?<!s)(?<!ing))\s+(?:(?:their|its|the)\s+[a-z]+\s+)?|"
+                        r"(?:report|run|conduct|perform|present|show|give|provide|publish|achieve|obtain)\s+"
+                        r"(?:(?:their|its)\s+)?(?:results|experiments|performance|evaluations?|scores|gains|improvements)"
+                        r"\s+)(?:on|with|in|for|about|into)\s+(?=\S)", re.I)
 
 
 def criterion_core(criterion: str, base_verbs: bool = True) -> str:
@@ -84,11 +88,12 @@ def criterion_core(criterion: str, base_verbs: bool = True) -> str:
     >>> [criterion_core(c) for c in ("evaluate on KITTI", "deploy their models on microcontrollers",
     ...                                "involve robotic surgery", "federated learning", "learning in healthcare",
     ...                                "transformers for vision", "tackle multi-agent path finding", "do lip reading",
-    ...                                "dealing with ECG (electrocardiogram) data", "building on Kalman filters")]
+    ...                                "dealing with ECG (electrocardiogram) data", "building on Kalman filters",
+    ...                                "report results on SWE-bench", "model evaluation in healthcare")]
     ... # doctest: +NORMALIZE_WHITESPACE
     ['KITTI', 'microcontrollers', 'robotic surgery', 'federated learning', 'learning in healthcare',
      'transformers for vision', 'multi-agent path finding', 'lip reading', 'ECG (electrocardiogram) data',
-     'Kalman filters']
+     'Kalman filters', 'SWE-bench', 'model evaluation in healthcare']
     """
     text = criterion.strip(" .?")
     core = _DOING.sub("", text).strip()
@@ -97,7 +102,7 @@ def criterion_core(criterion: str, base_verbs: bool = True) -> str:
     return core or criterion
 
 
-_TITLED = re.compile(r"(?<![.?!]\s)(?<!^)\b[A-Z][a-z]+(?:[\s\-]+[A-Z][a-z]+){1,3}\b")
+_TITLED = re.compile(r"(?<![.?!]\s)(?<!^)\b[A-Z][a-z]+(?:[\s\-]+[A-Z][a-z]+){0,3}\b")
 
 
 def proper_phrases(criterion: str, texts: list[str]) -> tuple[str, ...]:
@@ -109,15 +114,55 @@ def proper_phrases(criterion: str, texts: list[str]) -> tuple[str, ...]:
     ('Decision Transformer',)
     >>> proper_phrases("use Large Language Models", ["Large language models are everywhere.", "LLMs are large."])
     ()
+
+    One proper word ("the Moltbook platform", "LLMs in Ukrainian") is one when the abstracts never write it in lower
+    case, the criterion names a topic (not a description in the asker's words: "predict where on Earth a photo was
+    taken") and the word is not one of alternatives or examples ("Bengali / Bangla": either will do).
+
+    >>> proper_phrases("study the Moltbook agent platform", ["Agents post on Moltbook.", "AI agents trust humans."])
+    ('Moltbook',)
+    >>> proper_phrases("use Transformers for speech", ["Transformers are used.", "Speech transformers are big."])
+    ()
+    >>> proper_phrases("corpora in Bengali or Bangla", ["A Bengali corpus.", "Bangla text."])
+    ()
+    >>> proper_phrases("predict where on Earth a photo was taken", ["Photos from all over the Earth."])
+    ()
     """
     out, lowered = [], [t.lower() for t in texts]
     for m in _TITLED.finditer(criterion):
         phrase = m.group(0)
-        upper = sum(t.count(phrase) for t in texts)
-        lower = sum(t.count(phrase.lower()) for t in lowered) - upper
+        single = " " not in phrase and "-" not in phrase
+        if single:  # as a word: "Rust" is not in "trust"
+            upper = sum(len(re.findall(rf"\b{re.escape(phrase)}\b", t)) for t in texts)
+            lower = sum(len(re.findall(rf"\b{re.escape(phrase.lower())}\b", t)) for t in lowered) - upper
+        else:
+            upper = sum(t.count(phrase) for t in texts)
+            lower = sum(t.count(phrase.lower()) for t in lowered) - upper
+        if single and (lower or _alternative(phrase, criterion) or not names_topic(criterion_core(criterion))):
+            continue  # (a description in the asker's words: "predict where on Earth a photo was taken")
         if upper and upper >= lower:
             out.append(phrase)
     return tuple(out)
+
+
+def _alternative(term: str, criterion: str) -> bool:
+    """The term is one of alternatives ("X or Y", "X / Y") or of examples: after a dash or colon that elaborates
+    ("flow-based models - flow matching, Rectified flow and the like"), in a criterion that gives examples ("and
+    the like", "etc."), or in a list of three or more ("A, B and C").
+
+    >>> [_alternative(t, c) for t, c in (("Rectified", "flow models - flow matching, Rectified flow and the like"),
+    ...                                   ("Kalman", "Kalman or Bayes filters"), ("Moltbook", "the Moltbook platform"),
+    ...                                   ("Bengali", "LLMs for Hindi, Bengali and Tamil"),
+    ...                                   ("Bangla", "models for Bengali (Bangla)"),
+    ...                                   ("Rectified", "flows—Rectified flow"))]
+    [True, True, False, True, True, True]
+    """
+    t = re.escape(term)
+    listed = criterion.count(",") >= 2 or re.search(r",[^,]*\b(?:and|or)\b", criterion)  # "A, B and C"
+    return bool(re.search(rf"\bor\s+{t}\b|\b{t}\s+or\b|/\s*{t}\b|\b{t}\s*/|\(\s*{t}\b|\b{t}\s*\(|"  # "X (Y)"
+                          rf"(?:\s*[–—]\s*|\s-\s|:\s).*\b{t}\b", criterion, re.I)
+                or re.search(r"\b(?:and the like|and so on|and others|etc)\b", criterion, re.I)
+                or (listed and re.search(rf",[^,]*\b{t}\b|\b{t}\b[^,]*,", criterion)))
 
 
 def best_sentence(hit: Hit, criterion: str, core: str, scorer: SupportScorer) -> tuple[int, str, float]:

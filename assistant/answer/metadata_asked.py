@@ -13,7 +13,8 @@ ASKS: tuple[tuple[str, str, str], ...] = (
     ("authors", r"\b(?:who (?:are|were|is|was) the authors?|who (?:wrote|authored|developed|proposed|published|"
                 r"created)|authors? of|written by|by whom)", "Who wrote FedMerge?"),
     ("year", r"\b(?:when (?:was|were|did)\b.*\b(?:published|released|written|appear\w*|come out|posted)|"
-             r"what year|which year|year of publication|publication (?:year|date)|"
+             # not "what yearly gain", "what year-long study", "what years of follow-up"
+             r"(?:what|which) years?\b(?!-)(?!\s+of\b)|year of publication|publication (?:year|date)|"
              # "how old is FedMerge / the paper?" (not "how old were its patients?": their age is in the abstract)
              r"how old (?:is|was) (?:it|this|that|the (?:paper|work|study|article|abstract)|[^\s?]+)\s*\??$)",
      "When was Prune&Comp published?"),

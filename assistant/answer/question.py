@@ -32,7 +32,7 @@ from .conversation import Conversation
 from .linker import Lexicon, Link
 from .nameforms import named_terms, norm
 from .phrasing import DESCRIBED, LEAD, LIST, TOPIC_AT
-from .questionkind import Kind, question_kind
+from .questionkind import PAPER_KINDS, Kind, question_kind
 from .sides import Side
 from .support import stem
 from .words import FUNCTION_WORDS, expand_contractions, fold_stated_topic
@@ -129,8 +129,8 @@ def analyze(text: str, conversation: Conversation | None, lexicon: Lexicon) -> Q
                                     rf"{re.escape(t)}\s*/)",
                                     criterion)) if kind is Kind.LIST else ()
     asked_kind = LIST.match(standalone) if kind is Kind.LIST else None
-    if asked_kind and asked_kind.group("m12"):  # "are there benchmarks for X?": a listed paper is one (says so)
-        noun = asked_kind.group("m12").lower()
+    noun = (asked_kind.group("m12") or "").lower() if asked_kind else ""
+    if noun in PAPER_KINDS:  # "are there benchmarks for X?": a listed paper is one (says so)
         parts += ({"corpora": "corpus"}.get(noun) or stem(noun),)
     return Question(
         text=q, standalone=standalone, kind=kind, sides=sides, criterion=criterion, parts=parts,

@@ -60,6 +60,10 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"[a-z0-9]+", text.lower())) - {"the", "paper", "study", "work", "one", "article"}
 
 
+# kinds of paper a listed one must call itself ("are there datasets for X?": the kind is in the criterion and a part,
+# question.py); a generic kind of contribution ("are there tools / methods / frameworks that do X?") is any paper
+# doing X, whatever it calls its work ("a simple application", "a framework"): not in the criterion
+PAPER_KINDS = frozenset({"benchmarks", "datasets", "corpora", "surveys"})
 # where a list's papers are looked for, after its criterion: "... are in the collection", "... here"
 _WHERE = re.compile(r"\s+(?:(?:are|is|were|exist|can be found)\s+)?(?:(?:in|from|across)\s+(?:the |this |my |our )?"
                     r"(?:corpus|collection|index|library|abstracts)|(?:in\s+)?here)$", re.I)
@@ -90,11 +94,16 @@ def _framed_kind(q: str, links: list[Link], referents: tuple[str, ...], conversa
         m = None  # "Which trials were pooled in the X meta-analysis?": the items of one paper
     if m:
         lead = next((g for g in ("m8", "m9", "m10", "m12") if m.group(g)), "")
-        crit = (f"{m.group(lead)} {m.group('c' + lead[1:])}" if lead
-                else next((g for g in m.groups() if g), ""))
+        generic = lead == "m12" and m.group(lead).lower() not in PAPER_KINDS  # "are there tools that ...?": any paper
+        if generic:
+            crit = m.group("c12")
+        else:
+            crit = f"{m.group(lead)} {m.group('c' + lead[1:])}" if lead else next((g for g in m.groups() if g), "")
         crit = " ".join(crit.split())
         crit = re.sub(r"^(?:(?:in|from|across) (?:the |this |my |our )?(?:corpus|collection|index|library|abstracts) "
                       r"|here )?(?:that |which |who |to |about |on |in |of )?", "", crit, flags=re.I).strip(" ,?")
+        if generic:
+            crit = re.sub(r"^(?:for|with)\s+", "", crit, flags=re.I)
         crit = _WHERE.sub("", crit)  # "What approaches to X are in the collection?": the collection is no criterion
         crit = _EXCEPT.sub("", crit).strip(" ,")  # what a listed paper must not be is no word it must hold
         return Kind.LIST, (), crit or q

@@ -14,8 +14,10 @@ Sentences that look like instructions to a model ("ignore previous instructions 
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -56,8 +58,40 @@ def content_words(text: str) -> set[str]:
 
 
 def recall(claim: str, source: str) -> float:
+    """The share of the claim's content words the source uses, a word written with or without its hyphens or as
+    two words the same ("SWE-bench" in "SWE bench Lite", "pre-training" in "pretraining", "dataset" in "data set").
+
+    >>> recall("SWE-bench", "on SWE bench Lite"), recall("pretraining data", "pre-training on web data")
+    (1.0, 1.0)
+    >>> recall("SWE-bench", "a software bench"), recall("re-id", "they are identified")
+    (0.0, 0.0)
+    >>> recall("models beat baselines", "scores must be at least 5 for baselines")  # "be at" is no "beat"
+    0.3333333333333333
+    """
     c = content_words(claim)
-    return len(c & content_words(source)) / len(c) if c else 0.0
+    if not c:
+        return 0.0
+    found = c & content_words(source)
+    if len(found) < len(c):
+        joined = _joined_words(source)
+        found |= {w for w in c - found if w.replace("-", "") in joined}
+    return len(found) / len(c)
+
+
+@lru_cache(maxsize=4096)
+def _joined_words(text: str) -> frozenset[str]:
+    """The text's words with their hyphens dropped, and each two neighbouring content words written as one,
+    stemmed; never across punctuation ("GPT, 4") nor with a function word ("be at" is no "beat").
+
+    >>> sorted(_joined_words("SWE bench, be at pre- trained"))
+    ['at', 'be', 'bench', 'pre', 'pretrain', 'swe', 'swebench', 'train']
+    """
+    out: set[str] = set()
+    for part in re.split(r"[.,;:!?()\[\]{}\"“”]+", text.lower()):
+        words = _WORD.findall(part)
+        out |= {stem(w).replace("-", "") for w in words}
+        out |= {stem(a + b).replace("-", "") for a, b in itertools.pairwise(words) if a not in STOP and b not in STOP}
+    return frozenset(out)
 
 
 def novel_facts(claim: str, abstract: str) -> list[str]:
