@@ -129,20 +129,22 @@ def proper_phrases(criterion: str, texts: list[str]) -> tuple[str, ...]:
     ()
     """
     out, lowered = [], [t.lower() for t in texts]
+    topic = names_topic(criterion_core(criterion))  # (not a description: "predict where on Earth a photo was taken")
     for m in _TITLED.finditer(criterion):
         phrase = m.group(0)
         single = " " not in phrase and "-" not in phrase
-        if single:  # as a word: "Rust" is not in "trust"
-            upper = sum(len(re.findall(rf"\b{re.escape(phrase)}\b", t)) for t in texts)
-            lower = sum(len(re.findall(rf"\b{re.escape(phrase.lower())}\b", t)) for t in lowered) - upper
-        else:
-            upper = sum(t.count(phrase) for t in texts)
-            lower = sum(t.count(phrase.lower()) for t in lowered) - upper
-        if single and (lower or _alternative(phrase, criterion) or not names_topic(criterion_core(criterion))):
-            continue  # (a description in the asker's words: "predict where on Earth a photo was taken")
-        if upper and upper >= lower:
+        if single and (not topic or _alternative(phrase, criterion)):
+            continue
+        count = _word_count if single else str.count  # one word as a word: "Rust" is not in "trust"
+        upper = sum(count(t, phrase) for t in texts)
+        lower = sum(count(t, phrase.lower()) for t in lowered) - upper
+        if upper and upper >= lower and not (single and lower):
             out.append(phrase)
     return tuple(out)
+
+
+def _word_count(text: str, word: str) -> int:
+    return len(re.findall(rf"\b{re.escape(word)}\b", text))
 
 
 def _alternative(term: str, criterion: str) -> bool:
