@@ -9,6 +9,8 @@ Per run (results.jsonl of `paperchat eval run`):
 - first_person: answers with "we/our/us" outside quotation marks. Target 0.
 - tex_debris: answers with TeX or markup debris (``, '', \\cmd, $...$, braces, URLs). Target 0.
 - p50_total_s: median answer time (extractive). Target < 0.5 s.
+- undefined_acronym: single answers (factoid, paraphrase, follow-up) that use an acronym a cited abstract defines
+  ("Global Feature-guided Learning (GFL)") without ever saying what it stands for.
 With --verify: every sentence of the given corpora that the rules change, rewritten with the paper's name
 (sampled), judged by the claim verifier against the sentence it came from. Target supported >= 0.97.
 """
@@ -26,6 +28,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from assistant.answer.acronyms import definitions
 from assistant.answer.prose import DEBRIS, Rewriter, first_person_outside_quotes, rewrite
 from assistant.index.sentences import split_sentences
 
@@ -45,6 +48,12 @@ def first_sentence(text: str) -> str:
     return f"{label.group(1)}: {first}" if label else first
 
 
+def undefined_acronyms(rec: dict) -> list[tuple[str, str]]:
+    """(acronym, long form) the answer uses undefined although a cited abstract defines it (bold titles aside)."""
+    body = re.sub(r"\*\*[^*\n]+\*\*:?", "", rec.get("answer", "").split("\n\n")[0])
+    return [d for c in rec.get("citations") or [] for d in definitions(body, c.get("text") or "", body)]
+
+
 def run_figures(run_dir: Path) -> dict:
     recs = [json.loads(line) for line in (run_dir / "results.jsonl").read_text(encoding="utf-8").split("\n")
             if line.strip()]
@@ -56,12 +65,15 @@ def run_figures(run_dir: Path) -> dict:
     fp = [t for t in texts if first_person_outside_quotes(t)]
     tex = [t for t in texts if DEBRIS.search(t)]
     times = [r.get("timings", {}).get("total_s") for r in recs if r.get("timings", {}).get("total_s") is not None]
+    single = [r for r in recs if r.get("kind") in ("factoid", "paraphrase", "followup") and not r.get("abstained")]
+    undefined = [r for r in single if undefined_acronyms(r)]
     return {
         "questions": len(recs), "factoid_with_terms": len(fact),
         "first_sentence_must_mention": round(len(hit) / len(fact), 3) if fact else None,
         "first_sentence_must_mention_answered": round(len(hit) / len(answered), 3) if answered else None,
         "first_person": len(fp), "tex_debris": len(tex),
         "p50_total_s": round(statistics.median(times), 3) if times else None,
+        "single_answers": len(single), "undefined_acronym": len(undefined),
         "examples": {"first_person": [t[:160] for t in fp[:3]], "tex_debris": [t[:160] for t in tex[:3]]},
     }
 
@@ -123,7 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     Path(a.out).write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
     for run, f in result["runs"].items():
         print(f"{run}: first={f['first_sentence_must_mention']} (answered {f['first_sentence_must_mention_answered']}) "
-              f"first_person={f['first_person']} tex={f['tex_debris']} p50={f['p50_total_s']}s n={f['questions']}")
+              f"first_person={f['first_person']} tex={f['tex_debris']} p50={f['p50_total_s']}s n={f['questions']} "
+              f"undefined_acronym={f['undefined_acronym']}/{f['single_answers']}")
     for c, v in result.get("verify", {}).items():
         print(f"verify {c}: rules alone supported={v['supported']} of {v['checked']} "
               f"(rewritten {v['rewritten_sentences']}); "

@@ -81,8 +81,15 @@ def is_name_like(tok: str, *, strong: bool = False) -> bool:
     return camel or allcaps or digit_mix or (strong and _plain_capitalised(tok))
 
 
-def _expansion(text: str, acronym: str) -> str:
-    """The words defined by "words (ACRONYM)" in `text`, when their initials spell the acronym."""
+def expansion(text: str, acronym: str, whole_words: bool = False) -> str:
+    """The words defined by "words (ACRONYM)" in `text`, when their initials spell the acronym (each part of a
+    hyphenated word giving one; with `whole_words` also each word one: "Feature-guided" as F).
+
+    >>> expansion("We propose Global Feature-guided Learning (GFL).", "GFL", whole_words=True)
+    'Global Feature-guided Learning'
+    >>> expansion("We propose Global Feature-guided Learning (GFL).", "GFL")
+    ''
+    """
     letters = re.sub(r"[^a-z]", "", acronym.lower())
     for m in re.finditer(r"\(\s*" + re.escape(acronym) + r"\s*\)", text):
         before = re.split(r"[()]", text[max(0, m.start() - 160) : m.start()])[-1]
@@ -90,7 +97,8 @@ def _expansion(text: str, acronym: str) -> str:
         for start in range(len(words) - 1, -1, -1):
             cand = words[start:]
             ini = _initials(cand)
-            if ((ini == letters or (len(cand) >= 2 and len(ini) == len(letters) and ini[:2] == letters[:2]))
+            if ((ini == letters or (len(cand) >= 2 and len(ini) == len(letters) and ini[:2] == letters[:2])
+                 or (whole_words and "".join(w[0].lower() for w in cand) == letters))
                     and cand[0].lower() not in ARTICLES):
                 return " ".join(cand)
     return ""
@@ -158,7 +166,7 @@ def _name_at(after: str) -> tuple[str, str, str] | None:
         tail = acr[1].split(",")[-1].strip() if acr else ""
         plain = not any(w in PREPOSITIONS | BOUNDARY_WORDS for w in tail.split())
         if acr and tail and (plain or _title_run(tail.split()) == tail.split()) and 0 < len(tail.split()) <= 8:
-            return acr[0], _expansion(after, acr[0]) or tail, acr[2]
+            return acr[0], expansion(after, acr[0]) or tail, acr[2]
     first = words[0]
     token = strip_token(first)
     if not is_name_like(token, strong=True):
@@ -193,10 +201,10 @@ def _paren_acronym(window: str) -> tuple[str, str, str] | None:
     words = before.split(",")[-1].split()
     if not words or len(words) > 10 or any(w.lower() in PREPOSITIONS | BOUNDARY_WORDS for w in words):
         return None
-    expansion = _expansion(window[: m.end()], acr) or " ".join(
+    long_form = expansion(window[: m.end()], acr) or " ".join(
         w for w in words if w.lower() not in ARTICLES and w.lower() not in FILLER_ADJ
     )
-    return acr, expansion, window[m.end() :]
+    return acr, long_form, window[m.end() :]
 
 
 def _candidates(text: str) -> list[tuple[tuple[int, int, int], str, str, str, str]]:
@@ -214,9 +222,9 @@ def _candidates(text: str) -> list[tuple[tuple[int, int, int], str, str, str, st
             if got and got[0] not in seen_before:
                 before = sent[: m.start()]
                 lead = _LEADING_TITLE.search(before)
-                expansion = got[1] or (lead.group(1) if lead and " " in lead.group(1) else "")
+                long_form = got[1] or (lead.group(1) if lead and " " in lead.group(1) else "")
                 desc = PROPOSE.split(before)[-1] if PROPOSE.search(before) else ""
-                found.append(((0, si, 0) if proposing else (2, si, 0), got[0], expansion, got[2], desc))
+                found.append(((0, si, 0) if proposing else (2, si, 0), got[0], long_form, got[2], desc))
         for m in [*PROPOSE.finditer(sent), *AND_PROPOSE.finditer(sent)]:
             window = _skip_fillers(sent[m.end() :])
             got = _name_at(window)
@@ -270,11 +278,11 @@ def find_method_name(text: str) -> MethodName:
     found = _candidates(text)
     if not found:
         return MethodName("", "", "")
-    _, name, expansion, rest, before = min(found, key=lambda c: c[0])
+    _, name, long_form, rest, before = min(found, key=lambda c: c[0])
     name = name.strip()
     kind_m = re.match(r"\s*['’]*\s*(?:,\s*(?:a|an|our|the)\s+(?:(?:novel|new|simple)\s+)?)?([a-z]+)\b", rest)
     kind = kind_m.group(1) if kind_m and is_generic(kind_m.group(1)) else ""
-    topic = clip_phrase(expansion, 12) if expansion else clip_phrase(_expansion(text, name), 12)
+    topic = clip_phrase(long_form, 12) if long_form else clip_phrase(expansion(text, name), 12)
     if not topic:
         generic = "|".join(sorted(GENERIC))
         appos = re.match(

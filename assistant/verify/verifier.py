@@ -28,6 +28,7 @@ from ..index.sentences import split_sentences
 from ..settings import VerifySettings
 from ..user_text import clean_user_text
 from . import model as _model
+from .abbrev import canonical
 from .windows import Window, content_words, overlap, windows
 
 Label = Literal["supported", "not_supported", "contradicted"]
@@ -122,9 +123,21 @@ class Verifier:
             lab = self.label(s, c)
             w = ws[i_c] if lab == "contradicted" else ws[i_s]
             out.append(Verdict(s, c, lab, w.text, w.sentences))
+        out = self._resolved(pairs, claims, sents, out)
         if progress:
             progress(len(out))
         return out
+
+    def _resolved(self, pairs, claims: list[str], sents: list[list[str]], out: list[Verdict]) -> list[Verdict]:
+        """A claim not supported as written that spells out an acronym its source defines ("Long Form (ACR)") is
+        read again with the acronym alone (`abbrev.canonical`); that reading counts when it is supported."""
+        again = {i: c for i, (claim, ss) in enumerate(zip(claims, sents))
+                 if out[i].label != "supported" and "(" in claim and (c := canonical(claim, " ".join(ss)))}
+        if not again:
+            return out
+        redo = self.verify_many([(c, pairs[i][1]) for i, c in again.items()])
+        return [redo[list(again).index(i)] if i in again and redo[list(again).index(i)].label == "supported" else v
+                for i, v in enumerate(out)]
 
 
 _VERIFIERS: dict[str, Verifier] = {}

@@ -9,6 +9,7 @@ from collections.abc import Generator
 
 from ...index.sentences import split_sentences
 from ...types import Hit
+from ..acronyms import spell_out
 from ..answerable import states_asked
 from ..compose import extractive_answer, trim
 from ..events import Event, Status
@@ -85,11 +86,16 @@ def compose(prep: Prepared, ctx: Context, draft: Draft) -> None:
     parts = []
     rw = ctx.rw()
     rw.prepare([(split_sentences(hits[hi].text)[si].text, shown_name(prep.names, hits[hi])) for hi, si in picks])
+    shown = []
     for hi, si in picks:
+        source = split_sentences(hits[hi].text)[si].text
+        sentence = rw(source, shown_name(prep.names, hits[hi]))  # third person, no markup, verified
+        if sentence:  # not a pointer to code or a project page (no claim)
+            shown.append((hi, si, sentence, source))
+    spelled = spell_out([(s, hits[hi].text, src) for hi, _, s, src in shown], rw.checker)  # acronyms, verified
+    for (hi, si, _, _), sentence in zip(shown, spelled):
+        sentence = sentence.rstrip(".")
         name = shown_name(prep.names, hits[hi])
-        sentence = rw(split_sentences(hits[hi].text)[si].text, name).rstrip(".")  # third person, no markup, verified
-        if not sentence:  # a pointer to code or a project page: no claim
-            continue
         n = markers.setdefault(hi, len(markers) + 1)
         chosen.setdefault(hi, []).append(si)
         if not parts and name and name.lower() not in sentence.lower():

@@ -1,0 +1,37 @@
+"""Abbreviations a claim spells out that its source defines: read as the source writes them.
+
+An answer that spells out an acronym at its first use ("Global Feature-guided Learning (GFL) constructs the
+clusters ...") joins the abstract's definition ("we propose Global Feature-guided Learning (GFL)") to a sentence
+that only says "GFL constructs the clusters ...". The verifier reads a claim against one or two neighbouring
+sentences, so the long form has no counterpart there and the claim reads as unsupported. A claim whose every
+"Long Form (ACR)" is defined the same way by its source is also read with the acronym alone (`canonical`), as
+abbreviation resolution does in biomedical text mining.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..ingest.names import expansion
+
+# "words (ACR)": an acronym in brackets after the words it may abbreviate
+_DEFINED = re.compile(r"\(\s*([A-Z][A-Za-z0-9\-]*[A-Z][A-Za-z0-9\-]*)\s*\)")
+
+
+def canonical(claim: str, source: str) -> str | None:
+    """`claim` with each "Long Form (ACR)" the source defines alike written "ACR"; None when it has none.
+
+    >>> canonical("Global Feature-guided Learning (GFL) smooths noise.",
+    ...           "We propose Global Feature-guided Learning (GFL). GFL smooths noise.")
+    'GFL smooths noise.'
+    >>> canonical("Global Feature Learning (GFL) smooths noise.", "We propose Gated Fusion Layers (GFL).") is None
+    True
+    """
+    out, changed = claim, False
+    for m in _DEFINED.finditer(claim):
+        acr = m.group(1)
+        long = expansion(claim[: m.end()], acr, whole_words=True)
+        if long and expansion(source, acr, whole_words=True).lower() == long.lower():
+            out, n = re.subn(rf"{re.escape(long)}\s*\(\s*{re.escape(acr)}\s*\)", acr, out, count=1)
+            changed = changed or bool(n)
+    return out if changed else None

@@ -1,0 +1,108 @@
+"""An acronym spelled out at its first use in an answer (assistant/answer/acronyms.py) and the verifier reading a
+spelled-out acronym its source defines (assistant/verify/abbrev.py). Abstracts written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.answer.acronyms import definitions, spell_out
+from assistant.verify import VerifierUnavailableError
+from assistant.verify.abbrev import canonical
+
+ABSTRACT = ("Interactive 3D segmentation suffers when 2D masks disagree across views. To overcome this, we propose "
+            "Cross-View Mask Voting (CVMV). CVMV clusters noisy 2D masks across the views before training. CVMV runs "
+            "in 12 ms per click. We evaluate on the LERF-Mask dataset with ViT-B features and SAM.")
+
+
+class _Verdict:
+    def __init__(self, label: str) -> None:
+        self.label = label
+
+
+def test_an_acronym_is_spelled_out_once_at_its_first_use():
+    items = [("CVMV clusters noisy 2D masks across the views before training.", ABSTRACT, ""),
+             ("CVMV runs in 12 ms per click.", ABSTRACT, "")]
+    assert spell_out(items) == ["Cross-View Mask Voting (CVMV) clusters noisy 2D masks across the views before "
+                                "training.", "CVMV runs in 12 ms per click."]
+
+
+@pytest.mark.parametrize("sentence, said", [
+    ("CVMV runs in 12 ms per click.", "The authors propose Cross-View Mask Voting (CVMV). CVMV runs in 12 ms."),
+    ("CVMV runs in 12 ms per click.", "Cross-view mask voting is fast. CVMV runs in 12 ms per click."),
+    ("SAM and ViT-B features are used.", "SAM and ViT-B features are used."),  # the abstract defines neither
+    ("They evaluate on the LERF-Mask dataset.", "They evaluate on the LERF-Mask dataset."),  # part of a compound
+])
+def test_nothing_is_spelled_out_twice_or_without_the_abstracts_definition(sentence, said):
+    assert definitions(sentence, ABSTRACT, said) == []
+
+
+def test_a_long_form_whose_initials_do_not_spell_the_acronym_is_no_definition():
+    abstract = "We propose a voting scheme over views (CVMV). CVMV is fast."
+    assert definitions("CVMV is fast.", abstract, "CVMV is fast.") == []
+
+
+def test_a_spelled_out_sentence_the_verifier_rejects_stays_as_written_and_no_verifier_leaves_the_rule():
+    items = [("CVMV runs in 12 ms per click.", ABSTRACT, "CVMV runs in 12 ms per click.")]
+    seen = []
+
+    def reject(pairs):
+        seen.extend(pairs)
+        return [_Verdict("not_supported") for _ in pairs]
+
+    assert spell_out(items, reject) == ["CVMV runs in 12 ms per click."]
+    claim, evidence = seen[0]  # read against its own sentence and the abstract's definition
+    assert claim.startswith("Cross-View Mask Voting (CVMV) runs")
+    assert evidence == ["CVMV runs in 12 ms per click.", "To overcome this, we propose Cross-View Mask Voting (CVMV)."]
+
+    def unavailable(pairs):
+        raise VerifierUnavailableError("no model", hint="")
+
+    assert spell_out(items, unavailable)[0].startswith("Cross-View Mask Voting (CVMV) runs")
+
+
+def test_the_verifier_reads_a_spelled_out_acronym_as_its_source_defines_it():
+    from assistant.settings import Settings
+    from assistant.verify import get_verifier
+
+    v = get_verifier(Settings().verify)
+    spelled = "Cross-View Mask Voting (CVMV) runs in 12 ms per click."
+    assert canonical(spelled, ABSTRACT) == "CVMV runs in 12 ms per click."
+    assert canonical("Cross-View Mask Vetting (CVMV) runs in 12 ms per click.", ABSTRACT) is None  # not its definition
+    supported = v.verify("Cross-View Mask Voting (CVMV) runs in 12 ms per click.", ABSTRACT)
+    assert supported.label == "supported"
+    # the resolved reading is still read for what it claims: a wrong figure is no support
+    assert v.verify("Cross-View Mask Voting (CVMV) runs in 95 ms per click.", ABSTRACT).label != "supported"
+    assert v.verify("Cross-View Mask Vetting (CVMV) runs in 12 ms per click.", ABSTRACT).label != "supported"
+
+
+def test_an_extractive_answer_spells_out_the_acronym_its_abstract_defines(tmp_path):
+    from assistant.answer.assistant import Assistant
+    from assistant.types import Record
+    from tests.conftest import PAPERS, make_settings
+
+    a = Assistant(make_settings(tmp_path))
+    a.index.add([*PAPERS, Record("p-cvmv", ABSTRACT, label="Cross-View Mask Voting", label_derived=True)])
+    answer = a.ask("How fast is CVMV per click?")
+    assert not answer.abstained
+    assert "Cross-View Mask Voting (CVMV)" in answer.answer and answer.answer.count("(CVMV)") == 1
+
+
+def test_the_prose_figure_counts_an_answer_that_leaves_a_defined_acronym_unexplained():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    from prose import undefined_acronyms
+
+    cited = [{"text": ABSTRACT}]
+    assert undefined_acronyms({"answer": "**CVMV**: CVMV runs in 12 ms per click [1].", "citations": cited}) == [
+        ("CVMV", "Cross-View Mask Voting")]
+    assert undefined_acronyms({"answer": "Cross-View Mask Voting (CVMV) runs in 12 ms [1]. CVMV clusters masks [1].",
+                               "citations": cited}) == []
+
+
+def test_a_sentence_opening_with_a_lower_case_long_form_still_opens_with_a_capital():
+    abstract = "We use conformal prediction (CP) for translation. CP gauges the uncertainty of each answer."
+    out = spell_out([("The method translates commands.", abstract, ""), ("CP gauges the uncertainty of each answer.",
+                                                                          abstract, "")])
+    assert out[1] == "Conformal prediction (CP) gauges the uncertainty of each answer."  # a new sentence to a splitter
