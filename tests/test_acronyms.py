@@ -106,3 +106,30 @@ def test_a_sentence_opening_with_a_lower_case_long_form_still_opens_with_a_capit
     out = spell_out([("The method translates commands.", abstract, ""), ("CP gauges the uncertainty of each answer.",
                                                                           abstract, "")])
     assert out[1] == "Conformal prediction (CP) gauges the uncertainty of each answer."  # a new sentence to a splitter
+
+
+def test_review_cases_an_english_word_a_swallowed_word_a_nested_acronym_and_a_refused_first_use():
+    # "NOT" the word is no acronym, whatever the abstract names so
+    notted = "We propose Neural Operator Testing (NOT). Plain fine-tuning does NOT transfer to new domains."
+    assert spell_out([("Plain fine-tuning does NOT transfer to new domains.", notted, "")]) == [
+        "Plain fine-tuning does NOT transfer to new domains."]
+    # a word before the definition (or across a sentence end) is not part of the long form
+    graph = "It is learned on the Graph. Neural Operators (GNO) are fast."
+    assert definitions("GNO is fast.", graph, "GNO is fast.") == []
+    # an acronym inside another's long form stays as written
+    clip = "We use Contrastive Language-Image Pretraining (CLIP). We propose CLIP Guided Sampling (CGS)."
+    assert spell_out([("CGS improves CLIP scores by 4 points.", clip, "")]) == [
+        "CLIP Guided Sampling (CGS) improves Contrastive Language-Image Pretraining (CLIP) scores by 4 points."]
+    # the first use refused by the verifier: the next use is spelled out instead
+    asked = []
+
+    def first_refused(pairs):
+        asked.append([c for c, _ in pairs])
+        return [_Verdict("not_supported" if c.startswith("Cross-View Mask Voting (CVMV) clusters") else "supported")
+                for c, _ in pairs]
+
+    out = spell_out([("CVMV clusters noisy 2D masks across the views before training.", ABSTRACT, ""),
+                     ("CVMV runs in 12 ms per click.", ABSTRACT, "")], first_refused)
+    assert out == ["CVMV clusters noisy 2D masks across the views before training.",
+                   "Cross-View Mask Voting (CVMV) runs in 12 ms per click."]
+    assert len(asked) == 2  # two rounds at most

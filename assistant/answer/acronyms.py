@@ -20,15 +20,27 @@ from collections.abc import Callable, Sequence
 from ..index.sentences import split_sentences
 from ..ingest.names import expansion
 from ..verify import VerifierUnavailableError
+from .support import STOP
 
 # an acronym as written: two capitals or more ("GFL", "BoN"; one with a digit is left: `definitions`); not inside a
-# word, a hyphenated compound or brackets (a definition already)
-ACRONYM = re.compile(r"(?<![\w(\-])([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)(?![\w\-)])")
+# word, a hyphenated compound, brackets (a definition already) or a possessive ("GFL's": the next use is spelled out)
+ACRONYM = re.compile(r"(?<![\w(\-])([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)(?![\w\-)'’])")
 
 
-def definitions(sentence: str, abstract: str, said: str) -> list[tuple[str, str]]:
-    """(acronym, long form) for each acronym of `sentence` the abstract defines and `said` (the answer so far,
-    this sentence included) neither defines nor spells out.
+def is_acronym(word: str) -> bool:
+    """An acronym that may be spelled out: no digit ("P2AT" is "Pyramid Pooling Axial Transformer": a digit may
+    count letters) and no English function word in capitals ("NOT", "AND", "US", "IT").
+
+    >>> [is_acronym(w) for w in ("GFL", "BoN", "P2AT", "NOT", "IT")]
+    [True, True, False, False, False]
+    """
+    return not any(c.isdigit() for c in word) and word.lower() not in STOP
+
+
+def definitions(sentence: str, abstract: str, said: str,
+                refused: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+    """(acronym, long form) for each acronym of `sentence` (not in `refused`) the abstract defines and `said` (the
+    answer so far, this sentence included) does not spell out in those words.
 
     >>> definitions("GFL smooths noise.", "We propose Global Feature-guided Learning (GFL). GFL smooths noise.",
     ...             "GFL smooths noise.")
@@ -44,26 +56,41 @@ def definitions(sentence: str, abstract: str, said: str) -> list[tuple[str, str]
     out: list[tuple[str, str]] = []
     low = said.lower()
     for acr in dict.fromkeys(ACRONYM.findall(sentence)):
-        if f"({acr})" in said or any(c.isdigit() for c in acr):  # "P2AT": a digit may count letters (Pyramid Pooling)
+        if acr in refused or not is_acronym(acr):
             continue
-        long = expansion(abstract, acr, whole_words=True)
-        if long and long.lower() not in low and long != acr:
+        long = expansion(abstract, acr, exact=True)
+        if long and long.lower() not in low and long != acr:  # another paper's "(CP)" may mean something else
             out.append((acr, long))
     return out
 
 
 def spelled(sentence: str, pairs: Sequence[tuple[str, str]]) -> str:
-    """`sentence` with the first use of each acronym written "Long Form (ACR)".
+    """`sentence` with the first use of each acronym written "Long Form (ACR)", in one pass (an acronym inside
+    another's long form stays as the abstract wrote it).
 
     >>> spelled("GFL builds clusters; GFL is fast.", [("GFL", "Global Feature-guided Learning")])
     'Global Feature-guided Learning (GFL) builds clusters; GFL is fast.'
     >>> spelled("CP gauges uncertainty.", [("CP", "conformal prediction")])
     'Conformal prediction (CP) gauges uncertainty.'
+    >>> spelled("mBERT and CP are used.", [("CP", "conformal prediction")])
+    'mBERT and conformal prediction (CP) are used.'
+    >>> spelled("CGS improves CLIP scores.", [("CGS", "CLIP Guided Sampling"), ("CLIP", "Contrastive Pretraining")])
+    'CLIP Guided Sampling (CGS) improves Contrastive Pretraining (CLIP) scores.'
     """
-    for acr, long in pairs:
-        written = f"{long} ({acr})"
-        sentence = re.sub(rf"(?<![\w(\-]){re.escape(acr)}(?![\w\-)])", lambda _, w=written: w, sentence, count=1)
-    return sentence[:1].upper() + sentence[1:]  # a sentence opening with a lower-case long form still opens one
+    long = dict(pairs)
+    if not long:
+        return sentence
+    done: set[str] = set()
+
+    def one(m: re.Match) -> str:
+        acr = m.group(1)
+        if acr not in long or acr in done:
+            return acr
+        done.add(acr)
+        written = f"{long[acr]} ({acr})"
+        return written[:1].upper() + written[1:] if m.start() == 0 else written  # still opens the sentence
+
+    return ACRONYM.sub(one, sentence)
 
 
 def defining_sentence(abstract: str, acronym: str) -> str:
@@ -75,7 +102,8 @@ def spell_out(items: Sequence[tuple[str, str, str]],
               check: Callable[[list[tuple[str, list[str]]]], list] | None = None) -> list[str]:
     """The answer's sentences with each acronym spelled out at its first use in the answer. `items`: per sentence
     shown, in order, (the sentence, its abstract, the abstract sentence it came from: what the verifier reads it
-    against). A changed sentence the verifier does not support stays as it was.
+    against). A changed sentence the verifier does not support stays as it was, and the acronym's next use is
+    tried (one more round).
 
     >>> abstract = "We propose Global Feature-guided Learning (GFL). GFL builds clusters. GFL is fast."
     >>> spell_out([("GFL builds clusters.", abstract, "GFL builds clusters."), ("GFL is fast.", abstract, "")])
@@ -85,21 +113,26 @@ def spell_out(items: Sequence[tuple[str, str, str]],
     >>> spell_out([("GFL builds clusters.", abstract, "")], lambda pairs: [No() for _ in pairs])
     ['GFL builds clusters.']
     """
-    out: list[str] = []
-    asks: dict[int, tuple[str, list[str]]] = {}  # sentence index -> (spelled-out form, its evidence)
-    for sentence, abstract, source in items:
-        pairs = definitions(sentence, abstract, " ".join([*out, sentence]))
-        new = spelled(sentence, pairs) if pairs else sentence
-        if new != sentence:
-            evidence = [source or sentence, *dict.fromkeys(defining_sentence(abstract, a) for a, _ in pairs)]
-            asks[len(out)] = (new, [e for e in evidence if e])
-        out.append(new)
-    if asks and check is not None:  # one verifier call for the answer (a rejected form leaves later uses as written)
+    refused: dict[int, frozenset[str]] = {}  # sentence index -> acronyms whose spelled-out form was not supported
+    for _ in range(2):
+        out: list[str] = []
+        asks: dict[int, tuple[str, list[str], list[str]]] = {}  # index -> (spelled form, evidence, acronyms)
+        for i, (sentence, abstract, source) in enumerate(items):
+            pairs = definitions(sentence, abstract, " ".join([*out, sentence]), refused.get(i, frozenset()))
+            new = spelled(sentence, pairs) if pairs else sentence
+            if new != sentence:
+                evidence = [source or sentence, *dict.fromkeys(defining_sentence(abstract, a) for a, _ in pairs)]
+                asks[i] = (new, [e for e in evidence if e], [a for a, _ in pairs])
+            out.append(new)
+        if not asks or check is None:
+            return out
         try:
-            verdicts = check(list(asks.values()))
+            verdicts = check([(new, evidence) for new, evidence, _ in asks.values()])
         except VerifierUnavailableError:
             return out  # the rule alone, as without a verifier
-        for i, v in zip(asks, verdicts):
-            if getattr(v, "label", "") != "supported":
-                out[i] = items[i][0]
-    return out
+        rejected = [i for i, v in zip(asks, verdicts) if getattr(v, "label", "") != "supported"]
+        if not rejected:
+            return out
+        for i in rejected:
+            refused[i] = refused.get(i, frozenset()) | frozenset(asks[i][2])
+    return [items[i][0] if i in rejected else s for i, s in enumerate(out)]  # still refused after the second round

@@ -81,25 +81,36 @@ def is_name_like(tok: str, *, strong: bool = False) -> bool:
     return camel or allcaps or digit_mix or (strong and _plain_capitalised(tok))
 
 
-def expansion(text: str, acronym: str, whole_words: bool = False) -> str:
+def expansion(text: str, acronym: str, exact: bool = False) -> str:
     """The words defined by "words (ACRONYM)" in `text`, when their initials spell the acronym (each part of a
-    hyphenated word giving one; with `whole_words` also each word one: "Feature-guided" as F).
+    hyphenated word one; loosely: as many initials, the first two the same). `exact`: the initials exactly, of
+    each word or of each part ("Feature-guided" as F or FG), within the sentence of the brackets.
 
-    >>> expansion("We propose Global Feature-guided Learning (GFL).", "GFL", whole_words=True)
+    >>> expansion("We propose Global Feature-guided Learning (GFL).", "GFL", exact=True)
     'Global Feature-guided Learning'
     >>> expansion("We propose Global Feature-guided Learning (GFL).", "GFL")
+    ''
+    >>> expansion("Leveraging large language models (LLMs) helps.", "LLMs"), expansion(
+    ...     "Leveraging large language models (LLMs) helps.", "LLMs", exact=True)
+    ('Leveraging large language models', '')
+    >>> expansion("It is learned on the Graph. Neural Operators (GNO) are fast.", "GNO", exact=True)
     ''
     """
     letters = re.sub(r"[^a-z]", "", acronym.lower())
     for m in re.finditer(r"\(\s*" + re.escape(acronym) + r"\s*\)", text):
         before = re.split(r"[()]", text[max(0, m.start() - 160) : m.start()])[-1]
+        if exact:
+            before = re.split(r"[.;:!?](?:\s|$)", before)[-1]
         words = [w for w in (strip_token(w) for w in before.split()[-10:]) if w]
         for start in range(len(words) - 1, -1, -1):
             cand = words[start:]
+            if cand[0].lower() in ARTICLES:
+                continue
             ini = _initials(cand)
-            if ((ini == letters or (len(cand) >= 2 and len(ini) == len(letters) and ini[:2] == letters[:2])
-                 or (whole_words and "".join(w[0].lower() for w in cand) == letters))
-                    and cand[0].lower() not in ARTICLES):
+            if exact:
+                if letters in (ini, "".join(w[0].lower() for w in cand)):
+                    return " ".join(cand)
+            elif ini == letters or (len(cand) >= 2 and len(ini) == len(letters) and ini[:2] == letters[:2]):
                 return " ".join(cand)
     return ""
 

@@ -14,6 +14,8 @@ import re
 
 from ..ingest.names import expansion
 
+# English words an all-capital acronym may spell ("NOT", "AND", "IT"): never resolved
+_WORDS = frozenset("a an and are as at be but by do for if in is it no nor not of on or so the to up us we".split())
 # "words (ACR)": an acronym in brackets after the words it may abbreviate
 _DEFINED = re.compile(r"\(\s*([A-Z][A-Za-z0-9\-]*[A-Z][A-Za-z0-9\-]*)\s*\)")
 
@@ -26,12 +28,16 @@ def canonical(claim: str, source: str) -> str | None:
     'GFL smooths noise.'
     >>> canonical("Global Feature Learning (GFL) smooths noise.", "We propose Gated Fusion Layers (GFL).") is None
     True
+    >>> canonical("It does Neural Operator Testing (NOT) go.", "We propose Neural Operator Testing (NOT).") is None
+    True
     """
     out, changed = claim, False
     for m in _DEFINED.finditer(claim):
         acr = m.group(1)
-        long = expansion(claim[: m.end()], acr, whole_words=True)
-        if long and expansion(source, acr, whole_words=True).lower() == long.lower():
+        if acr.lower() in _WORDS or any(c.isdigit() for c in acr):
+            continue  # "Neural Operator Testing (NOT)": never read an English word out of a claim
+        long = expansion(claim[: m.end()], acr, exact=True)
+        if long and expansion(source, acr, exact=True).lower() == long.lower():
             out, n = re.subn(rf"{re.escape(long)}\s*\(\s*{re.escape(acr)}\s*\)", acr, out, count=1)
             changed = changed or bool(n)
     return out if changed else None

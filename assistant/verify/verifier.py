@@ -135,9 +135,8 @@ class Verifier:
                  if out[i].label != "supported" and "(" in claim and (c := canonical(claim, " ".join(ss)))}
         if not again:
             return out
-        redo = self.verify_many([(c, pairs[i][1]) for i, c in again.items()])
-        return [redo[list(again).index(i)] if i in again and redo[list(again).index(i)].label == "supported" else v
-                for i, v in enumerate(out)]
+        redo = dict(zip(again, self.verify_many([(c, pairs[i][1]) for i, c in again.items()])))
+        return [redo[i] if i in redo and redo[i].label == "supported" else v for i, v in enumerate(out)]
 
 
 _VERIFIERS: dict[str, Verifier] = {}
