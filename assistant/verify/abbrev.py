@@ -3,9 +3,10 @@
 An answer that spells out an acronym at its first use ("Global Feature-guided Learning (GFL) constructs the
 clusters ...") joins the abstract's definition ("we propose Global Feature-guided Learning (GFL)") to a sentence
 that only says "GFL constructs the clusters ...". The verifier reads a claim against one or two neighbouring
-sentences, so the long form has no counterpart there and the claim reads as unsupported. A claim whose every
-"Long Form (ACR)" is defined the same way by its source is also read with the acronym alone (`canonical`), as
-abbreviation resolution does in biomedical text mining.
+sentences, so the long form has no counterpart there and the claim reads as unsupported. A claim's "Long Form (ACR)"
+that its source defines the same way is also read as the acronym alone (`canonical`), as abbreviation resolution
+does in biomedical text mining. (English words in capitals are never read so: a short list here, as the verify
+stage cannot import the answer stage's word lists.)
 """
 
 from __future__ import annotations
