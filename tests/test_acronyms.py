@@ -133,3 +133,18 @@ def test_review_cases_an_english_word_a_swallowed_word_a_nested_acronym_and_a_re
     assert out == ["CVMV clusters noisy 2D masks across the views before training.",
                    "Cross-View Mask Voting (CVMV) runs in 12 ms per click."]
     assert len(asked) == 2  # two rounds at most
+
+
+def test_an_edited_defining_sentence_gets_no_second_reading():
+    # the claim is the abstract's defining sentence with one name swapped: the verifier read the long form with its
+    # counterpart already; reading it again without the long form would only be a second chance for the edit
+    source = ("We integrate MLLM reasoning with Group Relative Policy Optimization (GRPO) and our reward ROAM to "
+              "detect anomalies end to end. GRPO stabilises training.")
+    edited = ("We integrate ROAM reasoning with Group Relative Policy Optimization (GRPO) and our reward MLLM to "
+              "detect anomalies end to end.")
+    assert canonical(edited, source) is None
+    assert canonical("Group Relative Policy Optimization (GRPO) stabilises training.", source) == \
+        "GRPO stabilises training."
+    # a sentence that only uses the acronym, spelled out, is still read again
+    assert canonical("Tests on four benchmarks validate Group Relative Policy Optimization (GRPO).", source + (
+        " Tests on four benchmarks validate GRPO.")) == "Tests on four benchmarks validate GRPO."

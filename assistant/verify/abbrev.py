@@ -31,6 +31,9 @@ def canonical(claim: str, source: str) -> str | None:
     True
     >>> canonical("It does Neural Operator Testing (NOT) go.", "We propose Neural Operator Testing (NOT).") is None
     True
+    >>> canonical("We use Global Feature-guided Learning (GFL) to smooth noisy 2D masks.",  # the definition itself:
+    ...           "We propose Global Feature-guided Learning (GFL) to smooth noisy 2D masks.") is None
+    True
     """
     out, changed = claim, False
     for m in _DEFINED.finditer(claim):
@@ -38,7 +41,22 @@ def canonical(claim: str, source: str) -> str | None:
         if acr.lower() in _WORDS or any(c.isdigit() for c in acr):
             continue  # "Neural Operator Testing (NOT)": never read an English word out of a claim
         long = expansion(claim[: m.end()], acr, exact=True)
-        if long and expansion(source, acr, exact=True).lower() == long.lower():
+        if (long and expansion(source, acr, exact=True).lower() == long.lower()
+                and not _is_definition(claim, acr, long, source)):
             out, n = re.subn(rf"{re.escape(long)}\s*\(\s*{re.escape(acr)}\s*\)", acr, out, count=1)
             changed = changed or bool(n)
     return out if changed else None
+
+
+def _is_definition(claim: str, acr: str, long: str, source: str) -> bool:
+    """The claim is (mostly) the source's defining sentence itself (its words besides "Long Form (ACR)"): the verifier
+    has read the long form with its counterpart already, and a second reading would only be a second chance for an
+    edited sentence."""
+    span = re.compile(rf"{re.escape(long)}\s*\(\s*{re.escape(acr)}\s*\)", re.I)
+
+    def rest(text: str) -> set[str]:
+        return set(re.findall(r"[a-z]{4,}", span.sub(" ", text).lower()))
+
+    words = rest(claim)
+    return bool(words) and any(f"({acr})" in d and len(words & rest(d)) >= 0.6 * len(words)
+                               for d in re.split(r"(?<=[.!?])\s+", source))
