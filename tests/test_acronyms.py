@@ -132,7 +132,8 @@ def test_review_cases_an_english_word_a_swallowed_word_a_nested_acronym_and_a_re
                      ("CVMV runs in 12 ms per click.", ABSTRACT, "")], first_refused)
     assert out == ["CVMV clusters noisy 2D masks across the views before training.",
                    "Cross-View Mask Voting (CVMV) runs in 12 ms per click."]
-    assert len(asked) == 2  # two rounds at most
+    assert len(asked) == 2  # two rounds at most, the second asking only what the first did not
+    assert asked[1] == ["Cross-View Mask Voting (CVMV) runs in 12 ms per click."]
 
 
 def test_an_edited_defining_sentence_gets_no_second_reading():

@@ -20,21 +20,11 @@ from collections.abc import Callable, Sequence
 from ..index.sentences import split_sentences
 from ..ingest.names import expansion
 from ..verify import VerifierUnavailableError
-from .support import STOP
+from ..verify.abbrev import spellable
 
-# an acronym as written: two capitals or more ("GFL", "BoN"; one with a digit is left: `definitions`); not inside a
-# word, a hyphenated compound, brackets (a definition already) or a possessive ("GFL's": the next use is spelled out)
+# an acronym as written: two capitals or more ("GFL", "BoN"; which are spelled out: `verify.abbrev.spellable`); not
+# inside a word, a hyphenated compound, brackets (a definition already) or a possessive ("GFL's": the next use is)
 ACRONYM = re.compile(r"(?<![\w(\-])([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)(?![\w\-)'’])")
-
-
-def is_acronym(word: str) -> bool:
-    """An acronym that may be spelled out: no digit ("P2AT" is "Pyramid Pooling Axial Transformer": a digit may
-    count letters) and no English function word in capitals ("NOT", "AND", "US", "IT").
-
-    >>> [is_acronym(w) for w in ("GFL", "BoN", "P2AT", "NOT", "IT")]
-    [True, True, False, False, False]
-    """
-    return not any(c.isdigit() for c in word) and word.lower() not in STOP
 
 
 def definitions(sentence: str, abstract: str, said: str,
@@ -56,7 +46,7 @@ def definitions(sentence: str, abstract: str, said: str,
     out: list[tuple[str, str]] = []
     low = said.lower()
     for acr in dict.fromkeys(ACRONYM.findall(sentence)):
-        if acr in refused or not is_acronym(acr):
+        if acr in refused or not spellable(acr):
             continue
         long = expansion(abstract, acr, exact=True)
         if long and long.lower() not in low and long != acr:  # another paper's "(CP)" may mean something else
@@ -114,25 +104,28 @@ def spell_out(items: Sequence[tuple[str, str, str]],
     ['GFL builds clusters.']
     """
     refused: dict[int, frozenset[str]] = {}  # sentence index -> acronyms whose spelled-out form was not supported
+    supported: dict[tuple[str, tuple[str, ...]], bool] = {}  # verdicts of the first round, not asked again
     for _ in range(2):
         out: list[str] = []
-        asks: dict[int, tuple[str, list[str], list[str]]] = {}  # index -> (spelled form, evidence, acronyms)
+        asks: dict[int, tuple[tuple[str, tuple[str, ...]], list[str]]] = {}  # index -> ((form, evidence), acronyms)
         for i, (sentence, abstract, source) in enumerate(items):
             pairs = definitions(sentence, abstract, " ".join([*out, sentence]), refused.get(i, frozenset()))
             new = spelled(sentence, pairs) if pairs else sentence
             if new != sentence:
                 evidence = [source or sentence, *dict.fromkeys(defining_sentence(abstract, a) for a, _ in pairs)]
-                asks[i] = (new, [e for e in evidence if e], [a for a, _ in pairs])
+                asks[i] = ((new, tuple(e for e in evidence if e)), [a for a, _ in pairs])
             out.append(new)
         if not asks or check is None:
             return out
+        todo = list(dict.fromkeys(key for key, _ in asks.values() if key not in supported))
         try:
-            verdicts = check([(new, evidence) for new, evidence, _ in asks.values()])
+            verdicts = check([(new, list(ev)) for new, ev in todo]) if todo else []
         except VerifierUnavailableError:
             return out  # the rule alone, as without a verifier
-        rejected = [i for i, v in zip(asks, verdicts) if getattr(v, "label", "") != "supported"]
+        supported.update((key, getattr(v, "label", "") == "supported") for key, v in zip(todo, verdicts))
+        rejected = [i for i, (key, _) in asks.items() if not supported[key]]
         if not rejected:
             return out
         for i in rejected:
-            refused[i] = refused.get(i, frozenset()) | frozenset(asks[i][2])
+            refused[i] = refused.get(i, frozenset()) | frozenset(asks[i][1])
     return [items[i][0] if i in rejected else s for i, s in enumerate(out)]  # still refused after the second round

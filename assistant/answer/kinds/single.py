@@ -85,17 +85,13 @@ def compose(prep: Prepared, ctx: Context, draft: Draft) -> None:
     chosen: dict[int, list[int]] = {}
     parts = []
     rw = ctx.rw()
-    rw.prepare([(split_sentences(hits[hi].text)[si].text, shown_name(prep.names, hits[hi])) for hi, si in picks])
-    shown = []
-    for hi, si in picks:
-        source = split_sentences(hits[hi].text)[si].text
-        sentence = rw(source, shown_name(prep.names, hits[hi]))  # third person, no markup, verified
-        if sentence:  # not a pointer to code or a project page (no claim)
-            shown.append((hi, si, sentence, source))
-    spelled = spell_out([(s, hits[hi].text, src) for hi, _, s, src in shown], rw.checker)  # acronyms, verified
-    for (hi, si, _, _), sentence in zip(shown, spelled):
+    named = [(hi, si, split_sentences(hits[hi].text)[si].text, shown_name(prep.names, hits[hi])) for hi, si in picks]
+    rw.prepare([(source, name) for _, _, source, name in named])
+    shown = [(hi, si, text, source, name) for hi, si, source, name in named
+             if (text := rw(source, name))]  # third person, no markup, verified; '' for a pointer to code (no claim)
+    spelled = spell_out([(text, hits[hi].text, source) for hi, _, text, source, _ in shown], rw.checker)  # verified
+    for (hi, si, _, _, name), sentence in zip(shown, spelled):
         sentence = sentence.rstrip(".")
-        name = shown_name(prep.names, hits[hi])
         n = markers.setdefault(hi, len(markers) + 1)
         chosen.setdefault(hi, []).append(si)
         if not parts and name and name.lower() not in sentence.lower():
