@@ -10,7 +10,8 @@ Per run (results.jsonl of `paperchat eval run`):
 - tex_debris: answers with TeX or markup debris (``, '', \\cmd, $...$, braces, URLs). Target 0.
 - p50_total_s: median answer time (extractive). Target < 0.5 s.
 - undefined_acronym: single answers (factoid, paraphrase, follow-up) that use an acronym a cited abstract defines
-  ("Global Feature-guided Learning (GFL)") without ever saying what it stands for.
+  ("Global Feature-guided Learning (GFL)") without ever saying what it stands for; `..._list_compare`: lists and
+  comparison overviews whose line uses an acronym the abstract it cites defines, never spelled out above it.
 With --verify: every sentence of the given corpora that the rules change, rewritten with the paper's name
 (sampled), judged by the claim verifier against the sentence it came from. Target supported >= 0.97.
 """
@@ -54,6 +55,22 @@ def undefined_acronyms(rec: dict) -> list[tuple[str, str]]:
     return [d for c in rec.get("citations") or [] for d in definitions(body, c.get("text") or "", body)]
 
 
+def undefined_in_lines(rec: dict) -> list[tuple[str, str]]:
+    """As `undefined_acronyms`, for a list's lines or a comparison's overview ("n. label — text [n]", "- label [n]:
+    text [n]."): each line's text against the abstract its marker cites, the table and the labels aside."""
+    by_marker = {c.get("marker"): c.get("text") or "" for c in rec.get("citations") or []}
+    out, said = [], ""
+    for line in rec.get("answer", "").split("\n"):
+        m = re.match(r"\s*(?:\d+\.|-)\s+.*?(?: — |\[(\d+)\]:\s)(.*)$", line)
+        marker = re.search(r"\[(\d+)\]\.?\s*$", line)
+        if not m or not marker or line.lstrip().startswith("|"):
+            continue
+        text = re.sub(r"\s*\[\d+\]", "", m.group(2))
+        said += " " + text
+        out += definitions(text, by_marker.get(int(marker.group(1)), ""), said)
+    return out
+
+
 def run_figures(run_dir: Path) -> dict:
     recs = [json.loads(line) for line in (run_dir / "results.jsonl").read_text(encoding="utf-8").split("\n")
             if line.strip()]
@@ -67,6 +84,8 @@ def run_figures(run_dir: Path) -> dict:
     times = [r.get("timings", {}).get("total_s") for r in recs if r.get("timings", {}).get("total_s") is not None]
     single = [r for r in recs if r.get("kind") in ("factoid", "paraphrase", "followup") and not r.get("abstained")]
     undefined = [r for r in single if undefined_acronyms(r)]
+    several = [r for r in recs if r.get("answer_kind") in ("list", "compare") and not r.get("abstained")]
+    undefined_several = [r for r in several if undefined_in_lines(r)]
     return {
         "questions": len(recs), "factoid_with_terms": len(fact),
         "first_sentence_must_mention": round(len(hit) / len(fact), 3) if fact else None,
@@ -74,6 +93,7 @@ def run_figures(run_dir: Path) -> dict:
         "first_person": len(fp), "tex_debris": len(tex),
         "p50_total_s": round(statistics.median(times), 3) if times else None,
         "single_answers": len(single), "undefined_acronym": len(undefined),
+        "list_compare_answers": len(several), "undefined_acronym_list_compare": len(undefined_several),
         "examples": {"first_person": [t[:160] for t in fp[:3]], "tex_debris": [t[:160] for t in tex[:3]]},
     }
 
@@ -136,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     for run, f in result["runs"].items():
         print(f"{run}: first={f['first_sentence_must_mention']} (answered {f['first_sentence_must_mention_answered']}) "
               f"first_person={f['first_person']} tex={f['tex_debris']} p50={f['p50_total_s']}s n={f['questions']} "
-              f"undefined_acronym={f['undefined_acronym']}/{f['single_answers']}")
+              f"undefined_acronym={f['undefined_acronym']}/{f['single_answers']} "
+              f"(lists, comparisons {f['undefined_acronym_list_compare']}/{f['list_compare_answers']})")
     for c, v in result.get("verify", {}).items():
         print(f"verify {c}: rules alone supported={v['supported']} of {v['checked']} "
               f"(rewritten {v['rewritten_sentences']}); "

@@ -149,3 +149,60 @@ def test_an_edited_defining_sentence_gets_no_second_reading():
     # a sentence that only uses the acronym, spelled out, is still read again
     assert canonical("Tests on four benchmarks validate Group Relative Policy Optimization (GRPO).", source + (
         " Tests on four benchmarks validate GRPO.")) == "Tests on four benchmarks validate GRPO."
+
+
+SECOND = ("Segmenting 3D scenes by clicks is slow. We propose Click-Guided Voting (CGV). CGV votes over the views of "
+          "each click. CGV is evaluated on LERF-Mask.")
+
+
+def test_a_comparison_overview_spells_out_each_acronym_once_and_its_own_abstracts_meaning():
+    from assistant.answer.contrast import difference
+    from assistant.types import Hit, Record
+
+    a = Hit("a", Record("a", ABSTRACT, label="Cross-View Mask Voting", label_derived=True), 1.0)
+    b = Hit("b", Record("b", SECOND, label="Click-Guided Voting", label_derived=True), 1.0)
+    text = difference([(a, 1), (b, 2)], {1: [2, 3], 2: [2]}, {"a": "", "b": ""}, "How do they differ?")
+    assert "Cross-View Mask Voting (CVMV) clusters noisy 2D masks" in text and text.count("(CVMV)") == 1
+    assert "CVMV runs in 12 ms per click" in text  # the second use stays short
+    assert "Click-Guided Voting (CGV) votes over the views" in text  # the other paper's acronym, from its abstract
+
+
+def test_a_list_spells_out_an_acronym_at_its_first_use_and_the_figure_counts_lines_that_do_not(tmp_path):
+    import sys
+    from pathlib import Path
+
+    from assistant.answer.assistant import Assistant
+    from assistant.types import Record
+    from tests.conftest import PAPERS, make_settings
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    from prose import undefined_in_lines
+
+    a = Assistant(make_settings(tmp_path))
+    a.index.add([*PAPERS, Record("p-cvmv", ABSTRACT, label="Cross-View Mask Voting", label_derived=True),
+                 Record("p-cgv", SECOND, label="Click-Guided Voting", label_derived=True)])
+    answer = a.ask("Which papers vote over views for 3D segmentation?")
+    assert not answer.abstained and "Click-Guided Voting (CGV) votes over the views" in answer.answer
+    record = {"answer": answer.answer, "citations": [{"marker": c.marker, "text": c.text} for c in answer.citations]}
+    assert undefined_in_lines(record) == []
+    plain = {"answer": "**2 papers** match:\n\n1. **x** — CVMV clusters masks [1]\n2. **y** — CGV votes [2]",
+             "citations": [{"marker": 1, "text": ABSTRACT}, {"marker": 2, "text": SECOND}]}
+    assert undefined_in_lines(plain) == [("CVMV", "Cross-View Mask Voting"), ("CGV", "Click-Guided Voting")]
+
+
+@pytest.mark.parametrize("abstract, sentence, expected", [
+    ("We probe large language models (LLMs) for bias. LLMs over-refuse.", "LLMs over-refuse.",
+     "Large language models (LLMs) over-refuse."),  # a plural: its capitals are the initials
+    ("Large language models (LLMs) reason. We test 6 LLMs.", "The authors test 6 LLMs.",
+     "The authors test 6 large language models (LLMs)."),  # inside a sentence, not the definition's opening capital
+    ("We adopt Low-Rank Adaptation (LoRA) for tuning. LoRA adds 0.1% parameters.", "LoRA adds 0.1% parameters.",
+     "Low-Rank Adaptation (LoRA) adds 0.1% parameters."),  # mixed case
+])
+def test_a_plural_or_mixed_case_acronym_is_spelled_out_by_its_capitals(abstract, sentence, expected):
+    assert spell_out([(sentence, abstract, sentence)]) == [expected]
+    assert canonical(expected, abstract) == sentence  # and the verifier reads it back as the source writes it
+
+
+def test_a_long_form_opens_with_a_word_not_with_what_a_slash_left():
+    abstract = "Trough concentration (Cmin)/minimum inhibitory concentration (MIC) predicted cure. MIC rose."
+    assert definitions("MIC rose.", abstract, "MIC rose.") == []  # not "/minimum inhibitory concentration (MIC)"

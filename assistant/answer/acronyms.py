@@ -21,6 +21,7 @@ from ..index.sentences import split_sentences
 from ..ingest.names import expansion
 from ..verify import VerifierUnavailableError
 from ..verify.abbrev import spellable
+from .words import is_word
 
 # an acronym as written: two capitals or more ("GFL", "BoN"; which are spelled out: `verify.abbrev.spellable`); not
 # inside a word, a hyphenated compound, brackets (a definition already) or a possessive ("GFL's": the next use is)
@@ -50,8 +51,27 @@ def definitions(sentence: str, abstract: str, said: str,
             continue
         long = expansion(abstract, acr, exact=True)
         if long and long.lower() not in low and long != acr:  # another paper's "(CP)" may mean something else
-            out.append((acr, long))
+            out.append((acr, in_sentence_case(long, abstract)))
     return out
+
+
+def in_sentence_case(long: str, abstract: str) -> str:
+    """A long form as it reads inside a sentence: "Large language models", capitalised only because it opened the
+    abstract's sentence, is "large language models" (its first word a common English word, or one the abstract also
+    writes in lower case); a name keeps its capitals ("Global Feature-guided Learning", "Bayesian optimization").
+
+    >>> in_sentence_case("Large language models", "Large language models (LLMs) reason.")
+    'large language models'
+    >>> in_sentence_case("Bayesian optimization", "Bayesian optimization (BO) tunes it.")
+    'Bayesian optimization'
+    >>> in_sentence_case("Global Feature Learning", "We propose Global Feature Learning (GFL).")
+    'Global Feature Learning'
+    """
+    first, *rest = long.split(" ")
+    if not (rest and re.fullmatch(r"[A-Z][a-z]+", first) and all(w == w.lower() for w in rest)):
+        return long
+    low = first.lower()
+    return low + long[len(first):] if is_word(low) or re.search(rf"\b{low}\b", abstract) else long
 
 
 def spelled(sentence: str, pairs: Sequence[tuple[str, str]]) -> str:

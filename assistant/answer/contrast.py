@@ -18,6 +18,7 @@ import re
 
 from ..index.sentences import split_sentences
 from ..types import Hit
+from .acronyms import spell_out
 from .compose import trim
 from .naming import marked_label
 from .prose import Rewriter, is_debris
@@ -34,15 +35,21 @@ def difference(rows: list[tuple[Hit, int]], picks: dict[int, list[int]], names: 
     (No connective is written into a sentence: "By contrast, X ..." is a sentence its abstract does not say,
     and the claim verifier rightly reads it so.)"""
     rw = rw or Rewriter()
-    lines = []
+    sides = []  # (hit, marker, name, [(source sentence, as prose)])
     for hit, marker in rows:
         sents = [s.text for s in split_sentences(hit.text)]
         name = names.get(hit.paper_id, "")
-        said = [rw(sents[i], name).rstrip(".") for i in picks.get(marker, []) if 0 <= i < len(sents)]
-        said = [s for s in said if s]
-        if said:
-            label = f"**{name}**" if name and not hit.record.label_derived else marked_label(hit.record, name=name)
-            lines.append(f"- {label} [{marker}]: " + " ".join(f"{s} [{marker}]." for s in said))
+        picked = [(sents[i], rw(sents[i], name)) for i in picks.get(marker, []) if 0 <= i < len(sents)]
+        if picked := [(source, prose) for source, prose in picked if prose]:
+            sides.append((hit, marker, name, picked))
+    # each acronym spelled out at its first use in the overview (each change verified)
+    spelled = iter(spell_out([(prose, hit.text, source) for hit, _, _, picked in sides for source, prose in picked],
+                             rw.checker))
+    lines = []
+    for hit, marker, name, picked in sides:
+        said = [next(spelled).rstrip(".") for _ in picked]
+        label = f"**{name}**" if name and not hit.record.label_derived else marked_label(hit.record, name=name)
+        lines.append(f"- {label} [{marker}]: " + " ".join(f"{s} [{marker}]." for s in said))
     if not lines:
         return ""
     lead = "How they differ:" if ASKS_DIFFERENCE.search(question) and len(lines) > 1 else "What each abstract says:"

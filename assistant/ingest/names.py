@@ -92,11 +92,18 @@ def expansion(text: str, acronym: str, exact: bool = False) -> str:
     ''
     >>> expansion("Leveraging large language models (LLMs) helps.", "LLMs"), expansion(
     ...     "Leveraging large language models (LLMs) helps.", "LLMs", exact=True)
-    ('Leveraging large language models', '')
+    ('Leveraging large language models', 'large language models')
     >>> expansion("It is learned on the Graph. Neural Operators (GNO) are fast.", "GNO", exact=True)
     ''
+    >>> [expansion(t, a, exact=True) for t, a in [("Large language models (LLMs) help.", "LLMs"),
+    ...     ("We adopt Low-Rank Adaptation (LoRA).", "LoRA"), ("A Vision Transformer (ViT) is used.", "ViT")]]
+    ['Large language models', 'Low-Rank Adaptation', 'Vision Transformer']
+
+    (`exact`, an acronym in mixed case or a plural: its capitals alone may be the initials, "LLMs", "ViT".)
     """
     letters = re.sub(r"[^a-z]", "", acronym.lower())
+    capitals = re.sub(r"[^A-Z]", "", acronym).lower()
+    spelled = {letters} | ({capitals} if exact and len(capitals) >= 2 else set())
     for m in re.finditer(r"\(\s*" + re.escape(acronym) + r"\s*\)", text):
         before = re.split(r"[()]", text[max(0, m.start() - 160) : m.start()])[-1]
         if exact:
@@ -108,8 +115,8 @@ def expansion(text: str, acronym: str, exact: bool = False) -> str:
                 continue
             ini = _initials(cand)
             if exact:
-                if letters in (ini, "".join(w[0].lower() for w in cand)):
-                    return " ".join(cand)
+                if cand[0][0].isalnum() and spelled & {ini, "".join(w[0].lower() for w in cand)}:
+                    return " ".join(cand)  # (not "/minimum ..." after "(Cmin)/minimum ... (MIC)")
             elif ini == letters or (len(cand) >= 2 and len(ini) == len(letters) and ini[:2] == letters[:2]):
                 return " ".join(cand)
     return ""

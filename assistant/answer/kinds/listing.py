@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Generator
 
+from ..acronyms import spell_out
 from ..compose import trim
 from ..events import Event
 from ..listsize import LIST_POOL, LIST_SHOW, list_header
@@ -29,12 +30,16 @@ class ListWriter:
         lines = [list_header(len(found), LIST_SHOW, prep.question.criterion, complete), ""]
         draft.listed = {"found": len(found), "shown": min(len(found), LIST_SHOW), "complete": complete}
         rw = ctx.rw()
-        rw.prepare([(sent, prep.names.get(h.paper_id, "")) for h, _, sent in found[:LIST_SHOW]])
-        for n, (h, j, sent) in enumerate(found, start=1):
-            if n <= LIST_SHOW:
-                name = prep.names.get(h.paper_id, "")
-                shown = marked_label(h.record, name=name)  # a derived label is marked untitled
-                lines.append(f"{n}. {shown} — {trim(rw(sent, name) or sent, 30)} [{n}]")
-            draft.citations.append(cite(n, h, [j]))  # every match cited: a front end can show all
+        shown = [(h, sent, prep.names.get(h.paper_id, "")) for h, _, sent in found[:LIST_SHOW]]
+        rw.prepare([(sent, name) for _, sent, name in shown])
+        # third person, no markup, each acronym spelled out at its first use in the list (each change verified)
+        prose = [rw(sent, name) or sent for _, sent, name in shown]
+        texts = spell_out([(text, h.text, sent) for text, (h, sent, _) in zip(prose, shown)], rw.checker)
+        for n, ((h, _, name), before, text) in enumerate(zip(shown, prose, texts), start=1):
+            label = marked_label(h.record, name=name)  # a derived label is marked untitled
+            grown = len(text.split()) - len(before.split())  # (a long form spelled out costs no words of the claim)
+            lines.append(f"{n}. {label} — {trim(text, 30 + grown)} [{n}]")
+        # every match cited, not only those written out: a front end can show all
+        draft.citations = [cite(n, h, [j]) for n, (h, j, _) in enumerate(found, start=1)]
         draft.text = "\n".join(lines)
         return draft
