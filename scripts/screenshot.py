@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-QUESTION = "How does FedMerge differ from clustering-based personalised FL?"
+QUESTION = "Compare Prune&Comp, OTARo and DiffMoE"  # three sides: the overview, then the table by role
 SCROLL_CHAT_TO_TOP = """() => { for (const el of document.querySelectorAll('#pc-chat *')) {
     if (el.scrollHeight > el.clientHeight + 5) el.scrollTop = 0; } }"""
 
