@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["clean", "fields", "labels", "names", "phrases", "dedupe", "jsonl", "bibtex"]
+MODULES = ["clean", "fields", "labels", "names", "longforms", "phrases", "dedupe", "jsonl", "bibtex"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -4,7 +4,7 @@ answer has not yet said what it stands for.
 
     shown = spell_out([(sentence, abstract, source), ...], check)   # the answer's sentences, in order
 
-The long form is the abstract's own ("words (ACR)" whose initials spell the acronym, `ingest.names.expansion`);
+The long form is the abstract's own ("words (ACR)" whose initials spell the acronym, `ingest.longforms.expansion`);
 an acronym the abstract does not define, or whose long form or definition the answer already gives, is left as it
 is. Each changed sentence is kept only when the claim verifier (`check`: [(claim, [sources])] -> verdicts) judges
 it supported by the sentence it came from together with the abstract's defining sentence (it reads a spelled-out
@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from ..index.sentences import split_sentences
-from ..ingest.names import expansion
+from ..ingest.longforms import expansion
 from ..verify import VerifierUnavailableError
 from ..verify.abbrev import spellable
 from .words import is_word

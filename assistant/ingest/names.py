@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from .longforms import expansion
 from .phrases import (
     AND_PROPOSE,
     ARTICLES,
@@ -45,10 +46,6 @@ class MethodName(NamedTuple):
     kind: str  # a generic noun right after the name ("benchmark", "framework"), or ""
 
 
-def _initials(words: list[str]) -> str:
-    return "".join(p[0].lower() for w in words for p in re.split(r"[-‐‑/]", w) if p and p[0].isalnum())
-
-
 def _plain_capitalised(tok: str) -> bool:
     """ "Polygames", "Co-Sparsify", "Normal-Inverse-Wishart": capitalised parts, no inner capitals."""
     parts = [p for p in re.split(r"[-‐‑]", tok) if p]
@@ -79,47 +76,6 @@ def is_name_like(tok: str, *, strong: bool = False) -> bool:
     allcaps = len(letters) >= 2 and not has_lower
     digit_mix = any(c.isdigit() for c in tok) and tok[0].isalpha()
     return camel or allcaps or digit_mix or (strong and _plain_capitalised(tok))
-
-
-def expansion(text: str, acronym: str, exact: bool = False) -> str:
-    """The words defined by "words (ACRONYM)" in `text`, when their initials spell the acronym (each part of a
-    hyphenated word one; loosely: as many initials, the first two the same). `exact`: the initials exactly, of
-    each word or of each part ("Feature-guided" as F or FG), within the sentence of the brackets.
-
-    >>> expansion("We propose Global Feature-guided Learning (GFL).", "GFL", exact=True)
-    'Global Feature-guided Learning'
-    >>> expansion("We propose Global Feature-guided Learning (GFL).", "GFL")
-    ''
-    >>> expansion("Leveraging large language models (LLMs) helps.", "LLMs"), expansion(
-    ...     "Leveraging large language models (LLMs) helps.", "LLMs", exact=True)
-    ('Leveraging large language models', 'large language models')
-    >>> expansion("It is learned on the Graph. Neural Operators (GNO) are fast.", "GNO", exact=True)
-    ''
-    >>> [expansion(t, a, exact=True) for t, a in [("Large language models (LLMs) help.", "LLMs"),
-    ...     ("We adopt Low-Rank Adaptation (LoRA).", "LoRA"), ("A Vision Transformer (ViT) is used.", "ViT")]]
-    ['Large language models', 'Low-Rank Adaptation', 'Vision Transformer']
-
-    (`exact`, an acronym in mixed case or a plural: its capitals alone may be the initials, "LLMs", "ViT".)
-    """
-    letters = re.sub(r"[^a-z]", "", acronym.lower())
-    capitals = re.sub(r"[^A-Z]", "", acronym).lower()
-    spelled = {letters} | ({capitals} if exact and len(capitals) >= 2 else set())
-    for m in re.finditer(r"\(\s*" + re.escape(acronym) + r"\s*\)", text):
-        before = re.split(r"[()]", text[max(0, m.start() - 160) : m.start()])[-1]
-        if exact:
-            before = re.split(r"[.;:!?](?:\s|$)", before)[-1]
-        words = [w for w in (strip_token(w) for w in before.split()[-10:]) if w]
-        for start in range(len(words) - 1, -1, -1):
-            cand = words[start:]
-            if cand[0].lower() in ARTICLES:
-                continue
-            ini = _initials(cand)
-            if exact:
-                if cand[0][0].isalnum() and spelled & {ini, "".join(w[0].lower() for w in cand)}:
-                    return " ".join(cand)  # (not "/minimum ..." after "(Cmin)/minimum ... (MIC)")
-            elif ini == letters or (len(cand) >= 2 and len(ini) == len(letters) and ini[:2] == letters[:2]):
-                return " ".join(cand)
-    return ""
 
 
 def _title_run(words: list[str]) -> list[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from ..ingest.names import expansion
+from ..ingest.longforms import expansion
 from .windows import _STOP
 
 # English words an all-capital acronym may spell ("NOT", "AND", "IT"): the verifier's function words and negations
