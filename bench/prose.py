@@ -61,11 +61,11 @@ def undefined_in_lines(rec: dict) -> list[tuple[str, str]]:
     by_marker = {c.get("marker"): c.get("text") or "" for c in rec.get("citations") or []}
     out, said = [], ""
     for line in rec.get("answer", "").split("\n"):
-        m = re.match(r"\s*(?:\d+\.|-)\s+.*?(?: — |\[(\d+)\]:\s)(.*)$", line)
+        m = re.match(r"\s*(?:\d+\.|-)\s+.*?(?: — |\[\d+\]:\s)(.*)$", line)
         marker = re.search(r"\[(\d+)\]\.?\s*$", line)
         if not m or not marker or line.lstrip().startswith("|"):
             continue
-        text = re.sub(r"\s*\[\d+\]", "", m.group(2))
+        text = re.sub(r"\s*\[\d+\]", "", m.group(1))
         said += " " + text
         out += definitions(text, by_marker.get(int(marker.group(1)), ""), said)
     return out

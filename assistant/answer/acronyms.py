@@ -149,3 +149,15 @@ def spell_out(items: Sequence[tuple[str, str, str]],
         for i in rejected:
             refused[i] = refused.get(i, frozenset()) | frozenset(asks[i][1])
     return [items[i][0] if i in rejected else s for i, s in enumerate(out)]  # still refused after the second round
+
+
+def as_shown(rw, items: Sequence[tuple[str, str, str]]) -> list[str]:
+    """Each (source sentence, paper's name, its abstract) as an answer shows it, in order: prose from `rw` (a
+    `prose.Rewriter`: third person, no markup, verified; "" for a sentence with no claim, a pointer to code), then each
+    acronym spelled out at its first use across them (`spell_out`, verified). The one way single answers, lists and
+    comparison overviews turn abstract sentences into what the reader sees."""
+    rw.prepare([(source, name) for source, name, _ in items])
+    prose = [rw(source, name) for source, name, _ in items]
+    spelled = iter(spell_out([(text, abstract, source) for text, (source, _, abstract) in zip(prose, items) if text],
+                             rw.checker))
+    return [next(spelled) if text else "" for text in prose]

@@ -18,7 +18,7 @@ import re
 
 from ..index.sentences import split_sentences
 from ..types import Hit
-from .acronyms import spell_out
+from .acronyms import as_shown
 from .compose import trim
 from .naming import marked_label
 from .prose import Rewriter, is_debris
@@ -35,21 +35,18 @@ def difference(rows: list[tuple[Hit, int]], picks: dict[int, list[int]], names: 
     (No connective is written into a sentence: "By contrast, X ..." is a sentence its abstract does not say,
     and the claim verifier rightly reads it so.)"""
     rw = rw or Rewriter()
-    sides = []  # (hit, marker, name, [(source sentence, as prose)])
+    sides = []  # (hit, marker, name, the side's picked sentences)
     for hit, marker in rows:
         sents = [s.text for s in split_sentences(hit.text)]
-        name = names.get(hit.paper_id, "")
-        picked = [(sents[i], rw(sents[i], name)) for i in picks.get(marker, []) if 0 <= i < len(sents)]
-        if picked := [(source, prose) for source, prose in picked if prose]:
-            sides.append((hit, marker, name, picked))
-    # each acronym spelled out at its first use in the overview (each change verified)
-    spelled = iter(spell_out([(prose, hit.text, source) for hit, _, _, picked in sides for source, prose in picked],
-                             rw.checker))
+        sides.append((hit, marker, names.get(hit.paper_id, ""),
+                      [sents[i] for i in picks.get(marker, []) if 0 <= i < len(sents)]))
+    # as prose, each acronym spelled out at its first use in the overview
+    texts = iter(as_shown(rw, [(source, name, hit.text) for hit, _, name, picked in sides for source in picked]))
     lines = []
     for hit, marker, name, picked in sides:
-        said = [next(spelled).rstrip(".") for _ in picked]
-        label = f"**{name}**" if name and not hit.record.label_derived else marked_label(hit.record, name=name)
-        lines.append(f"- {label} [{marker}]: " + " ".join(f"{s} [{marker}]." for s in said))
+        if said := [t.rstrip(".") for t in [next(texts) for _ in picked] if t]:
+            label = f"**{name}**" if name and not hit.record.label_derived else marked_label(hit.record, name=name)
+            lines.append(f"- {label} [{marker}]: " + " ".join(f"{s} [{marker}]." for s in said))
     if not lines:
         return ""
     lead = "How they differ:" if ASKS_DIFFERENCE.search(question) and len(lines) > 1 else "What each abstract says:"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Generator
 
-from ..acronyms import spell_out
+from ..acronyms import as_shown
 from ..compose import trim
 from ..events import Event
 from ..listsize import LIST_POOL, LIST_SHOW, list_header
@@ -31,14 +31,11 @@ class ListWriter:
         draft.listed = {"found": len(found), "shown": min(len(found), LIST_SHOW), "complete": complete}
         rw = ctx.rw()
         shown = [(h, sent, prep.names.get(h.paper_id, "")) for h, _, sent in found[:LIST_SHOW]]
-        rw.prepare([(sent, name) for _, sent, name in shown])
-        # third person, no markup, each acronym spelled out at its first use in the list (each change verified)
-        prose = [rw(sent, name) or sent for _, sent, name in shown]
-        texts = spell_out([(text, h.text, sent) for text, (h, sent, _) in zip(prose, shown)], rw.checker)
-        for n, ((h, _, name), before, text) in enumerate(zip(shown, prose, texts), start=1):
+        texts = as_shown(rw, [(sent, name, h.text) for h, sent, name in shown])  # prose, acronyms spelled out
+        for n, ((h, sent, name), text) in enumerate(zip(shown, texts), start=1):
             label = marked_label(h.record, name=name)  # a derived label is marked untitled
-            grown = len(text.split()) - len(before.split())  # (a long form spelled out costs no words of the claim)
-            lines.append(f"{n}. {label} — {trim(text, 30 + grown)} [{n}]")
+            grown = len(text.split()) - len(rw(sent, name).split())  # (a long form costs no words of the claim)
+            lines.append(f"{n}. {label} — {trim(text or sent, 30 + grown)} [{n}]")
         # every match cited, not only those written out: a front end can show all
         draft.citations = [cite(n, h, [j]) for n, (h, j, _) in enumerate(found, start=1)]
         draft.text = "\n".join(lines)

@@ -9,7 +9,7 @@ from collections.abc import Generator
 
 from ...index.sentences import split_sentences
 from ...types import Hit
-from ..acronyms import spell_out
+from ..acronyms import as_shown
 from ..answerable import states_asked
 from ..compose import extractive_answer, trim
 from ..events import Event, Status
@@ -86,11 +86,10 @@ def compose(prep: Prepared, ctx: Context, draft: Draft) -> None:
     parts = []
     rw = ctx.rw()
     named = [(hi, si, split_sentences(hits[hi].text)[si].text, shown_name(prep.names, hits[hi])) for hi, si in picks]
-    rw.prepare([(source, name) for _, _, source, name in named])
-    shown = [(hi, si, text, source, name) for hi, si, source, name in named
-             if (text := rw(source, name))]  # third person, no markup, verified; '' for a pointer to code (no claim)
-    spelled = spell_out([(text, hits[hi].text, source) for hi, _, text, source, _ in shown], rw.checker)  # verified
-    for (hi, si, _, _, name), sentence in zip(shown, spelled):
+    texts = as_shown(rw, [(source, name, hits[hi].text) for hi, _, source, name in named])
+    for (hi, si, _, name), sentence in zip(named, texts):
+        if not sentence:
+            continue  # a pointer to code or a project page: no claim
         sentence = sentence.rstrip(".")
         n = markers.setdefault(hi, len(markers) + 1)
         chosen.setdefault(hi, []).append(si)
