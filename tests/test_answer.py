@@ -684,6 +684,30 @@ def test_a_contrast_inside_one_paper_is_answered_about_that_paper(make):
         assert ans.kind == "compare" and "compare.within_one" not in [s.rule for s in ans.trace], q
 
 
+def test_a_described_side_other_papers_are_about_is_not_inside_the_named_paper(make_minilm):
+    """The named paper's abstract names the described approach among its baselines, so it comes first for that
+    side too; papers about the approach close behind make it a comparison across papers (`compare.separate`),
+    not a contrast inside the named paper. (Names and abstracts written for this test.)"""
+    extra = [
+        Record("p-quill", "Gossip-based decentralised learning is slow for speech. QuillMerge trains one speech "
+               "recogniser per hospital by merging shared recognisers with learned weights, without gossip-based "
+               "decentralised learning. QuillMerge outperforms gossip-based decentralised learning and ensemble "
+               "distillation on accented speech.", label="", source="c.jsonl"),
+        Record("p-goss-a", "Gossip-based averaging lets peers average their models with random neighbours instead "
+               "of a server; we show that such decentralised learning converges on non-IID data.", label="",
+               source="c.jsonl"),
+        Record("p-goss-b", "Each device exchanges model updates with a few neighbours over a peer-to-peer network, "
+               "with no server; our gossip protocol halves communication in decentralised training.", label="", source="c.jsonl"),
+    ]
+    a, _ = make_minilm(extra=extra)
+    ans = a.ask("How does QuillMerge differ from gossip-based decentralised learning?")
+    rules = [s.rule for s in ans.trace]
+    assert ans.kind == "compare" and "compare.within_one" not in rules, (rules, ans.answer)
+    assert "compare.separate" in rules
+    cited = {c.paper_id for c in ans.citations}
+    assert "p-quill" in cited and cited & {"p-goss-a", "p-goss-b"}, ans.answer
+
+
 def test_two_described_sides_that_find_the_same_paper_first_are_given_their_rows_jointly(make):
     extra = [
         Record("p-mic", "Vancomycin MIC trend of MRSA isolates in a Portuguese hospital over three years, including "

@@ -25,6 +25,7 @@ from .linker import Lexicon
 from .nameforms import named_terms, norm
 from .phrasing import A_REPORT, SEPARATE_REPORTS
 from .question import Question
+from .sentrank import MEASURE_NOUN, value_asked
 from .sides import lead_context
 from .state import Prepared
 from .support import SupportScorer
@@ -88,16 +89,57 @@ def assign_rows(candidates: list[list[str]], fit: list[list[float]]) -> list[int
     return best
 
 
+RIVAL = 0.85  # a described side's runner-up scoring this share of its first paper's retrieval score is a rival
+
+
+def rivalled(q: Question, sides: list[list[Hit]]) -> str:
+    """Why the sides are separate papers though every side finds the same one first, or "": beside a named side,
+    a described side fits another paper about as well (fused retrieval score at least RIVAL of the first's), and
+    no value or measure is asked ("RaBiT's speed-up vs full precision": a figure against a baseline, which one
+    paper reports). "clustering-based
+    personalised FL" finds FedMerge first, whose abstract names clustering-based methods among its baselines,
+    and a paper on clustered FL close behind: an approach of its own, not a part of FedMerge. "full precision"
+    or "saline" are far behind anywhere but their paper.
+
+    >>> from assistant.answer.sides import Side
+    >>> from assistant.types import Hit, Record
+    >>> h = lambda pid, score: Hit(pid, Record(pid, "", pid), score)
+    >>> q = lambda *sides, text="How do they differ?": Question(text, text, sides=sides)
+    >>> rivalled(q(Side("A", ("a",)), Side("B-based methods")), [[h("a", 2.0)], [h("a", 1.83), h("b", 1.71)]])
+    "'B-based methods' fits b 0.93 as well as its first paper a"
+    >>> rivalled(q(Side("A", ("a",)), Side("full precision")), [[h("a", 2.0)], [h("a", 1.93), h("b", 1.15)]])
+    ''
+    >>> rivalled(q(Side("A", ("a",)), Side("B-based methods")), [[h("a", 2.0)], [h("b", 1.93), h("c", 1.9)]])
+    ''
+    >>> rivalled(q(Side("gain of A"), Side("best single B")), [[h("a", 2.0)], [h("a", 1.83), h("b", 1.71)]])
+    ''
+    >>> rivalled(q(Side("A", ("a",)), Side("full precision"), text="A speed-up vs full precision?"),
+    ...          [[h("a", 2.0)], [h("a", 1.83), h("b", 1.83)]])
+    ''
+    """
+    if (len({hits[0].paper_id if hits else "" for hits in sides}) != 1 or not any(s.paper_ids for s in q.sides)
+            or value_asked(q) or MEASURE_NOUN.search(q.standalone)):
+        return ""  # two descriptions one paper answers first, or a figure against a baseline: that paper's contrast
+    for side, hits in zip(q.sides, sides):
+        first = hits[0].score if hits and not side.paper_ids else 0.0
+        other = next((h for h in hits[1:] if first > 0 and h.score >= RIVAL * first), None)
+        if other is not None:
+            return (f"{side.text!r} fits {other.title} {other.score / first:.2f} as well as its first paper "
+                    f"{hits[0].title}")
+    return ""
+
+
 def one_paper(q: Question, sides: list[list[Hit]]) -> str:
     """The paper every side of a comparison finds first, when the question does not say its sides are separate
     reports ("epinephrine vs saline in the canine arrest model?", "X's speed-up vs full precision"): the contrast
-    is inside that paper. Sides named by different papers, or a question naming two reports ("the X study ...
-    the Y trial"), are never one paper; '' otherwise."""
+    is inside that paper. Sides named by different papers, a question naming two reports ("the X study ... the
+    Y trial"), or a described side another paper fits about as well (`rivalled`) are never one paper; ''
+    otherwise."""
     firsts = {side[0].paper_id for side in sides if side}
     named = {s.paper_ids[0] for s in q.sides if s.paper_ids}
     reports = len(A_REPORT.findall(q.standalone))  # "the X study ... with the Y trial": two reports
     if (len(sides) < 2 or not all(sides) or len(firsts) != 1 or len(named) > 1 or reports > 1
-            or SEPARATE_REPORTS.search(q.standalone)):
+            or SEPARATE_REPORTS.search(q.standalone) or rivalled(q, sides)):
         return ""
     return firsts.pop()
 
@@ -173,4 +215,4 @@ def weigh_compare(p: Prepared, lexicon: Lexicon, scorer: SupportScorer, th: floa
     if found and not why and not absent:
         rows = list({h.paper_id: h for h in found}.values())
         p.hits = rows + [h for h in p.hits if h not in rows]  # the rows lead what the answer retrieved
-    return CompareFinding(sides, why, absent, who, len(found))
+    return CompareFinding(sides, why, absent, who, len(found), p.separate)

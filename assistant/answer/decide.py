@@ -68,6 +68,9 @@ RULES = MappingProxyType({
                           "sides separate reports ('X vs placebo'), or a follow-up compares things none of which is "
                           "a paper ('how do humans compare with the best model on it?'): a contrast inside that "
                           "paper, answered about it",
+    "compare.separate": "every side of a comparison finds the same paper first, but a described side fits another "
+                        "paper about as well: an approach of its own ('FedMerge vs clustering-based FL', FedMerge "
+                        "naming clustering among its baselines), compared across papers",
     "compare.side": "each side of a comparison: the paper that is its row and how it was found "
                     "(named, evidence, retrieval)",
     "compare.no_side": "no side of a comparison is described by an abstract",
@@ -250,6 +253,8 @@ def _single(t: _Trace, f: Findings) -> Decision:
 
 
 def _compare(t: _Trace, c: CompareFinding) -> Decision:
+    if c.separate:
+        t.add("compare.separate", PASS, c.separate)
     for s in c.sides:
         t.add("compare.side", PASS if s.found else "not found",
               f"{s.text!r}: {s.how}" + (f" ({s.unknown})" if s.unknown else ""))

@@ -86,6 +86,7 @@ class CompareFinding:
     absent_setting: str = ""  # a setting asked ("on FEMNIST") no side's abstract names
     rows_named: str = ""  # "A and B" (the found sides, for the sentence)
     rows: int = 0
+    separate: str = ""  # every side finds one paper first, yet a described side is a paper of its own: why
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from ..types import Hit
 from .answerable import figures_in, missing_detail
 from .asked import in_own_words
 from .asked_topic import described_topic
-from .comparing import one_paper, side_misses, weigh_compare
+from .comparing import one_paper, rivalled, side_misses, weigh_compare
 from .decide import decide
 from .evidence import (
     ABSTAIN_SENTENCE,
@@ -96,6 +96,7 @@ class Preparer:
             # finding the same paper first
             inside = self._search(q.standalone, 1, p.filters, (q.inside,)) if q.inside else []
             p.within = inside[0].paper_id if inside else one_paper(q, p.sides)
+            p.separate = "" if p.within else rivalled(q, p.sides)
             if p.within:  # "X vs placebo", "A versus B in the Y trial": a contrast inside one paper is about it
                 p.topic = (p.within,)
                 p.topic_names = q.topic_names[:1] if inside else tuple(

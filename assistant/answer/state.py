@@ -55,6 +55,7 @@ class Prepared:
     turns: list = field(default_factory=list)  # earlier turns of the conversation (for the prompt)
     names: dict[str, str] = field(default_factory=dict)  # paper_id -> its short name (lexicon), for the hits
     within: str = ""  # a comparison whose every side is in one paper ("X vs placebo"): that paper's id, else ""
+    separate: str = ""  # why a comparison whose sides all find one paper first is still between papers (trace)
 
     @property
     def kind(self) -> Kind:
