@@ -417,6 +417,20 @@ def test_a_missing_second_part_is_named_and_a_missing_main_part_abstains(make):
     assert ans.abstained and "reports no batch size" in ans.answer
 
 
+def test_a_gap_is_named_by_a_noun_phrase_never_a_verb_or_a_comparison(make):
+    """A further clause that asks no thing ("what happens to ...", "what does each add", "how much smaller")
+    names no gap made of its verb: no "The FedMerge abstract reports no happens." (asked.noun_phrase)."""
+    a, _ = make(**{"answer.model": "extractive"})
+    a._model = None
+    for q in ("Which dataset is FedMerge evaluated on, and what happens to communication?",
+              "Which dataset is FedMerge evaluated on, and what does each client add?",
+              "Which dataset is FedMerge evaluated on, and how much smaller is the model?"):
+        ans = a.ask(q)
+        assert not ans.abstained and "CIFAR-10" in ans.answer, (q, ans.answer)
+        for bad in ("reports no happens", "reports no does", "reports no smaller", "reports no each"):
+            assert bad not in ans.answer, (q, ans.answer)
+
+
 def test_which_of_two_puts_the_side_that_answers_first(make):
     a, _ = make(**{"answer.model": "extractive"})
     a._model = None

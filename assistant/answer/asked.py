@@ -90,6 +90,46 @@ def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False, foll
     return Ask(asked, bool(NUMERIC.search(c) or (asked and MEASURED.search(c)) or measure), measure)
 
 
+# comparatives: a change or a contrast is asked ("how much smaller", "what is it better at"), no thing an abstract names
+_COMPARATIVES = frozenset("better worse faster slower smaller larger bigger higher lower longer shorter quicker cheaper "
+                          "greater fewer less more leaner stronger weaker easier harder".split())
+# verbs a question word is the subject of ("what happens to X?", "what gets better?"), no noun after all
+_VERBS = frozenset("happens happened happen gets got means matters goes comes helps causes explains drives".split())
+_PARTICLES = frozenset("back up out off down away".split())
+# words that may open a noun phrase asked although they are function words ("fewer computations", "most cited")
+_QUANTIFIERS = frozenset("few fewer many much more most several other own same".split())
+
+
+def noun_phrase(asked: str) -> str:
+    """The asked words (`Ask.asked`, which the sentence ranker reads whole) as the noun phrase an abstract is checked
+    for and a gap is named by ("The X abstract reports no <it>."), "" when they are none. Function words and
+    particles at the ends go ("share of", "numbers back", "that worth in dollars"); a comparison is of the thing
+    compared with ("faster than R-CNN": R-CNN) or of nothing named ("smaller"); a verb after an auxiliary ("does
+    add"), a past participle ("called") or a verb whose subject is the question word ("what happens to X") is no
+    noun phrase: no "The X abstract reports no happens." is ever written.
+
+    >>> [noun_phrase(a) for a in ("share of", "numbers back", "that worth in dollars", "percentage of children on")]
+    ['share', 'numbers', 'worth in dollars', 'percentage of children']
+    >>> [noun_phrase(a) for a in ("smaller", "faster than R-CNN", "does add", "happens", "it", "it called")]
+    ['', 'R-CNN', '', '', '', '']
+    >>> [noun_phrase(a) for a in ("fewer computations", "learning rate", "GPU hours", "number of speakers")]
+    ['fewer computations', 'learning rate', 'GPU hours', 'number of speakers']
+    """
+    words = asked.split()
+    while words and (words[-1].lower() in FUNCTION_WORDS or words[-1].lower() in _PARTICLES):
+        words.pop()
+    if words and re.fullmatch(AUX, words[0], re.I):
+        return ""  # "does add": a verb follows the auxiliary
+    while words and words[0].lower() in FUNCTION_WORDS - _QUANTIFIERS:
+        words.pop(0)
+    low = [w.lower() for w in words]
+    if "than" in low:
+        return noun_phrase(" ".join(words[low.index("than") + 1:]))
+    if len(low) == 1 and (low[0] in _COMPARATIVES or low[0] in _VERBS or re.fullmatch(r"[a-z]{3,}(?<!e)ed", low[0])):
+        return ""
+    return " ".join(words)
+
+
 # a terse question is a noun phrase: no question word, auxiliary or request opens it or stands in it
 _FULL = re.compile(rf"^(?:{OPENER}|tell|give|list|show|name|compare|contrast|summari[sz]e|explain|describe|find|"
                    rf"please|i|we|there|any|anything|papers?|hey|hi)\b|(?:[,;:]|\s[-\u2013\u2014]+)\s*(?:{WH})\b"

@@ -24,7 +24,7 @@ from ..retrieve.langchain import PaperRetriever
 from ..settings import AnswerSettings
 from ..types import Hit
 from .answerable import figures_in, missing_detail
-from .asked import in_own_words
+from .asked import in_own_words, noun_phrase
 from .asked_topic import described_topic
 from .comparing import one_paper, rivalled, side_misses, weigh_compare
 from .decide import decide
@@ -207,6 +207,7 @@ class Preparer:
         given = figures_in(q.standalone)  # "the two benchmarks": a number the question states answers nothing
         out = []
         for i, ask in enumerate((Ask(q.asked, q.numeric, q.measure), *q.more)):
+            ask = replace(ask, asked=noun_phrase(ask.asked))  # the thing checked and named, never a verb
             missing = missing_detail(names, q.details if i == 0 else (), ask.asked, ask.numeric, text,
                                      heads_only=not n_topic, similar=similar, common=common, measure=ask.measure,
                                      given=given)
