@@ -711,7 +711,8 @@ def test_a_described_side_other_papers_are_about_is_not_inside_the_named_paper(m
                "of a server; we show that such decentralised learning converges on non-IID data.", label="",
                source="c.jsonl"),
         Record("p-goss-b", "Each device exchanges model updates with a few neighbours over a peer-to-peer network, "
-               "with no server; our gossip protocol halves communication in decentralised training.", label="", source="c.jsonl"),
+               "with no server; our gossip protocol halves communication in decentralised training.", label="",
+               source="c.jsonl"),
     ]
     a, _ = make_minilm(extra=extra)
     ans = a.ask("How does QuillMerge differ from gossip-based decentralised learning?")

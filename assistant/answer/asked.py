@@ -91,8 +91,8 @@ def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False, foll
 
 
 # comparatives: a change or a contrast is asked ("how much smaller", "what is it better at"), no thing an abstract names
-_COMPARATIVES = frozenset("better worse faster slower smaller larger bigger higher lower longer shorter quicker cheaper "
-                          "greater fewer less more leaner stronger weaker easier harder".split())
+_COMPARATIVES = frozenset("better worse faster slower smaller larger bigger higher lower longer shorter quicker "
+                          "cheaper greater fewer less more leaner stronger weaker easier harder".split())
 # verbs a question word is the subject of ("what happens to X?", "what gets better?"), no noun after all
 _VERBS = frozenset("happens happened happen gets got means matters goes comes helps causes explains drives".split())
 _PARTICLES = frozenset("back up out off down away".split())

@@ -96,10 +96,9 @@ def rivalled(q: Question, sides: list[list[Hit]]) -> str:
     """Why the sides are separate papers though every side finds the same one first, or "": beside a named side,
     a described side fits another paper about as well (fused retrieval score at least RIVAL of the first's), and
     no value or measure is asked ("RaBiT's speed-up vs full precision": a figure against a baseline, which one
-    paper reports). "clustering-based
-    personalised FL" finds FedMerge first, whose abstract names clustering-based methods among its baselines,
-    and a paper on clustered FL close behind: an approach of its own, not a part of FedMerge. "full precision"
-    or "saline" are far behind anywhere but their paper.
+    paper reports). "clustering-based personalised FL" finds FedMerge first, whose abstract names
+    clustering-based methods among its baselines, and a paper on clustered FL close behind: an approach of its
+    own, not a part of FedMerge. "full precision" or "saline" are far behind anywhere but their paper.
 
     >>> from assistant.answer.sides import Side
     >>> from assistant.types import Hit, Record
@@ -132,14 +131,14 @@ def rivalled(q: Question, sides: list[list[Hit]]) -> str:
 def one_paper(q: Question, sides: list[list[Hit]]) -> str:
     """The paper every side of a comparison finds first, when the question does not say its sides are separate
     reports ("epinephrine vs saline in the canine arrest model?", "X's speed-up vs full precision"): the contrast
-    is inside that paper. Sides named by different papers, a question naming two reports ("the X study ... the
-    Y trial"), or a described side another paper fits about as well (`rivalled`) are never one paper; ''
-    otherwise."""
+    is inside that paper. Sides named by different papers or a question naming two reports ("the X study ... the
+    Y trial") are never one paper; '' otherwise. (The caller first asks `rivalled`: a described side another paper
+    fits about as well is no part of one paper either.)"""
     firsts = {side[0].paper_id for side in sides if side}
     named = {s.paper_ids[0] for s in q.sides if s.paper_ids}
     reports = len(A_REPORT.findall(q.standalone))  # "the X study ... with the Y trial": two reports
     if (len(sides) < 2 or not all(sides) or len(firsts) != 1 or len(named) > 1 or reports > 1
-            or SEPARATE_REPORTS.search(q.standalone) or rivalled(q, sides)):
+            or SEPARATE_REPORTS.search(q.standalone)):
         return ""
     return firsts.pop()
 
