@@ -70,6 +70,23 @@ def test_meaning_change_scores_below_the_verbatim_claim(verifier):
     assert same.evidence and "24.7%" in same.evidence and 1 in same.sentences
 
 
+def test_a_typeset_claim_and_a_line_cut_short_are_quotes_of_their_sentence(verifier):
+    """An answer shows TeX typeset ("96.9%" for "$96.9\\%$") and cuts long list lines with an ellipsis: such a claim
+    quotes its sentence word for word and is supported without a model reading (support 1.0, the evidence is the
+    source as written). An edited figure, or a quote that stops before a qualifier without saying so, is read by the
+    model. (Sentences written for this test.)"""
+    src = (r"We present Kite, a $7$B model for retrieval. Kite reaches $96.9\%$ accuracy on GLUE and $91.3\%$ on "
+           r"SQuAD, but only with distillation from a teacher model.")
+    whole = "Kite reaches 96.9% accuracy on GLUE and 91.3% on SQuAD, but only with distillation from a teacher model."
+    v = verifier.verify(whole, src)
+    assert (v.label, v.support, v.sentences) == ("supported", 1.0, (1,)) and "$96.9\\%$" in v.evidence
+    cut = verifier.verify("Kite reaches 96.9% accuracy on GLUE and 91.3% on SQuAD, but only …", src)
+    assert (cut.label, cut.support) == ("supported", 1.0)
+    edited = verifier.verify(whole.replace("96.9%", "69.9%"), src)
+    short = verifier.verify("Kite reaches 96.9% accuracy on GLUE and 91.3% on SQuAD.", src)
+    assert edited.label != "supported" and edited.support < 1.0 and short.support < 1.0
+
+
 def test_list_of_sentences_and_string_agree(verifier):
     sents = ["Dropout reduces overfitting in the small client networks.", "Training takes 3 hours on a single GPU."]
     a = verifier.verify("Training takes 3 hours on one GPU.", sents)

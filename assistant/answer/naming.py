@@ -17,10 +17,11 @@ from __future__ import annotations
 import re
 
 from ..ingest.names import is_name_like
+from ..markup import clean_markup
 from ..types import Answer, Citation, Hit, Record  # noqa: F401 -- Citation: the doctests
 from .linker import Lexicon
 from .nameforms import label_head
-from .prose import clean_markup, third_person
+from .prose import third_person
 
 # Capitalised first words of abstracts that are ordinary English (when the corpus never writes them in lower case)
 _ENGLISH = frozenset(

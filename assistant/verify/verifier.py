@@ -25,11 +25,12 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..index.sentences import split_sentences
+from ..markup import clean_markup
 from ..settings import VerifySettings
 from ..user_text import clean_user_text
 from . import model as _model
 from .abbrev import canonical
-from .windows import Window, content_words, overlap, windows
+from .windows import Window, content_words, overlap, quoted, windows
 
 Label = Literal["supported", "not_supported", "contradicted"]
 Source = str | Sequence[str]
@@ -97,10 +98,14 @@ class Verifier:
         assert model is not None
         cfg = self.settings
         claims = [" ".join(_safe(str(c), "claim").split()) for c, _ in pairs]
-        sents = [sentences_of(s) for _, s in pairs]
+        given = [sentences_of(s) for _, s in pairs]
+        # read as typeset, claim and source alike ("96.9%" is no new figure beside "$96.9\\%$")
+        claims = [clean_markup(c) or c for c in claims]
+        sents = [[clean_markup(s) or s for s in ss] for ss in given]
+        quotes = [quoted(c, ss) for c, ss in zip(claims, sents)]  # word for word: no model reading needed
         plan: list[list[Window]] = []
-        for c, ss in zip(claims, sents):
-            ok = c and ss and overlap(content_words(c), " ".join(ss)) >= cfg.min_overlap
+        for c, ss, q in zip(claims, sents, quotes):
+            ok = c and ss and not q and overlap(content_words(c), " ".join(ss)) >= cfg.min_overlap
             plan.append(windows(c, ss, cfg.top_sentences) if ok else [])
         needed = {c for c, ws in zip(claims, plan) if ws}
         needed |= {ss[i] for ss, ws in zip(sents, plan) for w in ws for i in w.sentences}
@@ -112,7 +117,10 @@ class Verifier:
                 flat_w.append(np.concatenate([st[ss[i]] for i in w.sentences]))
         probs = model.probs(flat_c, flat_w, cfg.batch_size)
         out, k = [], 0
-        for ws in plan:
+        for ws, q, ss in zip(plan, quotes, given):
+            if q:
+                out.append(Verdict(1.0, 0.0, "supported", " ".join(ss[i] for i in q), q))
+                continue
             if not ws:
                 out.append(Verdict(0.0, 0.0, "not_supported"))
                 continue
@@ -122,7 +130,7 @@ class Verifier:
             s, c = float(p[i_s, 0]), float(p[i_c, 2])
             lab = self.label(s, c)
             w = ws[i_c] if lab == "contradicted" else ws[i_s]
-            out.append(Verdict(s, c, lab, w.text, w.sentences))
+            out.append(Verdict(s, c, lab, " ".join(ss[i] for i in w.sentences), w.sentences))
         out = self._resolved(pairs, claims, sents, out)
         if progress:
             progress(len(out))
