@@ -92,6 +92,11 @@ def write_card(out: Path, bench: Path | None = None) -> Path:
               ".venv/bin/python bench/verifier.py --calibrate   # thresholds -> VerifySettings defaults",
               ".venv/bin/python bench/verifier.py && .venv/bin/python scripts/train_verifier.py --card-only",
               "```", "",
+              "Reading (verify/verifier.py, since 2026-12-06): claim and source are read as typeset "
+              "(`assistant/markup.py`: \"$96.9\\%$\" reads \"96.9%\", as the answer shows it), and a claim of six or "
+              "more words that quotes one or two adjacent source sentences word for word to their end, or up to an "
+              "ellipsis, is supported without a model reading (support 1.0); everything else is read by the model as "
+              "described here.", "",
               "Limits: English scientific prose; a claim is read against one- and two-sentence windows, so a claim "
               "that needs three sentences together, or world knowledge, is at best not_supported. The synthetic edits "
               "are rule-made: held-out figures on them measure those edit types, not every way a sentence can go "
