@@ -95,8 +95,11 @@ class Preparer:
             # a follow-up comparing things inside its paper (when the filters keep that paper), or every side
             # finding the same paper first
             inside = self._search(q.standalone, 1, p.filters, (q.inside,)) if q.inside else []
-            p.separate = "" if inside else rivalled(q, p.sides)  # an approach of its own: across papers
-            p.within = inside[0].paper_id if inside else "" if p.separate else one_paper(q, p.sides)
+            if inside:
+                p.within = inside[0].paper_id
+            else:  # a described side that is an approach of its own (`rivalled`) keeps the papers apart
+                p.separate = rivalled(q, p.sides)
+                p.within = "" if p.separate else one_paper(q, p.sides)
             if p.within:  # "X vs placebo", "A versus B in the Y trial": a contrast inside one paper is about it
                 p.topic = (p.within,)
                 p.topic_names = q.topic_names[:1] if inside else tuple(

@@ -97,11 +97,17 @@ class Verifier:
         model = self.load()._model  # even when no window needs the model: a missing model is always an error
         assert model is not None
         cfg = self.settings
-        claims = [" ".join(_safe(str(c), "claim").split()) for c, _ in pairs]
-        given = [sentences_of(s) for _, s in pairs]
-        # read as typeset, claim and source alike ("96.9%" is no new figure beside "$96.9\\%$")
-        claims = [clean_markup(c) or c for c in claims]
-        sents = [[clean_markup(s) or s for s in ss] for ss in given]
+        # read as typeset, claim and source alike ("96.9%" is no new figure beside "$96.9\\%$"); an answer's claims
+        # share a few abstracts, each split and typeset once
+        claims = [clean_markup(c) or c for c in (" ".join(_safe(str(c), "claim").split()) for c, _ in pairs)]
+        read: dict[str, tuple[list[str], list[str]]] = {}
+        for _, s in pairs:
+            if isinstance(s, str) and s not in read:
+                ss = sentences_of(s)
+                read[s] = (ss, [clean_markup(x) or x for x in ss])
+        given = [read[s][0] if isinstance(s, str) else sentences_of(s) for _, s in pairs]
+        sents = [read[s][1] if isinstance(s, str) else [clean_markup(x) or x for x in ss]
+                 for (_, s), ss in zip(pairs, given)]
         quotes = [quoted(c, ss) for c, ss in zip(claims, sents)]  # word for word: no model reading needed
         plan: list[list[Window]] = []
         for c, ss, q in zip(claims, sents, quotes):
