@@ -1018,3 +1018,58 @@ def test_a_follow_up_comparing_things_inside_its_paper_is_answered_about_that_pa
     assert "compare.within_one" in [t.rule for t in ans.trace]
     ans = a.ask("How does it compare with Prune&Comp?", conv)  # "it" is a side: a comparison of two papers
     assert {c.paper_id for c in ans.citations} >= {"p-zorvex", "p-prune"}, ans.answer
+
+
+def test_examples_in_a_question_do_not_hide_the_paper_it_asks_for(make_minilm):
+    """"Is there a paper on X, e.g. Y?" asks for a paper on X as "Is there a paper on X?" does: the examples are no
+    part of the frame, so the described paper is checked (and the animal re-identification paper is no answer)."""
+    a, _ = make_minilm(extra=[_animal_reid()])
+    for q in ("Is there a paper on person re-identification across surveillance cameras, e.g. with transformers?",
+              "Is there a paper on person re-identification (e.g. with part-aware models) across surveillance "
+              "cameras?"):
+        ans = a.ask(q)
+        assert ans.abstained and any(t["rule"] == "topic.uncovered" for t in ans.to_json()["trace"]), (q, ans.answer)
+
+
+def _walking(effect: str, pid: str) -> Record:
+    """A randomised trial of a walking programme for `effect`. (Written for these tests.)"""
+    return Record(pid, "Shift work disturbs daily routines. In a randomised trial of 240 shift workers we tested "
+                  f"whether a walking programme could {effect}. The programme met its goal in 30% more workers than "
+                  "usual care.",
+                  label=f"A walking programme to {effect}", source="c.jsonl")
+
+
+def test_a_part_of_a_description_is_written_word_by_word_not_by_its_rarest_word(make_minilm):
+    """"a walking programme to prevent weight loss in shift workers": a trial of one to prevent back injuries writes
+    the part's rarest word in this corpus ("prevent") but not "weight" or "loss", and is no answer; the weight-loss
+    trial is, once indexed."""
+    injuries = _walking("prevent back injuries", "p-back")
+    others = [Record(f"p-loss{i}", f"Weight loss in {who} follows diet more than exercise. We model the diet records "
+                     f"of 500 {who} over two years.", label=f"Diet and weight loss in {who}", source="c.jsonl")
+              for i, who in enumerate(("pregnant women", "students"))]  # (the part's words are the corpus's)
+    question = "Is there a trial of a walking programme to prevent weight loss in shift workers?"
+    a, _ = make_minilm(extra=[injuries, *others])
+    ans = a.ask(question)
+    assert ans.abstained and any(t["rule"] == "topic.uncovered" for t in ans.to_json()["trace"]), ans.answer
+    a, _ = make_minilm(extra=[injuries, *others, _walking("prevent weight loss", "p-weight")])
+    ans = a.ask(question)
+    assert not ans.abstained and ans.citations[0].paper_id == "p-weight", ans.answer
+
+
+def test_a_list_of_one_term_lists_the_papers_whose_title_writes_it(make_minilm):
+    """"BioASQ papers in here?": a system paper whose title names the challenge ("Kestrel at BioASQ-2024: ...") is
+    on it, though its abstract says "the biomedical question answering challenge"; a paper that never writes the term
+    is not listed."""
+    extra = [Record("p-kestrel", "We describe our system for the biomedical question answering challenge. It reranks "
+                    "retrieved passages with a cross-encoder and reaches 0.61 MAP on the test batches.",
+                    label="Kestrel at BioASQ-2024: Reranking passages for biomedical questions", source="c.jsonl"),
+             Record("p-overview", "BioASQ is a yearly challenge on biomedical semantic indexing and question "
+                    "answering. We summarise the 2023 edition: 29 teams took part in Task B.",
+                    label="Overview of BioASQ 2023", source="c.jsonl"),
+             Record("p-medqa", "We fine-tune a small language model on medical licensing exam questions and reach 71% "
+                    "accuracy on the biomedical question answering benchmark MedQA.",
+                    label="Small models for medical exam questions", source="c.jsonl")]
+    a, _ = make_minilm(extra=extra)
+    ans = a.ask("BioASQ papers in here?")
+    cited = {c.paper_id for c in ans.citations}
+    assert {"p-kestrel", "p-overview"} <= cited and "p-medqa" not in cited, ans.answer

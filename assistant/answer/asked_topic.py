@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import re
 
+from .criterion import without_examples
 from .words import FUNCTION_WORDS
 
 # the topic a question names its paper by: "Is there a paper here on protein structure prediction?", "How does the
@@ -170,7 +171,10 @@ def described_topic(question: str) -> tuple[str, bool]:
     ('ocean wave forecasting from buoys', True)
     >>> described_topic("I need a paper on EEG-based emotion recognition - is there one here?")
     ('EEG-based emotion recognition', True)
+    >>> described_topic("Is there a paper here on LLMs for theorem proving, e.g. in Lean or Isabelle?")  # no example
+    ('LLMs for theorem proving', True)
     """
+    question = without_examples(question)
     on = PAPER_ON.search(question)
     if on:
         topic = on.group("t") or on.group("v") or on.group("u")

@@ -16,6 +16,32 @@ from .words import FUNCTION_WORDS
 TOPIC_WORDS = 4  # a criterion of at most this many content words names a topic (longer ones describe it) ...
 # ... unless a clause
 _CLAUSE = re.compile(r"\b(?:where|when|how|why|that|which|who|whose|is|are|was|were|been|being)\b", re.I)
+# the examples a topic gives of itself, to its end: "..., e.g. with transformers", "(such as YOLO)", "like BERT or GPT"
+EXAMPLES = re.compile(r"[,;]?\s*\(?\b(?:e\.\s?g\.?|for example|for instance|such as)\s.*$"
+                      r"|\s*[,;(]\s*(?:like|including)\s.*$", re.I)
+# ... and within a question, to the bracket or the question mark that closes them
+_EXAMPLE_LEAD = r"(?:e\.\s?g\.?|for example|for instance|such as)"
+_EXAMPLES_IN = re.compile(rf"\s*\(\s*(?:{_EXAMPLE_LEAD}|like|including)[\s,][^()]*\)"
+                          rf"|[,;]?\s*\b{_EXAMPLE_LEAD}[\s,][^?!()]*|\s*[,;]\s*(?:like|including)\s[^?!()]*", re.I)
+
+
+def without_examples(question: str) -> str:
+    """The question without the examples it gives of its topic, which are no part of the frame that asks for it
+    (an example may sit between a topic and the rest of its description). Examples run to a closing bracket or to
+    the end of the sentence.
+
+    >>> without_examples("Is there a paper on theorem proving, e.g. in Lean or Isabelle?")
+    'Is there a paper on theorem proving?'
+    >>> without_examples("Any paper on watermarking LLM text (e.g., green/red lists) so it can be detected?")
+    'Any paper on watermarking LLM text so it can be detected?'
+    >>> without_examples("Any paper on proofs in assistants such as Lean, Coq or Isabelle? What do they report?")
+    'Any paper on proofs in assistants? What do they report?'
+    >>> without_examples("What does the model look like?")
+    'What does the model look like?'
+    """
+    return _EXAMPLES_IN.sub("", question).strip()
+
+
 LIST_WORDS = frozenset("paper papers work works study studies abstract abstracts article articles method methods "
                        "approach approaches model models collection corpus".split())
 

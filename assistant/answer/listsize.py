@@ -20,13 +20,14 @@ import re
 
 from ..index.sentences import split_sentences
 from ..types import Hit
-from .criterion import has_clause, keys, uses_distinctive, uses_every_word
+from .criterion import EXAMPLES, has_clause, keys, stems_of, tokens, uses_distinctive, uses_every_word, writes_form
 from .findings import ListFinding
 from .nameforms import norm
 from .prose import is_debris
 from .state import Prepared
 from .support import SupportScorer, content_words
-from .topics import EXAMPLES, TopicWords, names_topic
+from .topics import TopicWords, names_topic
+from .words import is_word
 
 LIST_SHOW = 30  # papers written out in a list answer
 LIST_POOL = 120  # papers retrieved for a list (the criterion is checked on each)
@@ -181,7 +182,8 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
     """The papers that meet a list's criterion (into `p.rows`, listed papers first in `p.hits`): every named part
     in the abstract, one of the criterion's distinctive words, every essential word (`TopicWords.lacks`), and a
     sentence matching the criterion at `bar` or above (`LEXICAL_RELIEF` lower for a paper using every distinctive
-    word of an alternative as a word). A word of the criterion no abstract uses (off the corpus's topics) is a part."""
+    word of an alternative as a word; none needed of a paper whose title writes the one term a criterion is, "EEG").
+    A word of the criterion no abstract uses (off the corpus's topics) is a part."""
     q = p.question
     core = criterion_core(q.criterion)  # "evaluate on KITTI": a sentence on KITTI matches
     parts = q.parts + topics.absent_words(core, p.hits, calibrated)  # "anything on protein structure ...?"
@@ -197,6 +199,8 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
     # (every facet of a criterion naming its topic; of one describing it in a clause, "predict where on Earth a photo
     # was taken", only those that carry part of it)
     essential = topics.essential_alternatives(core, every_facet=not has_clause(core))
+    # a criterion that is one term, not an English word ("EEG", "SemEval"): a title writing it says the paper is on it
+    term = core if len(tokens(core)) == 1 and not is_word(core) else ""
     if not unmatched:
         for h in candidates(p.hits, q.criterion):  # the first LIST_SHOW, then those using every criterion word
             if parts and not all(norm(x) in normed[h.paper_id] for x in parts):
@@ -206,6 +210,8 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
             j, sent, score = best_sentence(h, q.criterion, core, scorer)
             if topics.lacks_all(essential, h, sent):
                 continue  # a recommender paper does not meet "music recommendation systems"
+            if term and writes_form(term, h.title, stems_of(h.title)):
+                score = max(score, bar)  # the one term the criterion is ("EEG") is in the title: what the paper is on
             if score >= bar or (score >= bar - LEXICAL_RELIEF and uses_every_word(h, rare_words)):
                 p.rows.append((h, j, sent))
     listed = [h for h, _, _ in p.rows]

@@ -13,6 +13,7 @@ from ..index.sentences import split_sentences
 from ..types import Hit
 from .answerable import SOFT_MATCH
 from .criterion import (
+    EXAMPLES,
     LIST_WORDS,
     facets,
     key_of,
@@ -66,9 +67,6 @@ PART_ESSENTIAL = 0.88
 # says in words of its own (at 14 words, three answerable questions on the tuning sets would have been declined).
 DESCRIBED_WORDS = 8
 
-# the examples a topic gives of itself: "..., e.g. with transformers", "(such as YOLO)", "like BERT or GPT"
-EXAMPLES = re.compile(r"[,;]?\s*\(?\b(?:e\.\s?g\.?|for example|for instance|such as)\s.*$"
-                      r"|\s*[,;(]\s*(?:like|including)\s.*$", re.I)
 
 
 # an alternative that is a whole topic of its own: two to four words, no preposition or verb linking it to more
@@ -172,11 +170,12 @@ class TopicWords:
                 out.append(word)
         return tuple(out)
 
-    def essential_parts(self, description: str) -> tuple[tuple[str, str, str, str], ...]:
+    def essential_parts(self, description: str) -> tuple[tuple[str, tuple[str, ...], str, str], ...]:
         """The parts of a short description (`criterion.parts`, `DESCRIBED_WORDS`) that carry part of it
-        (`PART_ESSENTIAL`), each as (part, its rarest word in this corpus, not counting common English words
-        when it has others, the description, the description without it); a part with a word no abstract uses is
-        in the asker's own words ("a bespoke network"): none."""
+        (`PART_ESSENTIAL`), each as (part, its words, not counting common English words when it has others, the
+        description, the description without it); a part with a word no abstract uses is in the asker's own words
+        ("a bespoke network"): none. (Every word, not only the rarest: "prevent falls" is not written by a paper
+        that prevents something else, though "prevent" is the rarer word.)"""
         pieces = parts(description)
         if (len(pieces) < 2 or sum(len(words) for _, words, _ in pieces) > DESCRIBED_WORDS
                 or re.search(r"\bor\b|/", description, re.I)):
@@ -189,13 +188,12 @@ class TopicWords:
                 continue
             used = {w: self.abstracts_using(w) for w in words}
             topical = [w for w in words if not is_word(w)] or list(words)  # "makes", "trains": no topic
-            rarest = min(topical, key=used.__getitem__)
-            if used[rarest]:
-                out.append((part, rarest, whole, rest))
+            if all(used[w] for w in topical):
+                out.append((part, tuple(topical), whole, rest))
         return tuple(out)
 
-    def lacks_parts(self, essential: tuple[tuple[str, str, str, str], ...], hit: Hit) -> tuple[str, ...]:
-        """The essential parts (`essential_parts`) the paper neither writes (the part's rarest word, in any form)
+    def lacks_parts(self, essential: tuple[tuple[str, tuple[str, ...], str, str], ...], hit: Hit) -> tuple[str, ...]:
+        """The essential parts (`essential_parts`) the paper neither writes (each of the part's words, in any form)
         nor says in other words (a sentence of it nearer the description with the part than without it, by
         `SAID_MARGIN`)."""
         if not essential:
@@ -203,8 +201,8 @@ class TopicWords:
         text = f"{hit.title} {hit.text}"
         stems, sents = stems_of(text), _title_and_sentences(hit)
         out = []
-        for part, rarest, whole, rest in essential:
-            if writes_form(rarest, text, stems):
+        for part, words, whole, rest in essential:
+            if all(writes_form(w, text, stems) for w in words):
                 continue
             with_part, without = self.scorer.matrix([whole, rest], sents)
             if (with_part - without).max() < SAID_MARGIN:  # no sentence nearer the description with it than without
