@@ -37,6 +37,12 @@ WHICH_PAPER = re.compile(r"^(?:which|what) (?:paper|work|study|article)\s+(?P<t>
                          r"have|had|in|of|on|here)\b)[a-z]+\s[^?]{3,150}?)\s*\??$", re.I)
 
 
+# what a question asks of the paper it describes, after the description: "Which paper proposes X, and how well does it
+# work?" describes its paper by X
+_ASKED_NEXT = re.compile(r"\s*(?:,\s*(?:and\s+)?|;\s*|\s+and\s+)(?=(?:what|which|how|who|whom|whose|when|where|why|"
+                         r"is|are|was|were|does|do|did|can|could)\b)", re.I)
+
+
 # Whether the collection holds work on a topic, asked in a frame of function words, words for the collection and
 # words for looking ("Has anyone here used X?", "X - any papers?", "what work is there on X?", "I'm looking for X
 # work - what does the collection have?"): the topic is the one span of other words, and the question is a list.
@@ -171,6 +177,8 @@ def described_topic(question: str) -> tuple[str, bool]:
     ('ocean wave forecasting from buoys', True)
     >>> described_topic("I need a paper on EEG-based emotion recognition - is there one here?")
     ('EEG-based emotion recognition', True)
+    >>> described_topic("Which paper proposes an unlearning method for LLMs, and how well does it work?")
+    ('proposes an unlearning method for LLMs', False)
     >>> described_topic("Is there a paper here on LLMs for theorem proving, e.g. in Lean or Isabelle?")  # no example
     ('LLMs for theorem proving', True)
     """
@@ -183,6 +191,6 @@ def described_topic(question: str) -> tuple[str, bool]:
             return (lead.group("t").strip() if lead else topic), True
     which = WHICH_PAPER.match(question) or A_PAPER_THAT.search(question)
     if which:
-        return which.group("t"), False
+        return _ASKED_NEXT.split(which.group("t"), maxsplit=1)[0], False
     one = one_paper_topic(question)
     return (one, True) if one else ("", False)
