@@ -244,6 +244,7 @@ RUNS: dict[str, Run] = {r.name: r for r in (
     Run("arxiv-rest-b", "arxiv-rest", "tune", questions="arxiv-rest-b"),
     Run("pubmedqa-c", "pubmedqa", "tune", questions="pubmedqa-c"),
     Run("arxiv-lg-bib-c", "arxiv-lg-bib", "tune", questions="arxiv-lg-bib-c"),
+    Run("arxiv-cv-b", "arxiv-cv", "tune", questions="arxiv-cv-b"),
 )}
 
 

@@ -76,6 +76,12 @@ def test_each_rule_fires_on_its_finding_and_not_without_it():
     assert _rule(single(names=NameFinding(topic_names=("CPD",), strong=True, original_asked=True)))[0] == "answer"
     assert _rule(single(names=NameFinding(topic_names=("CPD",), strong=True, owned=False)))[0] == "answer"
     assert _rule(single(topic_absent="protein")) == ("abstain", "topic.absent")
+    # a paper described by what it does is said so: "No indexed abstract detects X", not "is on detects X"
+    for does, said in ((True, "No indexed abstract detects depression from voice"),
+                       (False, "No indexed abstract is on depression from voice")):
+        topic = "detects depression from voice" if does else "depression from voice"
+        d = decide(single(topic_uncovered=(topic, "Text-based depression", ("voice",)), topic_does=does))
+        assert d.rule == "topic.uncovered" and d.why.startswith(said), d.why
     miss = DetailFinding(0, "FID", "The X abstract reports no FID.", True, True, 0.6, 0.4)
     soft = DetailFinding(0, "batch size", "The X abstract reports no batch size.", False, True, 0.6, 0.4)
     assert _rule(single(details=(miss,))) == ("abstain", "detail.missing")

@@ -55,6 +55,11 @@ def test_names_link_to_their_papers_in_order(lex):
     ("Both Kite and Lumen use sparse experts. What task does each tackle?", ["p-kite", "p-lumen"]),
     # "Across A, B and C, what ... each ...?"
     ("Across Kite, Orca, and Lumen, what speed-up did each report?", ["p-kite", "p-orca", "p-lumen"]),
+    # "How does A relate to B?"
+    ("How does Kite relate to Lumen? Does each use experts?", ["p-kite", "p-lumen"]),
+    # "Take A, and B. How does each ...?": the sides set out by an imperative, a question asking of each
+    ("Take Kite, and Orca. How does each save compute?", ["p-kite", "p-orca"]),
+    ("Consider Orca and Lumen. Which of them needs less data?", ["p-orca", "p-lumen"]),
 ])
 def test_comparisons_find_every_side(lex, question, sides):
     q = analyze(question, None, lex)
@@ -87,6 +92,10 @@ def test_listed_papers_are_each_answered_and_a_name_in_passing_is_not_a_side(lex
     # "versus" inside a description is not a comparison of papers
     q = analyze("How many prompts were collected in the study of global versus local harms?", None, lex)
     assert q.kind is Kind.SINGLE
+    # "take" asking something of one paper, and "relate" between two things of one paper, compare no papers
+    for question in ("Take Kite: how much compute does it save?", "How does Kite's loss relate to its batch size?"):
+        q = analyze(question, None, lex)
+        assert q.kind is Kind.SINGLE and q.topic[0] == "p-kite", question
 
 
 @pytest.mark.parametrize("question, criterion", [

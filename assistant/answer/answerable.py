@@ -239,3 +239,11 @@ def states_asked(asked: str, sentence: str, exclude: tuple[str, ...] = (), commo
         return names_instance(kind, [sentence], exclude, common)
     parts, _ = asked_parts_of(asked)
     return bool(parts) and all(phrase_present(p, sentence) for p in parts)
+
+
+def figure_evidence(question: str, text: str, given: frozenset[str], scorer) -> float:
+    """How well the abstract's best sentence that gives a figure (not one the question states, `given`) supports the
+    question (`scorer`: the SupportScorer); 0.0 when no sentence gives one. What a soft miss of a "how many" ask is
+    weighed with: only a figure answers it in other words."""
+    sents = [s.text for s in split_sentences(text) if has_figure(s.text, given)]
+    return float(scorer.matrix([question], sents).max()) if sents else 0.0

@@ -207,7 +207,8 @@ def _single(t: _Trace, f: Findings) -> Decision:
         words = " or ".join(lacking)
         return t.abstain("topic.uncovered", f"described paper {topic!r}: the paper answered, {label!r}, lacks "
                                             f"{', '.join(map(repr, lacking))} (in any form or in other words)",
-                         f"No indexed abstract is on {topic}: the nearest, “{label}”, does not mention {words}.")
+                         f"No indexed abstract {'' if f.topic_does else 'is on '}{topic}: the nearest, “{label}”, "
+                         f"does not mention {words}.")
     for d in f.details:
         # a soft miss (the asked phrase in no form, nor in other words) counts when no sentence answers in other
         # words: evidence below the override, whether the question names its paper or describes it (unless a

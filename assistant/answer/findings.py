@@ -120,6 +120,7 @@ class Findings:
     # "the paper on X", "which paper does X": the described topic, when the paper answered lacks its essential words
     # (`topics.TopicWords.lacks`): (topic, the paper's title, the words it lacks); () when it covers them
     topic_uncovered: tuple[str, str, tuple[str, ...]] | tuple[()] = ()
+    topic_does: bool = False  # the described topic says what the paper does ("detects X"), not what it is on
     details: tuple[DetailFinding, ...] = ()
     evidence: EvidenceFinding | None = None
     compare: CompareFinding | None = None

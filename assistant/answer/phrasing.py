@@ -40,6 +40,10 @@ COMPARE_RX = [
     re.compile(r"^(?:how|in what ways?) (?:does|do) (?P<a>.+?) (?:and|vs\.?|versus) (?P<b>.+?) (?:differ|compare)\b.*$",
                re.I),
     re.compile(r"^how (?:does|do) (?P<a>.+?) compare (?:to|with|against) (?P<b>.+?)\??$", re.I),
+    # "How does A relate to B?" (not a property of one paper related to something: "How does X's loss relate to its
+    # batch size?", "How do Orca's FLOPs relate to Lumen?")
+    re.compile(r"^how (?:does|do|is|are) (?P<a>[^'’]+?) (?:relate|related) (?:to|with) "
+               r"(?!(?:its|their|his|her|this|that)\b)(?P<b>.+?)\??$", re.I),
     re.compile(r"^(?:what (?:is|are) )?the differences? between (?P<a>.+?) and (?P<b>.+?)\??$", re.I),
     re.compile(r"^compare (?:(?:how|what|whether|why|where|which)\s+)?(?P<a>.+?) (?:and|with|to|vs\.?|versus) "
                r"(?P<b>.+?)\??$", re.I),
@@ -68,6 +72,10 @@ COMPARE_RX = [
     # "Three attack papers: A, the one on B and C. What does each target?": a lead naming the group, its members as a
     # statement, then a question asking of each of them
     re.compile(rf"^[^:.?]{{3,80}}:\s+(?!(?:{OPENER}|in|on)\b)(?P<a>[^:.?]+?),?\s+and\s+(?P<b>[^:?]+?)\.\s+"
+               rf"(?:{OPENER})\b[^?]*\b(?:each|both|they|their|them)\b[^?]*\??$", re.I),
+    # "Take A, and B. How does each ...?", "Consider A and B. Which of them ...?": the sides set out by an imperative,
+    # then a question asking of each of them
+    re.compile(rf"^(?:take|consider|look at)\s+(?P<a>[^.?]+(?=,\s+and\s)|[^.?]+?),?\s+and\s+(?P<b>[^?]+?)\.\s+"
                rf"(?:{OPENER})\b[^?]*\b(?:each|both|they|their|them)\b[^?]*\??$", re.I),
     # "A vs B: ...", not "How many prompts were collected in the study of global versus local harms?" (nor a "versus"
     # in a later sentence: "One study did A, another B. Do they find LLMs better versus humans?")

@@ -15,6 +15,7 @@ Runs as a LangChain runnable sequence over a typed `Prepared` state (see `Assist
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import replace
 
@@ -23,7 +24,7 @@ from ..retrieve.hybrid import Filters, HybridRetriever
 from ..retrieve.langchain import PaperRetriever
 from ..settings import AnswerSettings
 from ..types import Hit
-from .answerable import figures_in, missing_detail
+from .answerable import figure_evidence, figures_in, missing_detail
 from .asked import in_own_words, noun_phrase
 from .asked_topic import described_topic
 from .comparing import one_paper, rivalled, side_misses, weigh_compare
@@ -196,6 +197,9 @@ class Preparer:
         p.main = 0 if n_topic else self._main(ev)
         if topic and p.hits and not f.topic_absent:
             f.topic_uncovered = uncovered(topic, p.hits[p.main], self.topics, self.scorer)
+            # "which paper detects X?": "No indexed abstract detects X" (not "is on detects X")
+            f.topic_does = bool(not named_topic and f.topic_uncovered and re.match(r"[a-z]+(?:s|ed)\s",
+                                                                                   f.topic_uncovered[0]))
         if p.hits:
             f.details = self._details(p, lexicon, n_topic)
         f.evidence = self._evidence(p)
@@ -215,7 +219,11 @@ class Preparer:
                                      heads_only=not n_topic, similar=similar, common=common, measure=ask.measure,
                                      given=given)
             if missing:
-                out.append(DetailFinding(i, ask.asked, missing.why, missing.firm, bool(n_topic), ev.score,
+                # "how many X?" is answered in other words only by a sentence that gives a figure: the evidence a soft
+                # miss is weighed with is the best of those (a sentence sharing the question's words and no figure,
+                # "evaluated on the first large-scale dataset", answers no count)
+                strength = figure_evidence(q.standalone, text, given, self.scorer) if ask.numeric else ev.score
+                out.append(DetailFinding(i, ask.asked, missing.why, missing.firm, bool(n_topic), strength,
                                          self.settings.detail_override, missing.partial, in_own_words(ask.asked)))
         return tuple(out)
 
