@@ -58,7 +58,7 @@ from .asked import CHANGE, COORDINATED, DIMENSIONS, GENERIC_ASKED, SPLIT, asked_
 from .figures import MEASURES, counts, figures_in, has_figure
 from .instances import WORD, Common, kind_asked, names_best, names_instance, says_which_best
 from .nameforms import named_terms
-from .support import stem
+from .support import SupportScorer, stem
 from .terms import abbreviated, figure_near, following, has_term, has_word, names_itself, phrase_present
 
 __all__ = ["MEASURES", "Missing", "figures_in", "has_figure", "has_term", "missing_detail", "states_asked"]
@@ -241,9 +241,9 @@ def states_asked(asked: str, sentence: str, exclude: tuple[str, ...] = (), commo
     return bool(parts) and all(phrase_present(p, sentence) for p in parts)
 
 
-def figure_evidence(question: str, text: str, given: frozenset[str], scorer) -> float:
+def figure_evidence(question: str, text: str, given: frozenset[str], scorer: SupportScorer) -> float:
     """How well the abstract's best sentence that gives a figure (not one the question states, `given`) supports the
-    question (`scorer`: the SupportScorer); 0.0 when no sentence gives one. What a soft miss of a "how many" ask is
+    question; 0.0 when no sentence gives one. What a soft miss of a "how many" ask is
     weighed with: only a figure answers it in other words."""
     sents = [s.text for s in split_sentences(text) if has_figure(s.text, given)]
     return float(scorer.matrix([question], sents).max()) if sents else 0.0

@@ -68,7 +68,6 @@ PART_ESSENTIAL = 0.88
 DESCRIBED_WORDS = 8
 
 
-
 # an alternative that is a whole topic of its own: two to four words, no preposition or verb linking it to more
 # ("event cameras", "neuromorphic sensors"; not "translation" of "sign language recognition or translation")
 _PARALLEL = re.compile(r"(?!.*\b(?:for|in|of|on|with|from|to|by|into|about|using|do|does|use|that|which)\b)"
