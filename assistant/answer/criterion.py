@@ -42,6 +42,20 @@ def without_examples(question: str) -> str:
     return _EXAMPLES_IN.sub("", question).strip()
 
 
+def as_written(phrase: str, text: str) -> str:
+    """A phrase read as words (`tokens`: "people s voice recordings") as the text writes it ("people's voice
+    recordings"), or the phrase itself when the text does not hold it.
+
+    >>> as_written("people s voice recordings", "detects depression from people's voice recordings")
+    "people's voice recordings"
+    >>> as_written("voice", "speech"), as_written("x-ray images", "chest X-ray images")
+    ('voice', 'X-ray images')
+    """
+    words = phrase.split()
+    m = re.search(r"[\s'’]+".join(map(re.escape, words)), text, re.I) if words else None
+    return m.group(0) if m else phrase
+
+
 LIST_WORDS = frozenset("paper papers work works study studies abstract abstracts article articles method methods "
                        "approach approaches model models collection corpus".split())
 

@@ -20,7 +20,17 @@ import re
 
 from ..index.sentences import split_sentences
 from ..types import Hit
-from .criterion import EXAMPLES, has_clause, keys, stems_of, tokens, uses_distinctive, uses_every_word, writes_form
+from .criterion import (
+    EXAMPLES,
+    as_written,
+    has_clause,
+    keys,
+    stems_of,
+    tokens,
+    uses_distinctive,
+    uses_every_word,
+    writes_form,
+)
 from .findings import ListFinding
 from .nameforms import norm
 from .prose import is_debris
@@ -231,4 +241,4 @@ def uncovered(described: str, hit: Hit, topics: TopicWords,
     _, sentence, _ = best_sentence(hit, described, core, scorer)
     lacking = (topics.lacks_all(topics.essential_alternatives(core, every=True), hit, sentence)
                or topics.lacks_parts(topics.essential_parts(core), hit))
-    return (core, hit.title, lacking) if lacking else ()
+    return (core, hit.title, tuple(as_written(x, described) for x in lacking)) if lacking else ()
