@@ -93,7 +93,8 @@ def test_listed_papers_are_each_answered_and_a_name_in_passing_is_not_a_side(lex
     q = analyze("How many prompts were collected in the study of global versus local harms?", None, lex)
     assert q.kind is Kind.SINGLE
     # "take" asking something of one paper, and "relate" between two things of one paper, compare no papers
-    for question in ("Take Kite: how much compute does it save?", "How does Kite's loss relate to its batch size?"):
+    for question in ("Take Kite: how much compute does it save?", "How does Kite's loss relate to its batch size?",
+                     "How is Kite's sparsity related to accuracy?"):
         q = analyze(question, None, lex)
         assert q.kind is Kind.SINGLE and q.topic[0] == "p-kite", question
 
@@ -1354,6 +1355,13 @@ def test_a_comparison_frame_keeps_its_described_side_beside_co_subjects(lex):
 ])
 def test_a_name_after_a_relation_word_is_no_co_subject(lex, question):
     assert analyze(question, None, lex).kind is Kind.SINGLE
+
+
+def test_a_relation_between_two_things_is_no_comparison_unless_each_is_asked_about(lex):
+    """"How is sleep duration related to obesity?" asks a finding (of one study, or of several), not a comparison of
+    two papers; "How does Kite relate to Lumen? Does each use experts?" asks of each."""
+    assert analyze("How is sleep duration related to obesity in children?", None, lex).kind is not Kind.COMPARE
+    assert analyze("How does Kite relate to Lumen? Does each use experts?", None, lex).kind is Kind.COMPARE
 
 
 @pytest.mark.parametrize("criterion, expected", [

@@ -40,10 +40,12 @@ COMPARE_RX = [
     re.compile(r"^(?:how|in what ways?) (?:does|do) (?P<a>.+?) (?:and|vs\.?|versus) (?P<b>.+?) (?:differ|compare)\b.*$",
                re.I),
     re.compile(r"^how (?:does|do) (?P<a>.+?) compare (?:to|with|against) (?P<b>.+?)\??$", re.I),
-    # "How does A relate to B?" (not a property of one paper related to something: "How does X's loss relate to its
-    # batch size?", "How do Orca's FLOPs relate to Lumen?")
-    re.compile(r"^how (?:does|do|is|are) (?P<a>[^'’]+?) (?:relate|related) (?:to|with) "
-               r"(?!(?:its|their|his|her|this|that)\b)(?P<b>.+?)\??$", re.I),
+    # "How does A relate to B? Is each one ...?": a relation asked, then something asked of each (alone, "How is sleep
+    # duration related to obesity?" asks a finding of one study; nor a property of one paper: "How do Orca's FLOPs
+    # relate to Lumen?")
+    re.compile(r"^how (?:does|do|is|are) (?P<a>[^'’?]+?) (?:relate|related) (?:to|with) "
+               r"(?!(?:its|their|his|her|this|that)\b)(?P<b>[^?]+?)\?\s+[^?]*\b(?:each|both|either|they|them|their)\b"
+               r"[^?]*\??$", re.I),
     re.compile(r"^(?:what (?:is|are) )?the differences? between (?P<a>.+?) and (?P<b>.+?)\??$", re.I),
     re.compile(r"^compare (?:(?:how|what|whether|why|where|which)\s+)?(?P<a>.+?) (?:and|with|to|vs\.?|versus) "
                r"(?P<b>.+?)\??$", re.I),
