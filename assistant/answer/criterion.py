@@ -17,10 +17,9 @@ TOPIC_WORDS = 4  # a criterion of at most this many content words names a topic 
 # ... unless a clause
 _CLAUSE = re.compile(r"\b(?:where|when|how|why|that|which|who|whose|is|are|was|were|been|being)\b", re.I)
 # the examples a topic gives of itself, to its end: "..., e.g. with transformers", "(such as YOLO)", "like BERT or GPT"
-EXAMPLES = re.compile(r"[,;]?\s*\(?\b(?:e\.\s?g\.?|for example|for instance|such as)\s.*$"
-                      r"|\s*[,;(]\s*(?:like|including)\s.*$", re.I)
-# ... and within a question, to the bracket or the question mark that closes them
 _EXAMPLE_LEAD = r"(?:e\.\s?g\.?|for example|for instance|such as)"
+EXAMPLES = re.compile(rf"[,;]?\s*\(?\b{_EXAMPLE_LEAD}\s.*$|\s*[,;(]\s*(?:like|including)\s.*$", re.I)
+# ... and within a question, to the bracket or the question mark that closes them
 _EXAMPLES_IN = re.compile(rf"\s*\(\s*(?:{_EXAMPLE_LEAD}|like|including)[\s,][^()]*\)"
                           rf"|[,;]?\s*\b{_EXAMPLE_LEAD}[\s,][^?!()]*|\s*[,;]\s*(?:like|including)\s[^?!()]*", re.I)
 

@@ -65,6 +65,17 @@ def sentences_of(source: Source) -> list[str]:
     return [" ".join(_safe(s, "source sentence").split()) for s in source if s.strip()]
 
 
+
+def _typeset(text: str) -> str:
+    """A claim or a source sentence as the reader sees it (`clean_markup`), or as given when nothing is left."""
+    return clean_markup(text) or text
+
+
+def _read(source: Source) -> tuple[list[str], list[str]]:
+    """A source's sentences as given (the evidence shown) and as typeset (what is read)."""
+    given = sentences_of(source)
+    return given, [_typeset(x) for x in given]
+
 class Verifier:
     """Scores claims against sources with the shipped cross-encoder (or `settings.model_dir`)."""
 
@@ -99,15 +110,11 @@ class Verifier:
         cfg = self.settings
         # read as typeset, claim and source alike ("96.9%" is no new figure beside "$96.9\\%$"); an answer's claims
         # share a few abstracts, each split and typeset once
-        claims = [clean_markup(c) or c for c in (" ".join(_safe(str(c), "claim").split()) for c, _ in pairs)]
+        claims = [_typeset(" ".join(_safe(str(c), "claim").split())) for c, _ in pairs]
         read: dict[str, tuple[list[str], list[str]]] = {}
-        for _, s in pairs:
-            if isinstance(s, str) and s not in read:
-                ss = sentences_of(s)
-                read[s] = (ss, [clean_markup(x) or x for x in ss])
-        given = [read[s][0] if isinstance(s, str) else sentences_of(s) for _, s in pairs]
-        sents = [read[s][1] if isinstance(s, str) else [clean_markup(x) or x for x in ss]
-                 for (_, s), ss in zip(pairs, given)]
+        readings = [_read(s) if not isinstance(s, str) else read.get(s) or read.setdefault(s, _read(s))
+                    for _, s in pairs]
+        given, sents = [g for g, _ in readings], [t for _, t in readings]
         quotes = [quoted(c, ss) for c, ss in zip(claims, sents)]  # word for word: no model reading needed
         plan: list[list[Window]] = []
         for c, ss, q in zip(claims, sents, quotes):
