@@ -161,6 +161,9 @@ SPECS: dict[str, CorpusSpec] = {s.name: s for s in (
     CorpusSpec("arxiv-cv", "tune", "500 arXiv abstracts, primary category cs.CV (vision), another draw than "
                "arxiv-cv-lg's; added 2026-12-04 night as a tuning corpus with new names and a new question writer",
                arxiv_slice(("cs.CV",), 500, "cv")),
+    CorpusSpec("arxiv-ai", "tune", "400 arXiv abstracts, primary category cs.AI only, another draw than arxiv-ai-ro's, "
+               "as BibTeX; added 2026-12-06 afternoon as a tuning corpus with a new question writer, its questions "
+               "weighted to answerable ones in varied style", arxiv_slice(("cs.AI",), 400, "ai-2"), fmt="bib"),
     CorpusSpec("arxiv-gr-iv", "heldout", "400 arXiv abstracts, primary category cs.GR or eess.IV (graphics, imaging)",
                arxiv_slice(("cs.GR", "eess.IV"), 400, "gr-iv")),
     CorpusSpec("arxiv-it-ce", "heldout", "375 arXiv abstracts, primary cs.IT, cs.CE or cs.SD (information theory, "

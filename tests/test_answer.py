@@ -1096,3 +1096,63 @@ def test_a_count_asked_is_answered_in_other_words_only_by_a_sentence_with_a_figu
     a, _ = make_minilm(extra=[spine("a lumbar stenosis dataset of 412 patients")])
     ans = a.ask(question)
     assert not ans.abstained and "412" in ans.answer, ans.answer
+
+
+def test_a_list_criterion_defining_an_acronym_is_met_by_either_form(make_minilm):
+    """"Which papers involve the Model Context Protocol (MCP)?": a paper writing only "MCP" is on it, as is one
+    writing only the long form; a paper on another protocol is not."""
+    extra = [Record("p-cube", "We propose CUBE, a protocol standard built on MCP and Gym that lets agent benchmarks be "
+                    "wrapped once and run by any harness.", label="CUBE: one standard for agent benchmarks",
+                    source="c.jsonl"),
+             Record("p-tools", "Agents now reach external tools through the Model Context Protocol. We show that "
+                    "editing a tool's description changes how often agents call it.",
+                    label="Gaming tool preferences in agents", source="c.jsonl"),
+             Record("p-http", "We present a framework that derives a streaming HTTP endpoint and a typed client from "
+                    "one handler file, for serving agent skills.", label="Serving agent skills over HTTP",
+                    source="c.jsonl")]
+    a, _ = make_minilm(extra=extra)
+    ans = a.ask("Which papers involve the Model Context Protocol (MCP)?")
+    cited = {c.paper_id for c in ans.citations}
+    assert {"p-cube", "p-tools"} <= cited and "p-http" not in cited, ans.answer
+
+
+def test_a_list_on_a_name_no_abstract_writes_abstains_naming_it(make_minilm):
+    """"LLM agents playing Minecraft": no abstract writes the game's name (capitalised, so it was never read as a
+    word of the criterion): the papers on LLM agents playing other games are no list; the abstention names it as
+    the question writes it. A name the corpus does write lists its paper."""
+    extra = [Record("p-poker", "We let LLM agents play long sessions of Texas Hold'em poker and study how they model "
+                    "their opponents.", label="LLM poker agents", source="c.jsonl"),
+             Record("p-chess", "Large language model agents play chess against engines; we measure how often their "
+                    "moves are legal.", label="LLM agents at chess", source="c.jsonl")]
+    a, _ = make_minilm(extra=extra)
+    ans = a.ask("Has anyone in this collection studied LLM agents playing Minecraft?")
+    assert ans.abstained and "Minecraft" in ans.answer, ans.answer
+    ans = a.ask("Has anyone in this collection studied LLM agents playing poker?")
+    assert not ans.abstained and "p-poker" in {c.paper_id for c in ans.citations}, ans.answer
+
+
+def test_a_list_framed_as_touching_on_a_topic_lists_the_papers_on_it(make_minilm):
+    """"work touching on Alzheimer's disease": "touching on" frames the topic (as "dealing with" does), so a paper
+    on the disease is listed though it never writes "touching"."""
+    extra = [Record("p-ad", "Alzheimer's disease is a neurodegenerative disorder. We personalise an assistive robot's "
+                    "dialogue for patients with mild Alzheimer's disease.", label="Assistive robots for dementia care",
+                    source="c.jsonl")]
+    a, _ = make_minilm(extra=extra)
+    for question in ("Is there any work in the collection touching on Alzheimer's disease?",
+                     "Any papers relating to Alzheimer's disease?"):
+        ans = a.ask(question)
+        assert not ans.abstained and "p-ad" in {c.paper_id for c in ans.citations}, (question, ans.answer)
+
+
+def test_what_a_description_sets_its_paper_against_need_not_be_covered(make_minilm):
+    """"a paper that predicts X using court records instead of economic stats like GDP": the paper is described by
+    what it uses; what it is set against is the asker's wording of the alternative, which the abstract says its own
+    way. The paper is found and answered."""
+    extra = [Record("p-fdi", "Precise city-level FDI prediction matters to local governments and is commonly based "
+                    "on economic data (e.g., GDP). We instead predict it from judicial data: we build an index of "
+                    "judicial performance over twelve million public adjudication documents. Our tabular model "
+                    "reaches 0.92 R2.", label="City-level FDI prediction from judicial data", source="c.jsonl")]
+    a, _ = make_minilm(extra=extra)
+    ans = a.ask("There's a paper that predicts foreign direct investment for cities using court records instead of "
+                "economic stats like GDP. What R2 did they achieve?")
+    assert not ans.abstained and "0.92" in ans.answer, ans.answer

@@ -198,3 +198,29 @@ def test_the_sentence_holding_the_asked_words_opens_the_answer(ranker):
     text = "MicroChip allergen array reliability study: mean coefficient of variation on the calibrator?"
     q = Question(text, text)
     assert ranker.pick(q, ASSAY, SupportScorer(_hash_embed), name="MicroChip")[0] == 3
+
+
+BENCH = [
+    "Reading reaction diagrams is a fundamental skill for chemistry assistants.",
+    "However, current benchmarks test only isolated molecules.",
+    "We introduce Kite, a benchmark of 1,618 expert-annotated QA pairs over reaction diagrams.",
+    "Kite spans 4 hierarchical task dimensions, from anchors to whole-diagram reasoning.",
+    "Evaluating 17 multimodal models, we find a gap of over 30% between anchor and holistic tasks.",
+    "The data are released under the MIT license.",
+]
+
+
+@pytest.mark.parametrize("text", ["How many QA pairs are in Kite, and what license is it released under?",
+                                  "How many QA pairs does Kite have? Under which license is it released?"])
+def test_each_clause_asked_is_answered_by_a_shown_sentence(ranker, text):
+    from assistant.answer.asked import asked_parts
+
+    _, first, more = asked_parts(text, ("Kite",))
+    q = Question(text, text, topic_names=("Kite",), asked=first.asked, numeric=first.numeric, measure=first.measure,
+                 more=tuple(more))
+    picks = ranker.pick(q, BENCH, SupportScorer(_hash_embed), name="Kite")
+    assert picks[0] == 2 and 5 in picks  # the count first, then the license the second clause asks
+    one = Question("How many QA pairs are in Kite?", "How many QA pairs are in Kite?", topic_names=("Kite",),
+                   asked="QA pairs", numeric=True, measure="count")
+    assert 5 not in ranker.pick(one, BENCH, SupportScorer(_hash_embed), name="Kite")  # asked alone: not shown
+    assert ranker.pick(q, BENCH, SupportScorer(_hash_embed), name="Kite", skip=frozenset({5})) == [2]

@@ -42,16 +42,30 @@ class Ask:
 def asked_parts(standalone: str, topic_names: tuple[str, ...]) -> tuple[str, Ask, list[Ask]]:
     """The part of the question after a lead that sets it up ("... - which corpus?"), and what each clause asks
     (the first, then the others)."""
+    (_, first), *more = asked_clauses(standalone, topic_names)
+    return _clauses(standalone)[0], first, [a for _, a in more]
+
+
+def asked_clauses(standalone: str, topic_names: tuple[str, ...]) -> list[tuple[str, Ask]]:
+    """Each clause of the asked part with what it asks, the first clause first.
+
+    >>> [c for c, _ in asked_clauses("How many QA pairs are in Kite, and how many models were tested on it?", ())]
+    ['How many QA pairs are in Kite', 'how many models were tested on it?']
+    """
+    _, lead, clauses = _clauses(standalone)
+    # a first clause another follows may end on what it asks too: "What learning rate and how many epochs ...?"
+    return [(c, _ask(c, topic_names, fragment=i > 0 or lead, followed=i == 0 and len(clauses) > 1))
+            for i, c in enumerate(clauses)]
+
+
+def _clauses(standalone: str) -> tuple[str, bool, list[str]]:
+    """The asked part (after a lead), whether there was a lead, and its clauses."""
     lead = LEAD.match(standalone)
     asking = lead.group("ask") if lead else standalone  # "... - which corpus?": the asked part is after the dash
     # "In the X paper, which model did best?": what is asked follows a fronted phrase (its names still count as details)
     fronted = None if lead else FRONTED.match(asking)
     asked_part = fronted.group("ask") if fronted else asking
-    clauses = [c for c in CLAUSE.split(asked_part) if c and c.strip(" ,?")] or [asked_part]
-    # a first clause another follows may end on what it asks too: "What learning rate and how many epochs ...?"
-    first, *more = [_ask(c, topic_names, fragment=i > 0 or bool(lead), followed=i == 0 and len(clauses) > 1)
-                    for i, c in enumerate(clauses)]
-    return asking, first, more
+    return asking, bool(lead), [c for c in CLAUSE.split(asked_part) if c and c.strip(" ,?")] or [asked_part]
 
 
 def _ask(clause: str, topic_names: tuple[str, ...], fragment: bool = False, followed: bool = False) -> Ask:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from .criterion import without_examples
+from .criterion import without_contrast, without_examples
 from .words import FUNCTION_WORDS
 
 # the topic a question names its paper by: "Is there a paper here on protein structure prediction?", "How does the
@@ -181,8 +181,10 @@ def described_topic(question: str) -> tuple[str, bool]:
     ('proposes an unlearning method for LLMs', False)
     >>> described_topic("Is there a paper here on LLMs for theorem proving, e.g. in Lean or Isabelle?")  # no example
     ('LLMs for theorem proving', True)
+    >>> described_topic("Which paper predicts city growth from night lights instead of census data?")  # no contrast
+    ('predicts city growth from night lights', False)
     """
-    question = without_examples(question)
+    question = without_contrast(without_examples(question))  # (the asker's words for what the paper replaces)
     on = PAPER_ON.search(question)
     if on:
         topic = on.group("t") or on.group("v") or on.group("u")

@@ -41,6 +41,24 @@ def without_examples(question: str) -> str:
     return _EXAMPLES_IN.sub("", question).strip()
 
 
+# what a description sets its topic against ("using court records instead of economic data"): no part of it
+_CONTRAST_IN = re.compile(r"\s*,?\s*\b(?:instead of|rather than|as opposed to)\s[^,;.?!()]*", re.I)
+
+
+def without_contrast(question: str) -> str:
+    """The question without what it sets its topic against, which a paper on the topic need not cover (the asker's
+    words for the alternative the paper replaces). A contrast runs to the next punctuation.
+
+    >>> without_contrast("There's a paper that predicts city FDI from court records instead of GDP statistics.")
+    "There's a paper that predicts city FDI from court records."
+    >>> without_contrast("Which paper uses pooling rather than attention, and how well does it do?")
+    'Which paper uses pooling, and how well does it do?'
+    >>> without_contrast("Which paper uses pooling as its token mixer?")
+    'Which paper uses pooling as its token mixer?'
+    """
+    return _CONTRAST_IN.sub("", question).strip()
+
+
 def as_written(phrase: str, text: str) -> str:
     """A phrase read as words (`tokens`: "people s voice recordings") as the text writes it ("people's voice
     recordings"), or the phrase itself when the text does not hold it.
@@ -99,12 +117,21 @@ def spelled_out(criterion: str) -> list[tuple[str, set[str]]]:
     >>> [(acronym, sorted(words)) for acronym, words in spelled_out("variants of rotary positional embeddings (RoPE)")]
     [('RoPE', ['embeddings', 'positional', 'rotary'])]
     """
+    return [(acronym, set(long.split())) for acronym, long in defined_forms(criterion)]
+
+
+def defined_forms(criterion: str) -> list[tuple[str, str]]:
+    """Each acronym a criterion defines with its long form: either names the same thing.
+
+    >>> defined_forms("papers that involve the Model Context Protocol (MCP)")
+    [('MCP', 'Model Context Protocol')]
+    """
     out = []
     for acronym, at in definitions(criterion):
         letters = re.sub(r"[^A-Z]", "", acronym)
         words = tokens(criterion[:at])[-len(letters):]
         if len(words) == len(letters) and "".join(w[0] for w in words).upper() == letters:
-            out.append((acronym, set(words)))
+            out.append((acronym, " ".join(words)))
     return out
 
 

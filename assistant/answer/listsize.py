@@ -23,6 +23,7 @@ from ..types import Hit
 from .criterion import (
     EXAMPLES,
     as_written,
+    defined_forms,
     has_clause,
     keys,
     stems_of,
@@ -80,6 +81,9 @@ _DOING = re.compile(
     # a participle that frames the topic: "dealing with ECG data", "focusing on X", "building on X"
     r"|(?:deal(?:s|ing)?|work(?:s|ing)?|focus(?:es|ing|ed)?|look(?:s|ing)|rel(?:y|ies|ying)|build(?:s|ing)|based|"
     r"cent(?:er|re)d)\s+(?:with|on|at|upon)\s+"
+    # ... and the participles that say what a work is about: "touching on X", "relating to X", "concerned with X"
+    r"|(?:(?:touch|bear)(?:es|s|ing)?\s+(?:on|upon)|(?:relat(?:e|es|ed|ing)|pertain(?:s|ing)?)\s+to|"
+    r"concerned\s+with|revolv(?:e|es|ing)\s+around|aim(?:s|ed|ing)?\s+at)\s+"
     r")(?=\S)", re.I)
 # a verb in its base form (as after "papers that"), not a noun ("transformers for", "learning in"): a guess, right
 # after "papers that" and wrong in "a trial of aspirin in diabetics"
@@ -100,11 +104,12 @@ def criterion_core(criterion: str, base_verbs: bool = True) -> str:
     ...                                "involve robotic surgery", "federated learning", "learning in healthcare",
     ...                                "transformers for vision", "tackle multi-agent path finding", "do lip reading",
     ...                                "dealing with ECG (electrocardiogram) data", "building on Kalman filters",
-    ...                                "report results on SWE-bench", "model evaluation in healthcare")]
+    ...                                "report results on SWE-bench", "model evaluation in healthcare",
+    ...                                "touching on Alzheimer's disease", "relating to sleep apnoea")]
     ... # doctest: +NORMALIZE_WHITESPACE
     ['KITTI', 'microcontrollers', 'robotic surgery', 'federated learning', 'learning in healthcare',
      'transformers for vision', 'multi-agent path finding', 'lip reading', 'ECG (electrocardiogram) data',
-     'Kalman filters', 'SWE-bench', 'model evaluation in healthcare']
+     'Kalman filters', 'SWE-bench', 'model evaluation in healthcare', "Alzheimer's disease", 'sleep apnoea']
     """
     text = criterion.strip(" .?")
     core = _DOING.sub("", text).strip()
@@ -201,7 +206,16 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
     normed = {pid: norm(t) for pid, t in texts.items()}
     proper = proper_phrases(q.criterion, list(texts.values()))  # "the Decision Transformer"
     parts += tuple(x for x in proper if not any(norm(x) in norm(y) for y in parts))
-    unmatched = tuple(x for x in parts if not any(norm(x) in t for t in normed.values()))
+    # a part the criterion defines by an acronym ("the Model Context Protocol (MCP)"): either form will do
+    forms = {norm(a): {norm(a)} for a in parts}
+    for acronym, long in defined_forms(q.criterion):
+        for x, y in ((acronym, long), (long, acronym)):
+            forms.setdefault(norm(x), {norm(x)}).add(norm(y))
+
+    def writes_part(x: str, text: str) -> bool:
+        return any(f in text for f in forms.get(norm(x), {norm(x)}))
+
+    unmatched = tuple(x for x in parts if not any(writes_part(x, t) for t in normed.values()))
     # one list per alternative ("X or Y"): [] where one needs none; of the topic, not of what papers do with it
     rare_words = topics.distinctive_words(core)
     rare = keys(rare_words)
@@ -213,7 +227,7 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
     term = core if len(tokens(core)) == 1 and not is_word(core) else ""
     if not unmatched:
         for h in candidates(p.hits, q.criterion):  # the first LIST_SHOW, then those using every criterion word
-            if parts and not all(norm(x) in normed[h.paper_id] for x in parts):
+            if parts and not all(writes_part(x, normed[h.paper_id]) for x in parts):
                 continue
             if rare and not uses_distinctive(h, rare):
                 continue  # "protein language models": a paper on language models only does not qualify

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from .answerable import states_asked
-from .asked import asking_text
+from .asked import asked_clauses, asking_text
 from .figures import MEASURES, counts, figure_strings, figures_in
 from .phrasing import AUX, WH
 from .question import Question
@@ -215,7 +215,8 @@ class SentenceRanker:
     def pick(self, question: Question, sentences: Sequence[str], scorer, name: str = "", topic: tuple[str, ...] = (),
              skip: frozenset[int] = frozenset(), limit: int = 3) -> list[int]:
         """Indices of the sentences to show, best first: the most probable one, then up to `limit` - 1
-        more that get at least MIN_SHARE of the probability; `skip`: sentences never shown (injected)."""
+        more that get at least MIN_SHARE of the probability, and the most probable one for each clause of a
+        question of several (in place of the last ones when `limit` are shown); `skip`: never shown (injected)."""
         if not sentences:
             return []
         q = question.standalone or question.text
@@ -223,11 +224,33 @@ class SentenceRanker:
                                  name=name, topic=topic))
         order = [int(i) for i in np.argsort(-p, kind="stable") if int(i) not in skip]
         shown = order[:1] + [i for i in order[1:limit] if p[i] >= MIN_SHARE]
+        # each thing asked ("How big is X, and how many models were tested?") is answered, in place of the last shown
+        extra = list(dict.fromkeys(i for i in self._clause_answers(question, sentences, scorer, name, topic, skip)
+                                   if i not in shown))
+        if shown and extra:
+            room = max(limit - len(extra), 1)
+            shown = shown[:room] + extra[:limit - min(room, len(shown))]
         if len(shown) < 2:
             return shown  # nothing to order (every sentence skipped, or one shown)
         marks = [answer_marks(question, sentences[i]) for i in shown]
         best = max(range(len(shown)), key=lambda j: (marks[j], -j))
         return [shown[best], *shown[:best], *shown[best + 1:]]
+
+    def _clause_answers(self, question: Question, sentences: Sequence[str], scorer, name: str,
+                        topic: tuple[str, ...], skip: frozenset[int]) -> list[int]:
+        """In a question of several clauses ("How big is X, and how many models were tested on it?"), the most
+        probable sentence for each clause, each clause ranked as a question of its own."""
+        clauses = asked_clauses(question.standalone or question.text, question.topic_names)
+        if len(clauses) < 2:
+            return []
+        out = []
+        for clause, ask in clauses:
+            cq = Question(clause, clause, topic_names=question.topic_names, asked=ask.asked, numeric=ask.numeric,
+                          measure=ask.measure)
+            x = features(cq, sentences, scorer.matrix([clause], sentences)[0], scorer.cosines(clause, sentences),
+                         name=name, topic=topic)
+            out += [int(i) for i in np.argsort(-self.scores(x), kind="stable") if int(i) not in skip][:1]
+        return out
 
     def scores(self, x: np.ndarray) -> np.ndarray:
         """Probability of each sentence being the answering one (softmax over the abstract)."""

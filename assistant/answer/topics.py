@@ -247,20 +247,22 @@ class TopicWords:
         alternatives = [a for a in re.split(r"\s+or\s+|/", criterion) if a.strip()]
         if all(names_topic(a) for a in alternatives):  # a long description has words of its own: only the gate below
             unused = self.unused_words(criterion, hits)
-            if unused and all(any(re.search(rf"\b{re.escape(w)}\b", a) for w in unused) for a in alternatives):
+            if unused and all(any(re.search(rf"\b{re.escape(w)}\b", a, re.I) for w in unused) for a in alternatives):
                 return unused
         return self.off_topic_words(criterion, hits, calibrated, compounds=compounds)  # (a description coins its own)
 
     def unused_words(self, criterion: str, hits: list[Hit]) -> tuple[str, ...]:
-        """Lower-case words of a list's criterion that no abstract of the corpus uses (any form) and that no
-        retrieved abstract says in other words (a 1-3 word span within SOFT_MATCH): the part nothing matches."""
+        """Words of a list's criterion (lower-case or capitalised, "Minecraft"; not acronyms) that no abstract of
+        the corpus uses (any form) and that no retrieved abstract says in other words (a 1-3 word span within
+        SOFT_MATCH): the part nothing matches."""
         stems = self.lexicon.get().stems
         out = list(self.unwritten_compounds(criterion))
         # "that stands in for"
         verbs = set(re.findall(r"\b(?:that|which|who|to|not|can|will|does|do)\s+([a-z]+)", criterion))
-        for w in dict.fromkeys(re.findall(r"\b[a-z]{4,}\b", criterion)):
+        for written in dict.fromkeys(re.findall(r"\b[A-Za-z][a-z]{3,}\b", criterion)):
+            w = written.lower()
             if w in STOP or w in verbs or w.endswith("ly") or stem(w) in stems:  # not "fairly"
                 continue
             if not any(self.scorer.phrase_similarity(w, h.text) >= SOFT_MATCH for h in hits[:5]):
-                out.append(w)
+                out.append(written)
         return tuple(out)
