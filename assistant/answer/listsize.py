@@ -201,7 +201,8 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
     A word of the criterion no abstract uses (off the corpus's topics) is a part."""
     q = p.question
     core = criterion_core(q.criterion)  # "evaluate on KITTI": a sentence on KITTI matches
-    parts = q.parts + topics.absent_words(core, p.hits, calibrated)  # "anything on protein structure ...?"
+    absent = topics.absent_words(core, p.hits, calibrated)  # "anything on protein structure ...?"
+    parts = q.parts + tuple(w for w in absent if not any(norm(w) in norm(x) for x in q.parts))  # (not "Kinetics" again)
     texts = {h.paper_id: f"{h.title} {h.text}" for h in p.hits}
     normed = {pid: norm(t) for pid, t in texts.items()}
     proper = proper_phrases(q.criterion, list(texts.values()))  # "the Decision Transformer"
