@@ -1156,3 +1156,20 @@ def test_what_a_description_sets_its_paper_against_need_not_be_covered(make_mini
     ans = a.ask("There's a paper that predicts foreign direct investment for cities using court records instead of "
                 "economic stats like GDP. What R2 did they achieve?")
     assert not ans.abstained and "0.92" in ans.answer, ans.answer
+
+
+def test_a_list_criterion_that_is_only_a_name_lists_every_paper_writing_it(make_minilm):
+    """"any papers that report results on Humanity's Last Exam (HLE)?": the criterion is a name and its acronym, so a
+    paper writing only "HLE" in a sentence that is about something else is on it; a paper on another benchmark is
+    not."""
+    extra = [Record("p-mars", "We present MARS, a deep-research agent. MARS improves by 3.86% on the challenging "
+                    "Humanity's Last Exam (HLE) benchmark.", label="MARS: deep research agents", source="c.jsonl"),
+             Record("p-dual", "We propose DualGraph, which gates retrieval by entropy over two graphs. On the "
+                    "scientific reasoning benchmarks HLE and GPQA, DualGraph achieves competitive performance.",
+                    label="DualGraph: entropy-gated retrieval", source="c.jsonl"),
+             Record("p-gpqa", "We evaluate reasoning models on GPQA Diamond and find that longer chains of thought "
+                    "help only up to a point.", label="How long should models think?", source="c.jsonl")]
+    a, _ = make_minilm(extra=extra)
+    ans = a.ask("any papers that report results on Humanity's Last Exam (HLE)?")
+    cited = {c.paper_id for c in ans.citations}
+    assert {"p-mars", "p-dual"} <= cited and "p-gpqa" not in cited, ans.answer

@@ -121,17 +121,20 @@ def spelled_out(criterion: str) -> list[tuple[str, set[str]]]:
 
 
 def defined_forms(criterion: str) -> list[tuple[str, str]]:
-    """Each acronym a criterion defines with its long form: either names the same thing.
+    """Each acronym a criterion defines with its long form as written: either names the same thing (a possessive's
+    "s" is no word of it).
 
     >>> defined_forms("papers that involve the Model Context Protocol (MCP)")
     [('MCP', 'Model Context Protocol')]
+    >>> defined_forms("results on Humanity's Last Exam (HLE)")
+    [('HLE', "Humanity's Last Exam")]
     """
     out = []
     for acronym, at in definitions(criterion):
         letters = re.sub(r"[^A-Z]", "", acronym)
-        words = tokens(criterion[:at])[-len(letters):]
-        if len(words) == len(letters) and "".join(w[0] for w in words).upper() == letters:
-            out.append((acronym, " ".join(words)))
+        words = [m for m in re.finditer(r"[A-Za-z][\w\-]*", criterion[:at]) if m.group(0) != "s"][-len(letters):]
+        if len(words) == len(letters) and "".join(m.group(0)[0] for m in words).upper() == letters:
+            out.append((acronym, criterion[words[0].start():words[-1].end()]))
     return out
 
 

@@ -207,14 +207,20 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
     normed = {pid: norm(t) for pid, t in texts.items()}
     proper = proper_phrases(q.criterion, list(texts.values()))  # "the Decision Transformer"
     parts += tuple(x for x in proper if not any(norm(x) in norm(y) for y in parts))
-    # a part the criterion defines by an acronym ("the Model Context Protocol (MCP)"): either form will do
-    forms = {norm(a): {norm(a)} for a in parts}
-    for acronym, long in defined_forms(q.criterion):
-        for x, y in ((acronym, long), (long, acronym)):
-            forms.setdefault(norm(x), {norm(x)}).add(norm(y))
+    # a part the criterion defines by an acronym ("the Model Context Protocol (MCP)", or a piece of its long form,
+    # "Last Exam" of "Humanity's Last Exam (HLE)"): either form will do
+    defined = defined_forms(q.criterion)
 
-    def writes_part(x: str, text: str) -> bool:
-        return any(f in text for f in forms.get(norm(x), {norm(x)}))
+    def forms(x: str) -> set[str]:
+        return {x} | {f for a, long in defined if norm(x) in (norm(a), norm(long)) or norm(x) in norm(long)
+                      for f in (a, long)}
+
+    def writes_part(x: str, text: str) -> bool:  # (`text` normed)
+        return any(norm(f) in text for f in forms(x))
+
+    def writes_word(x: str, text: str) -> bool:  # a form as a word of the text: "HLE", not the "hle" of "athlete"
+        return any(re.search(r"(?<![A-Za-z0-9])" + r"[\W_]*".join(map(re.escape, re.findall(r"[A-Za-z0-9]+", f)))
+                             + r"(?![A-Za-z0-9])", text, re.I) for f in forms(x))
 
     unmatched = tuple(x for x in parts if not any(writes_part(x, t) for t in normed.values()))
     # one list per alternative ("X or Y"): [] where one needs none; of the topic, not of what papers do with it
@@ -226,18 +232,26 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
     essential = topics.essential_alternatives(core, every_facet=not has_clause(core))
     # a criterion that is one term, not an English word ("EEG", "SemEval"): a title writing it says the paper is on it
     term = core if len(tokens(core)) == 1 and not is_word(core) else ""
+    # a criterion that is only names ("results on Humanity's Last Exam (HLE)"): a paper writing them is on it,
+    # whatever its best sentence scores against the criterion ("On the benchmarks HLE and GPQA, X achieves ...")
+    names = " ".join([*parts, *(f"{a} {long}" for a, long in defined_forms(q.criterion))])
+    named_only = bool(parts) and not content_words(core) - content_words(names)
     if not unmatched:
         for h in candidates(p.hits, q.criterion):  # the first LIST_SHOW, then those using every criterion word
             if parts and not all(writes_part(x, normed[h.paper_id]) for x in parts):
                 continue
-            if rare and not uses_distinctive(h, rare):
+            # a criterion that is names: a paper writing each as a word ("HLE", not the "hle" of "athlete") is held
+            # to the bar a paper using every distinctive word is, whatever words of the long form it lacks
+            if named_only and not all(writes_word(x, texts[h.paper_id]) for x in parts):
+                continue
+            if rare and not named_only and not uses_distinctive(h, rare):
                 continue  # "protein language models": a paper on language models only does not qualify
             j, sent, score = best_sentence(h, q.criterion, core, scorer)
-            if topics.lacks_all(essential, h, sent):
+            if not named_only and topics.lacks_all(essential, h, sent):
                 continue  # a recommender paper does not meet "music recommendation systems"
             if term and writes_form(term, h.title, stems_of(h.title)):
                 score = max(score, bar)  # the one term the criterion is ("EEG") is in the title: what the paper is on
-            if score >= bar or (score >= bar - LEXICAL_RELIEF and uses_every_word(h, rare_words)):
+            if score >= bar or (score >= bar - LEXICAL_RELIEF and (named_only or uses_every_word(h, rare_words))):
                 p.rows.append((h, j, sent))
     listed = [h for h, _, _ in p.rows]
     p.hits = listed + [h for h in p.hits if h not in listed]  # the listed papers lead what the answer retrieved
