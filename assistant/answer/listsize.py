@@ -183,6 +183,17 @@ def _alternative(term: str, criterion: str) -> bool:
                 or (listed and re.search(rf",[^,]*\b{t}\b|\b{t}\b[^,]*,", criterion)))
 
 
+def _as_word(phrase: str) -> re.Pattern[str]:
+    """A phrase as words of a text, in any case and spacing ("Humanity's Last Exam", "HLE"; not the "hle" of
+    "athlete").
+
+    >>> bool(_as_word("HLE").search("On HLE and GPQA")), bool(_as_word("HLE").search("an athlete"))
+    (True, False)
+    """
+    words = re.findall(r"[A-Za-z0-9]+", phrase)
+    return re.compile(r"(?<![A-Za-z0-9])" + r"[\W_]*".join(map(re.escape, words)) + r"(?![A-Za-z0-9])", re.I)
+
+
 def best_sentence(hit: Hit, criterion: str, core: str, scorer: SupportScorer) -> tuple[int, str, float]:
     """The abstract's sentence that best matches a criterion (or its topic, `criterion_core`): its index, text and
     score. Debris ("Our code is available at URL") never shows that a paper meets a criterion."""
@@ -218,8 +229,7 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
         return any(norm(f) in text for f in forms(x))
 
     def writes_word(x: str, text: str) -> bool:  # a form as a word of the text: "HLE", not the "hle" of "athlete"
-        return any(re.search(r"(?<![A-Za-z0-9])" + r"[\W_]*".join(map(re.escape, re.findall(r"[A-Za-z0-9]+", f)))
-                             + r"(?![A-Za-z0-9])", text, re.I) for f in forms(x))
+        return any(_as_word(f).search(text) for f in forms(x))
 
     unmatched = tuple(x for x in parts if not any(writes_part(x, t) for t in normed.values()))
     # one list per alternative ("X or Y"): [] where one needs none; of the topic, not of what papers do with it
@@ -233,7 +243,7 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
     term = core if len(tokens(core)) == 1 and not is_word(core) else ""
     # a criterion that is only names ("results on Humanity's Last Exam (HLE)"): a paper writing them needs a sentence
     # only LEXICAL_RELIEF below the bar ("On the benchmarks HLE and GPQA, X achieves ..." scores 0.27 against 0.35)
-    names = " ".join([*parts, *(f"{a} {long}" for a, long in defined_forms(q.criterion))])
+    names = " ".join([*parts, *(f"{a} {long}" for a, long in defined)])
     named_only = bool(parts) and not content_words(core) - content_words(names)
     if not unmatched:
         for h in candidates(p.hits, q.criterion):  # the first LIST_SHOW, then those using every criterion word
