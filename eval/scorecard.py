@@ -11,6 +11,8 @@
 | answerable_abstained | every kind with gold | abstained (lower is better) |
 | compare_all_sides | compare | every gold side is among the citations |
 | list_recall | multi | share of the gold papers cited |
+| list_precision | multi, answered | share of the listed (cited) papers that are gold papers: a lower bound, since a \
+question's writer may not have found every paper that qualifies |
 | must_mention | questions with must_mention | share of the terms in the answer text (0 when abstained) |
 
 A question set that is also used for tuning is split once by a stable hash of its ids
@@ -29,7 +31,7 @@ from . import metrics as M
 
 HALVES = ("tune", "heldout")
 FIGURES = ("retrieval_at_1", "right_cited", "followup_right", "unanswerable_abstained", "answerable_abstained",
-           "compare_all_sides", "list_recall", "must_mention")
+           "compare_all_sides", "list_recall", "list_precision", "must_mention")
 
 
 def split_half(question_id: str) -> str:
@@ -74,6 +76,8 @@ def score_records(records: Sequence[Mapping], texts: Mapping[str, str], groups: 
             vals["compare_all_sides"].append(float(not abstained and all(u & set(cited) for u in units)))
         if kind == "multi" and units:
             vals["list_recall"].append(0.0 if abstained else (M.citation_recall(cited, units) or 0.0))
+            if not abstained and cited:  # (an abstention lists nothing: recall counts it)
+                vals["list_precision"].append(M.citation_precision(cited, units) or 0.0)
         if r.get("must_mention"):
             cov = M.must_mention_coverage(r.get("answer", ""), r["must_mention"])
             vals["must_mention"].append(0.0 if abstained or cov is None else cov)

@@ -213,6 +213,20 @@ def test_score_question_and_aggregate_by_kind():
     assert set(overall) == set(M.ALL_METRICS)
 
 
+def test_scorecard_list_precision_counts_answered_lists_only():
+    """A list citing two gold papers and two that are not scores recall 1 and precision 0.5; an abstained list
+    scores recall 0 and lists nothing, so it counts for no precision. (Records written for this test.)"""
+    from eval.scorecard import score_records
+
+    key_index = {"k-a": frozenset({"a"}), "k-b": frozenset({"b"})}
+    rows = [{"id": "m1", "kind": "multi", "gold": ["k-a", "k-b"], "abstained": False,
+             "citations": [{"paper_id": p} for p in ("a", "x", "b", "y")]},
+            {"id": "m2", "kind": "multi", "gold": ["k-a"], "abstained": True, "citations": []}]
+    card = score_records(rows, {}, key_index=key_index)
+    assert card["list_recall"] == 0.5 and card["n"]["list_recall"] == 2
+    assert card["list_precision"] == 0.5 and card["n"]["list_precision"] == 1
+
+
 def test_feedback_questions_are_unlabelled_for_abstention():
     row = M.score_question({"id": "fb", "kind": "feedback", "gold": [], "todo": "fill in"},
                            _rec([], [], abstained=True))
