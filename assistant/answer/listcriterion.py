@@ -138,6 +138,10 @@ def _as_word(phrase: str) -> re.Pattern[str]:
     return re.compile(r"(?<![A-Za-z0-9])" + r"[\W_]*".join(map(re.escape, words)) + r"(?![A-Za-z0-9])", re.I)
 
 
+# per alternative of a criterion: (alternative, ((essential word or facet, the alternative without it), ...))
+Essential = tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+
+
 @dataclass(frozen=True)
 class ListCriterion:
     """A list's criterion as each candidate paper is checked against it (`ListCriterion.read`, `meets`)."""
@@ -147,7 +151,7 @@ class ListCriterion:
     unmatched: tuple[str, ...]  # parts no retrieved abstract writes: nothing is listed
     defined: tuple[tuple[str, str], ...]  # (acronym, long form) the criterion defines: either form will do
     rare_words: list[list[str]]  # distinctive words per alternative (`TopicWords.distinctive_words`)
-    essential: tuple  # essential words per alternative (`TopicWords.essential_alternatives`)
+    essential: Essential  # essential words per alternative (`TopicWords.essential_alternatives`)
     term: str  # a criterion that is one term, not an English word ("EEG"): a title writing it says the paper is on it
     named_only: bool  # a criterion that is only names ("results on Humanity's Last Exam (HLE)")
 
@@ -156,8 +160,9 @@ class ListCriterion:
         q = p.question
         core = criterion_core(q.criterion)  # "evaluate on KITTI": a sentence on KITTI matches
         absent = topics.absent_words(core, p.hits, calibrated)  # "anything on protein structure ...?"
-        parts = q.parts + tuple(w for w in absent if not any(norm(w) in norm(x) for x in q.parts))  # (not "Kinetics"
-        texts = list({h.paper_id: f"{h.title} {h.text}" for h in p.hits}.values())  # again)
+        # (a word the question's parts hold already is none: not "Kinetics" again beside "Kinetics-700")
+        parts = q.parts + tuple(w for w in absent if not any(norm(w) in norm(x) for x in q.parts))
+        texts = list({h.paper_id: f"{h.title} {h.text}" for h in p.hits}.values())
         proper = proper_phrases(q.criterion, texts)  # "the Decision Transformer"
         parts += tuple(x for x in proper if not any(norm(x) in norm(y) for y in parts))
         # a part the criterion defines by an acronym ("the Model Context Protocol (MCP)", or a piece of its long form,

@@ -72,7 +72,8 @@ def meets(c: ListCriterion, h: Hit, topics: TopicWords, scorer: SupportScorer, b
           ) -> tuple[Hit, int, str] | None:
     """The paper and its sentence that shows it meets the criterion (`weigh_list`), or None."""
     text = f"{h.title} {h.text}"
-    if c.parts and not all(c.writes_part(x, norm(text)) for x in c.parts):
+    normed = norm(text) if c.parts else ""
+    if c.parts and not all(c.writes_part(x, normed) for x in c.parts):
         return None
     # a criterion that is names: a paper writing each as a word is held to the bar a paper using every distinctive
     # word is, whatever words of the long form it lacks
