@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from .criterion import defined_forms, has_clause, tokens
+from .criterion import defined_forms, has_clause, keys, tokens
 from .nameforms import norm
 from .state import Prepared
 from .support import content_words
@@ -151,6 +151,7 @@ class ListCriterion:
     unmatched: tuple[str, ...]  # parts no retrieved abstract writes: nothing is listed
     defined: tuple[tuple[str, str], ...]  # (acronym, long form) the criterion defines: either form will do
     rare_words: list[list[str]]  # distinctive words per alternative (`TopicWords.distinctive_words`)
+    rare: list[list[str]]  # ... as stem prefixes (`criterion.keys`), what a listed paper uses one of
     essential: Essential  # essential words per alternative (`TopicWords.essential_alternatives`)
     term: str  # a criterion that is one term, not an English word ("EEG"): a title writing it says the paper is on it
     named_only: bool  # a criterion that is only names ("results on Humanity's Last Exam (HLE)")
@@ -179,7 +180,7 @@ class ListCriterion:
         # and GPQA, X achieves ..." scores 0.27 against 0.35)
         names = " ".join([*parts, *(f"{a} {long}" for a, long in defined)])
         named_only = bool(parts) and not content_words(core) - content_words(names)
-        c = cls(q.criterion, core, parts, (), defined, rare_words, essential, term, named_only)
+        c = cls(q.criterion, core, parts, (), defined, rare_words, keys(rare_words), essential, term, named_only)
         normed = [norm(t) for t in texts]
         return replace(c, unmatched=tuple(x for x in parts if not any(c.writes_part(x, t) for t in normed)))
 

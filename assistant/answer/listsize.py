@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from ..index.sentences import split_sentences
 from ..types import Hit
-from .criterion import EXAMPLES, as_written, keys, stems_of, uses_distinctive, uses_every_word, writes_form
+from .criterion import EXAMPLES, as_written, stems_of, uses_distinctive, uses_every_word, writes_form
 from .findings import ListFinding
 from .listcriterion import ListCriterion, criterion_core
 from .nameforms import norm
@@ -79,7 +79,7 @@ def meets(c: ListCriterion, h: Hit, topics: TopicWords, scorer: SupportScorer, b
     # word is, whatever words of the long form it lacks
     if c.named_only and not all(c.writes_word(x, text) for x in c.parts):
         return None
-    if c.rare_words and not c.named_only and not uses_distinctive(h, keys(c.rare_words)):
+    if c.rare and not c.named_only and not uses_distinctive(h, c.rare):
         return None  # "protein language models": a paper on language models only does not qualify
     j, sent, score = best_sentence(h, c.text, c.core, scorer)
     if not c.named_only and topics.lacks_all(c.essential, h, sent):
@@ -106,7 +106,7 @@ def weigh_list(p: Prepared, topics: TopicWords, scorer: SupportScorer, bar: floa
     listed = [h for h, _, _ in p.rows]
     p.hits = listed + [h for h in p.hits if h not in listed]  # the listed papers lead what the answer retrieved
     return ListFinding(c.text, c.parts, c.unmatched, len(p.rows), bar,
-                       tuple(w for alt in keys(c.rare_words) for w in alt),
+                       tuple(w for alt in c.rare for w in alt),
                        tuple(tuple(w for w, _ in words) for _, words in c.essential if words))
 
 
