@@ -154,14 +154,14 @@ def test_hf_directory_model(model: LocalChatModel, tmp_path) -> None:
 
 def test_gguf_is_converted_once_and_the_copy_gives_the_same_tokens(tmp_path, monkeypatch, model) -> None:
     """Cold start: the de-quantized copy loads in about a second instead of ~50 s, with identical output."""
-    from assistant.answer.models import hf
+    from assistant.answer.models import converted, hf
 
     monkeypatch.setenv("PAPERCHAT_MODEL_CACHE", str(tmp_path / "models"))
     directory, name = find_gguf()
-    cached = hf.converted_dir(directory, name)
+    cached = converted.converted_dir(directory, name)
     assert cached is not None and not cached.exists()
     first = model._backend()  # the module's shared backend (loaded from wherever): reference tokens
-    hf._save_converted(first, cached, directory / name, 0.0)
+    converted.save_converted(first, cached, directory / name, 0.0)
     assert (cached / "converted.json").is_file() and (cached / "model.safetensors").is_file()
     import json
 
@@ -187,24 +187,67 @@ def test_gguf_is_converted_once_and_the_copy_gives_the_same_tokens(tmp_path, mon
 
 
 def test_model_cache_can_be_turned_off(monkeypatch) -> None:
-    from assistant.answer.models import hf
+    from assistant.answer.models import converted
 
     monkeypatch.setenv("PAPERCHAT_MODEL_CACHE", "off")
     directory, name = find_gguf()
-    assert hf.model_cache_root() is None and hf.converted_dir(directory, name) is None
+    assert converted.model_cache_root() is None and converted.converted_dir(directory, name) is None
 
 
 def test_copies_written_before_architectures_get_the_key(tmp_path) -> None:
     import json
 
-    from assistant.answer.models import hf
+    from assistant.answer.models import converted
 
     (tmp_path / "config.json").write_text(json.dumps({"model_type": "llama", "vocab_size": 49152}))
-    hf.add_architectures(tmp_path)
+    converted.add_architectures(tmp_path)
     data = json.loads((tmp_path / "config.json").read_text())
     assert data["architectures"] == ["LlamaForCausalLM"] and data["vocab_size"] == 49152
-    hf.add_architectures(tmp_path)  # idempotent
+    converted.add_architectures(tmp_path)  # idempotent
     assert json.loads((tmp_path / "config.json").read_text()) == data
     (tmp_path / "config.json").write_text(json.dumps({"model_type": "no-such-type"}))
-    hf.add_architectures(tmp_path)  # unknown type: left alone (the load reports what is wrong)
+    converted.add_architectures(tmp_path)  # unknown type: left alone (the load reports what is wrong)
     assert "architectures" not in json.loads((tmp_path / "config.json").read_text())
+
+
+def test_the_same_weights_share_one_converted_copy_wherever_installed(tmp_path, monkeypatch) -> None:
+    """Two installs of the same GGUF file (other directories, other modification times) map to one cache
+    directory, so reinstalling does not add ~0.5 GB each time; other weights map to another."""
+    import os
+
+    from assistant.answer.models import converted
+
+    monkeypatch.setenv("PAPERCHAT_MODEL_CACHE", str(tmp_path / "models"))
+    payload = os.urandom(3 << 20)
+    for where, mtime in (("a", 1_000_000_000), ("b", 1_700_000_000)):
+        (tmp_path / where).mkdir()
+        (tmp_path / where / "m.gguf").write_bytes(payload)
+        os.utime(tmp_path / where / "m.gguf", (mtime, mtime))
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "m.gguf").write_bytes(payload[:-1] + bytes([payload[-1] ^ 1]))  # last byte differs
+    a, b, c = (converted.converted_dir(tmp_path / w, "m.gguf") for w in "abc")
+    assert a == b and a != c and a.name.startswith("m-")
+
+
+def test_superseded_copies_go_once_unread_for_a_month(tmp_path) -> None:
+    import os
+    import time
+
+    from assistant.answer.models import converted
+
+    def copy(name: str, age_days: float):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "converted.json").write_text("{}")
+        t = time.time() - age_days * 86400
+        os.utime(d / "converted.json", (t, t))
+        return d
+
+    kept, old, recent, other = copy("m-aaa", 90), copy("m-bbb", 45), copy("m-ccc", 2), copy("other-ddd", 400)
+    half_written = copy("m-eee", 60)
+    (half_written / "converted.json").unlink()  # no marker: a damaged copy of this model
+    killed, live = copy(".convert-x1", 3), copy(".convert-x2", 0)  # a conversion killed days ago, one running
+    os.utime(killed, (time.time() - 3 * 86400,) * 2)
+    assert sorted(p.name for p in converted.prune_superseded(kept)) == [".convert-x1", "m-bbb", "m-eee"]
+    assert live.exists()
+    assert kept.exists() and recent.exists() and other.exists() and not old.exists()

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import logging
 import os
 import queue
@@ -39,6 +38,7 @@ from ...errors import ModelError, ModelTimeoutError
 from ...runtime import go_offline
 from .base import IncompleteGeneration, Message
 from .cache import load_once
+from .converted import add_architectures, converted_dir, save_converted, touch
 
 log = logging.getLogger(__name__)
 TORCH_THREADS = 2  # capped by the CPU count; measurements in local.py's docstring
@@ -82,32 +82,6 @@ def _quiet_gguf_bar() -> Iterator[None]:
         gguf_utils.tqdm = original
 
 
-CONVERTED_FORMAT = 1  # bump when the converted layout changes (invalidates cached copies)
-_MIN_FREE_FACTOR = 2  # convert only with at least twice the weights' size free on the cache's disk
-
-
-def model_cache_root() -> Path | None:
-    """Where de-quantized copies of GGUF models are kept ($PAPERCHAT_MODEL_CACHE; 'off' disables)."""
-    env = os.environ.get("PAPERCHAT_MODEL_CACHE", "")
-    if env.lower() in ("off", "0", "none"):
-        return None
-    if env:
-        return Path(env).expanduser()
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "paperchat" / "models"
-
-
-def converted_dir(path: Path, gguf_file: str) -> Path | None:
-    """The cache directory for this GGUF file's de-quantized copy (keyed by file and library version)."""
-    root = model_cache_root()
-    if root is None:
-        return None
-    from importlib.metadata import version
-
-    st = (path / gguf_file).stat()
-    key = f"{gguf_file}:{st.st_size}:{int(st.st_mtime)}:{version('transformers')}:{CONVERTED_FORMAT}"
-    return root / f"{Path(gguf_file).stem}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
-
-
 def load_backend(path: Path, gguf_file: str | None = None) -> Backend:
     """Load tokenizer and model from local files only; every failure becomes a ModelError.
 
@@ -121,39 +95,18 @@ def load_backend(path: Path, gguf_file: str | None = None) -> Backend:
         if cached is not None and (cached / "converted.json").is_file():
             try:
                 add_architectures(cached)
-                return _load(cached, None)
+                backend = _load(cached, None)
+                touch(cached / "converted.json")  # read now: not superseded (see prune_superseded)
+                return backend
             except ModelError as e:
                 log.warning("Discarding the damaged converted model %s (%s); reading the GGUF file.", cached, e.message)
                 shutil.rmtree(cached, ignore_errors=True)
         t = time.monotonic()
         backend = _load(path, gguf_file)
         if cached is not None:
-            _save_converted(backend, cached, path / gguf_file, time.monotonic() - t)
+            save_converted(backend, cached, path / gguf_file, time.monotonic() - t)
         return backend
     return _load(path, None)
-
-
-def add_architectures(directory: Path) -> None:
-    """Give a converted copy written before `architectures` was saved (the key `transformers serve` and
-    other loaders use to pick the model class) that key, in place; idempotent, atomic rewrite."""
-    import json
-
-    cfg = directory / "config.json"
-    try:
-        data = json.loads(cfg.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return  # the load below reports a damaged copy
-    if data.get("architectures"):
-        return
-    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
-
-    cls = MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.get(data.get("model_type", ""))
-    if not cls:
-        return
-    data["architectures"] = [cls]
-    tmp = cfg.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, cfg)
 
 
 def converted_copy(path: Path, gguf_file: str) -> Path:
@@ -171,44 +124,6 @@ def converted_copy(path: Path, gguf_file: str) -> Path:
                          hint="Check the free space and permissions of the model cache (PAPERCHAT_MODEL_CACHE).")
     add_architectures(out)
     return out
-
-
-def _save_converted(b: Backend, out: Path, source: Path, load_s: float) -> None:
-    """Best effort: write the de-quantized model to `out` atomically; on any failure keep going."""
-    import copy
-    import json
-    import tempfile
-
-    try:
-        from safetensors.torch import save_model
-
-        size = sum(p.numel() * p.element_size() for p in b.model.parameters())
-        out.parent.mkdir(parents=True, exist_ok=True)
-        free = shutil.disk_usage(out.parent).free
-        if free < _MIN_FREE_FACTOR * size:
-            log.warning("Not caching the converted model: %d MB free in %s, %d MB needed.",
-                        free >> 20, out.parent, (_MIN_FREE_FACTOR * size) >> 20)
-            return
-        tmp = tempfile.mkdtemp(dir=out.parent, prefix=".convert-")
-        try:
-            save_model(b.model, str(Path(tmp) / "model.safetensors"))  # handles the tied embeddings
-            config = copy.deepcopy(b.model.config)
-            if hasattr(config, "quantization_config"):
-                del config.quantization_config
-            if not getattr(config, "architectures", None):  # a GGUF config has none; servers need it
-                config.architectures = [type(b.model).__name__]
-            config.save_pretrained(tmp)
-            b.model.generation_config.save_pretrained(tmp)
-            with b.tok_lock:
-                b.tokenizer.save_pretrained(tmp)
-            meta = {"source": str(source), "format": CONVERTED_FORMAT, "gguf_load_s": round(load_s, 1)}
-            (Path(tmp) / "converted.json").write_text(json.dumps(meta), encoding="utf-8")
-            with contextlib.suppress(OSError):  # another process converted it first: theirs is as good
-                os.replace(tmp, out)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-    except Exception as e:  # noqa: BLE001 - a cache, never a reason to fail an answer
-        log.warning("Could not cache the converted model in %s: %s", out, e)
 
 
 def _load(path: Path, gguf_file: str | None) -> Backend:
