@@ -306,11 +306,17 @@ def test_comparison_on_a_setting_no_side_reports_abstains_and_says_so(make):
 
 
 def test_a_comparison_side_no_abstract_is_about_is_not_a_row(make):
+    """A side that is a name no abstract is about is no row: the other sides are compared and the gap is said (as for
+    a side retrieval cannot find), rather than refusing the whole comparison; with no side left, it abstains."""
     kite = Record("p-kite", "We introduce Kite, a federated distillation method. Kite beats FedProx on CIFAR-100.",
                   label="Kite: federated distillation", year=2024, source="c.jsonl")
     a, _ = make(extra=[kite], **{"answer.model": "extractive"})
     ans = a.ask("How do FedMerge and FedProx differ?")  # FedProx: only mentioned in Kite's abstract
-    assert ans.abstained and "No indexed abstract is about FedProx" in ans.answer
+    assert not ans.abstained and [c.paper_id for c in ans.citations] == ["p-fedmerge"], ans.answer
+    assert "No indexed abstract is about FedProx; it is only mentioned in passing." in ans.answer
+    assert [s.rule for s in ans.trace if s.verdict == "partial"] == ["compare.side_unknown"]
+    ans = a.ask("How do Zorvex and FedProx differ?")  # no side left: nothing to compare
+    assert ans.abstained and "No indexed abstract is about FedProx" in ans.answer, ans.answer
     ans = a.ask("How does Kite compare with FedProx?")  # Kite's abstract says how: answered from it alone
     assert not ans.abstained and [c.paper_id for c in ans.citations] == ["p-kite"]
 
@@ -801,6 +807,25 @@ def test_a_list_of_alternative_topics_takes_papers_covering_either(make_minilm):
     a, _ = make_minilm(extra=[event, neuro, rgb])
     ans = a.ask("Which papers work with event cameras / neuromorphic sensors?")
     assert {c.paper_id for c in ans.citations} == {"p-event", "p-neuro"}, ans.answer
+
+
+def test_alternatives_sharing_a_phrase_after_the_last_are_each_checked_whole(make_minilm):
+    """'lip reading / visual speech recognition from video': 'from video' qualifies both alternatives, each a topic
+    of its own ('lip reading from video', 'visual speech recognition from video'). Read as one topic, no word of it
+    was essential and video papers that read no lips were listed."""
+    lips = Record("p-lips", "Lip reading recognises speech from the mouth region alone. We read lips in video "
+                  "with a temporal convolutional network and cut the word error rate on LRS3 by 8%.",
+                  label="Reading lips in video", source="c.jsonl")
+    vqa = Record("p-vqa", "Video recognition models rely on visual cues. We recognise human actions and gestures "
+                 "from video with a visual transformer and report recognition accuracy on Kinetics.",
+                 label="Visual action recognition from video", source="c.jsonl")
+    lecture = Record("p-lecture", "Given a slide deck, our system synthesizes a video lecture with AI-generated "
+                     "narration and visual highlights that follow the speech.", label="Narrated lecture videos",
+                     source="c.jsonl")
+    a, _ = make_minilm(extra=[lips, vqa, lecture])
+    ans = a.ask("Which papers do lip reading / visual speech recognition from video?")
+    cited = {c.paper_id for c in ans.citations}
+    assert "p-lips" in cited and "p-vqa" not in cited, ans.answer
 
 
 def test_a_lists_topic_words_decide_not_what_papers_do_with_them(make_minilm):

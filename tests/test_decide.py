@@ -110,8 +110,13 @@ def test_comparison_and_list_rules():
     d = decide(Findings("compare", compare=CompareFinding((a, b), rows=1)))
     assert (d.verdict, d.gaps) == ("partial", ("No indexed abstract describes B.",))
     assert _rule(Findings("compare", compare=CompareFinding((b, b), rows=0))) == ("abstain", "compare.no_side")
-    assert _rule(Findings("compare", compare=CompareFinding((a, b), unknown_why="No indexed abstract mentions B.",
-                                                            rows=1))) == ("abstain", "compare.side_unknown")
+    # a side that is a name no abstract is about: the rest is compared and the gap said (no side at all: abstain)
+    u = SideFinding("B", "", False, False, "evidence 0.5 answers", unknown="passing")
+    d = decide(Findings("compare", compare=CompareFinding((a, u), rows=1)))
+    assert (d.verdict, d.rule, d.gaps) == ("partial", "compare.side_unknown",
+                                           ("No indexed abstract is about B; it is only mentioned in passing.",))
+    d = decide(Findings("compare", compare=CompareFinding((u, u), rows=0)))
+    assert (d.verdict, d.rule) == ("abstain", "compare.no_side") and "only mentioned in passing" in d.why
     d = decide(Findings("compare", compare=CompareFinding((a, a), absent_setting="FEMNIST", rows_named="A and C",
                                                           rows=2)))
     assert (d.rule, d.why) == ("compare.setting_missing", "The A and C abstracts report no FEMNIST.")

@@ -82,6 +82,17 @@ def test_sides_stated_before_the_question_that_asks_of_each_are_a_comparison(lex
     assert [s.text for s in q.sides] == ["routes speech tokens", "one where image tokens get pruned"]
 
 
+def test_a_described_side_runs_on_past_a_to_or_with_until_the_next_side_starts(lex):
+    """"Compare the paper that X to Y with the one Z": the frame's first "to" is inside the first description; the
+    second side starts where a determiner follows "with". Names in lower case still split at the first word."""
+    q = analyze("Compare the paper that prunes tokens to save compute with the one routing speech tokens by sparsity.",
+                None, lex)
+    assert q.kind is Kind.COMPARE
+    assert [s.text for s in q.sides] == ["prunes tokens to save compute", "one routing speech tokens by sparsity"]
+    q = analyze("compare kite with orca", None, lex)
+    assert [s.paper_ids[:1] for s in q.sides] == [("p-kite",), ("p-orca",)]
+
+
 def test_listed_papers_are_each_answered_and_a_name_in_passing_is_not_a_side(lex):
     # "A, B and C" standing in one list: every one of them is asked about, a cue word or not
     for question in ("Summarize Kite and Orca.", "How do Kite, Orca and Lumen avoid overfitting?"):

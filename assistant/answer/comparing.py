@@ -186,23 +186,17 @@ def weigh_compare(p: Prepared, lexicon: Lexicon, scorer: SupportScorer, th: floa
                     else f"evidence {e.score:.2f} answers"
                     if not weak else f"retrieval agreement {agree:.2f} >= {floor:.2f}"
                     if found else why_weak)
-    any_found, why = any(p.side_found), ""
     unknown = [""] * len(p.side_specs)
     for i, side in enumerate(p.side_specs):  # "How do FedMerge and FedProx differ?": a name no abstract is about
         status = lexicon.status(side.text) if not side.paper_ids and named_terms(side.text) == [side.text] else ""
         if status not in ("passing", "missing") or lexicon.is_common(side.text):
             continue
         p.side_found[i], unknown[i] = False, status  # the paper retrieved for it only mentions it: not its row
-        if any_found and not why and not any(has_term(side.text, hs[0].text)
-                                             for hs, ok in zip(p.sides, p.side_found) if ok):
-            why = (f"No indexed abstract is about {side.text}; it is only mentioned in passing."
-                   if status == "passing"
-                   else f"No indexed abstract mentions {side.text}.")  # and no other side's abstract speaks of it
     found = [hs[0] for hs, ok in zip(p.sides, p.side_found) if ok]
     sides = tuple(SideFinding(s.text, hs[0].paper_id if hs else "", bool(s.paper_ids), ok, how, unk)
                   for s, hs, ok, how, unk in zip(p.side_specs, p.sides, p.side_found, hows, unknown))
     absent = ""
-    if found and not why:
+    if found:
         asked = [t for t in q.details if not lexicon.is_common(t)  # not a description, not in a side's own words
                  and not any(norm(t) in norm(side.text) for side in q.sides)]
         # a setting no side's abstract names, and no other paper retrieved for a side either (that one may be
@@ -211,7 +205,7 @@ def weigh_compare(p: Prepared, lexicon: Lexicon, scorer: SupportScorer, th: floa
                 if not any(has_term(t, h.text) for h in found) and not lexicon.mentioned_in(t) & candidates]
         absent = gone[0] if gone else ""
     who = " and ".join(p.names.get(h.paper_id, h.title) for h in found)
-    if found and not why and not absent:
+    if found and not absent:
         rows = list({h.paper_id: h for h in found}.values())
         p.hits = rows + [h for h in p.hits if h not in rows]  # the rows lead what the answer retrieved
-    return CompareFinding(sides, why, absent, who, len(found), p.separate)
+    return CompareFinding(sides, absent, who, len(found), p.separate)

@@ -82,7 +82,6 @@ class SideFinding:
 @dataclass(frozen=True)
 class CompareFinding:
     sides: tuple[SideFinding, ...]
-    unknown_why: str = ""  # the first unknown side no found side's abstract speaks of, as a sentence
     absent_setting: str = ""  # a setting asked ("on FEMNIST") no side's abstract names
     rows_named: str = ""  # "A and B" (the found sides, for the sentence)
     rows: int = 0

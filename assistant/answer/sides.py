@@ -80,6 +80,7 @@ def framed_sides(q: str, links: list[Link]) -> tuple[Side, ...]:
             continue
         # "Compare how three papers judge: A, B and C": what comes before a colon in the first side is a lead
         a, b = _CLAUSE_END.sub("", m.group("a").rsplit(": ", 1)[-1]), _CLAUSE_END.sub("", m.group("b"))
+        a, b = description_runs_on(a, b, masked[m.end("a"):m.start("b")])
         items = [_ATTRIBUTE_OF.sub("", i) for i in (*split_items(a), *split_items(b))]
         shaped = [i for i in items[:-1] if _SIDE_START.match(i)] + items[-1:]  # (the last item ends the list)
         if len(items) > 2 and len(shaped) >= 2:  # "Compare cohort size and follow-up of the A, the B and the C"
@@ -89,6 +90,33 @@ def framed_sides(q: str, links: list[Link]) -> tuple[Side, ...]:
             return ()
         return tuple(side_in(t, links) for t in texts[:MAX_SIDES])
     return ()
+
+
+# a side given by a description of what its paper does: "the paper that decomposes the reward", "the one using X"
+_DOES = re.compile(r"^(?:the|a|an|one)\s+(?:[\w\-]+\s+){0,2}?(?:paper|work|study|one|method|approach|model|framework|"
+                   r"system|article)\s+(?:that|which|who|where|using|with|on|for|proposing|introducing)\b", re.I)
+# where the next side starts inside what followed the frame's first "and / with / to / vs"
+_NEXT_SIDE = re.compile(r",?\s+(?:and|with|to|vs\.?|versus)\s+(?=(?:the|a|an|one|another)\s)", re.I)
+
+
+def description_runs_on(a: str, b: str, sep: str) -> tuple[str, str]:
+    """A frame splits at its first "and / with / to": when the first side describes what its paper does and the
+    second does not start like a side ("the paper that decomposes the reward | to | reduce sycophancy with the one
+    stress-testing ..."), the description went on, and the second side starts at the next such word before a
+    determiner. Otherwise (a, b) as they are: "keepkv | with | logquant" (names in lower case), "the one that
+    merges | and | the one that prunes".
+
+    >>> description_runs_on("the paper that decomposes the reward", "reduce sycophancy with the one that tests", " to ")
+    ('the paper that decomposes the reward to reduce sycophancy', 'the one that tests')
+    >>> description_runs_on("keepkv", "logquant with the most memory", " with ")
+    ('keepkv', 'logquant with the most memory')
+    >>> description_runs_on("the one that merges", "the one that prunes", " and ")
+    ('the one that merges', 'the one that prunes')
+    """
+    nxt = _NEXT_SIDE.search(b)
+    if not _DOES.match(a) or _SIDE_START.match(b) or not nxt or _SIDE_START.match(b[:nxt.start()]):
+        return a, b
+    return f"{a}{sep}{b[:nxt.start()]}", b[nxt.end():]
 
 
 # a paper given by a description headed by what kind of report it is: "the PK/PD study in MRSA pneumonia", "the

@@ -79,6 +79,44 @@ def _title_and_sentences(hit: Hit) -> list[str]:
     return [s for s in (hit.title, *(x.text for x in split_sentences(hit.text))) if s and s.strip()]
 
 
+# what the last of several alternatives may carry for all of them: "lip reading / visual speech recognition | from
+# video"
+_SHARED_TAIL = re.compile(r"\s+((?:for|in|from|on|with|of|using|via|by)\s+.+)$", re.I)
+
+
+def topic_alternatives(criterion: str) -> list[str]:
+    """The topics a criterion offers as alternatives ("X or Y", "X / Y"), each a whole topic of two to four words
+    (`_PARALLEL`); a phrase after the last one that qualifies them all ("... from video") goes with each. Otherwise
+    the criterion is one topic: "recognition or translation", coordinated verbs ("LLMs writing or checking proofs"),
+    "X for hospital or imaging data", "3D occupancy prediction or reconstruction for driving" (one word: elided).
+
+    >>> topic_alternatives("event cameras / neuromorphic sensors")
+    ['event cameras', 'neuromorphic sensors']
+    >>> topic_alternatives("lip reading / visual speech recognition from video")
+    ['lip reading from video', 'visual speech recognition from video']
+    >>> topic_alternatives("flood detection or flood mapping from remote sensing imagery")
+    ['flood detection from remote sensing imagery', 'flood mapping from remote sensing imagery']
+    >>> [len(topic_alternatives(c)) for c in ("3D occupancy prediction or reconstruction for autonomous driving",
+    ...     "LLMs writing or checking mathematical proofs", "federated learning for hospital or imaging data",
+    ...     "sign language recognition or translation", "lip reading from video")]
+    [1, 1, 1, 1, 1]
+    """
+    alternatives = [a.strip() for a in re.split(r"\s+or\s+|/", criterion) if a.strip()]
+    if len(alternatives) < 2:
+        return [criterion]
+    verbs = any(re.search(r"(?:ing|ed)$", a) and re.match(r"\S+(?:ing|ed)\b", b)  # "LLMs writing or checking
+                for a, b in itertools.pairwise(alternatives))  # proofs": coordinated verbs, one scope
+    if verbs:
+        return [criterion]
+    if all(_PARALLEL.fullmatch(a) for a in alternatives):
+        return alternatives
+    tail = _SHARED_TAIL.search(alternatives[-1])
+    heads = [*alternatives[:-1], alternatives[-1][:tail.start()]] if tail else []
+    if tail and all(_PARALLEL.fullmatch(h) for h in heads):
+        return [f"{h} {tail.group(1)}" for h in heads]
+    return [criterion]
+
+
 class TopicWords:
     def __init__(self, lexicon, scorer: SupportScorer) -> None:
         self.lexicon, self.scorer = lexicon, scorer  # lexicon: the LexiconCache (rebuilt when the corpus changes)
@@ -137,11 +175,7 @@ class TopicWords:
         list of topics is its own one alternative. `every`: an alternative that names a topic in a few words
         (`named_words`) has every content word essential (one paper asked for by its topic is on all of it:
         "person re-identification" is no animal re-identification, though MiniLM puts them close)."""
-        alternatives = [a.strip() for a in re.split(r"\s+or\s+|/", criterion) if a.strip()]
-        verbs = any(re.search(r"(?:ing|ed)$", a) and re.match(r"\S+(?:ing|ed)\b", b)  # "LLMs writing or checking
-                    for a, b in itertools.pairwise(alternatives))  # proofs": coordinated verbs, one scope
-        if len(alternatives) < 2 or verbs or not all(_PARALLEL.fullmatch(a) for a in alternatives):
-            alternatives = [criterion]  # "recognition or translation", "X for hospital or imaging data": one scope
+        alternatives = topic_alternatives(criterion)
         return tuple((a, (every and named_words(a)) or self.essential_words(a, every_facet)) for a in alternatives)
 
     def lacks_all(self, alternatives: tuple[tuple[str, tuple[tuple[str, str], ...]], ...], hit: Hit,
