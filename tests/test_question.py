@@ -340,6 +340,15 @@ def test_asked_phrase_in_other_words_counts_only_with_a_close_span():
     assert missing_detail(("SELMA",), (), "batch size", False, text, similar=similar) is not None
 
 
+def test_an_asked_phrase_the_abstract_abbreviates_by_its_own_definition_is_stated():
+    """"how many question-answer pairs?" of an abstract defining "question-answer (QA)" and giving "69,225 QA pairs":
+    stated. The same two letters neither defined for those words nor followed by a value are no abbreviation."""
+    defined = "Kite is a question-answer (QA) benchmark for tools. It comprises 69,225 QA pairs from a codebase."
+    assert missing_detail(("Kite",), (), "question-answer pairs", True, defined) is None
+    undefined = "Kite is a benchmark for quality assurance of tools. It comprises 69,225 QA pairs from a codebase."
+    assert missing_detail(("Kite",), (), "question-answer pairs", True, undefined) is not None
+
+
 def test_the_one_about_x_is_that_paper_of_the_last_answer_and_one_paper_asked_is_no_list(lex):
     conv = Conversation()
     conv.add(Turn("Which papers use sparse experts?", focus=("p-kite", "p-orca", "p-lumen")),

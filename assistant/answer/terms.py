@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ..ingest.longforms import expansion
 from .instances import EVALUATED_ON, WORD
 from .nameforms import named_terms, norm
 from .support import STOP, stem
@@ -99,6 +100,12 @@ def abbreviated(phrase: str, text: str) -> str:
     ('MAE', '')
     >>> abbreviated("hazard ratio", "Mortality rose (HR: 1.74)."), abbreviated("hazard ratio", "The HR team met.")
     ('HR', '')
+
+    Two letters also where the abstract defines them for those very words ("question-answer (QA)"), not for others:
+
+    >>> text = "A question-answer (QA) benchmark. It comprises 69,225 QA pairs."
+    >>> abbreviated("question-answer pairs", text), abbreviated("quality assessment", text)
+    ('QA', '')
     """
     words = [w for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", phrase) if w.lower() not in _SKIP]
     letters = [w if re.fullmatch(r"[A-Z][A-Z0-9]+", w) else w[0].upper() for w in words]
@@ -106,9 +113,16 @@ def abbreviated(phrase: str, text: str) -> str:
     for n in range(len(letters), 1, -1):
         for i in range(len(letters) - n + 1):
             short = "".join(letters[i:i + n])
-            if short in found and (len(short) >= 3 or re.search(rf"\b{found[short]}\s*[:=]?\s*\d", text)):
-                return found[short]  # (two letters only where a value follows them: "HR: 1.74", "OR 1.34")
+            if short in found and (len(short) >= 3 or re.search(rf"\b{found[short]}\s*[:=]?\s*\d", text)
+                                   or _defined_for(found[short], words[i:i + n], text)):
+                return found[short]  # (two letters only where a value follows them, "HR: 1.74", or defined for them)
     return ""
+
+
+def _defined_for(acronym: str, words: list[str], text: str) -> bool:
+    """The text defines the acronym for these words: "question-answer (QA)" for question, answer."""
+    long = re.findall(r"[A-Za-z][A-Za-z0-9]*", expansion(text, acronym, exact=True).lower())
+    return bool(long) and long == [w.lower() for w in words]
 
 
 _REFERS = re.compile(r"\b(?:it|its|they|them|their|these|those|this|both|each|respectively|there)\b", re.I)
