@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from .alternatives import one_of_alternatives
 from .criterion import defined_forms, has_clause, keys, tokens
 from .nameforms import norm
 from .state import Prepared
@@ -93,7 +94,7 @@ def proper_phrases(criterion: str, texts: list[str]) -> tuple[str, ...]:
     for m in _TITLED.finditer(criterion):
         phrase = m.group(0)
         single = " " not in phrase and "-" not in phrase
-        if single and (not topic or _alternative(phrase, criterion)):
+        if single and (not topic or one_of_alternatives(phrase, criterion)):
             continue
         count = _word_count if single else str.count  # one word as a word: "Rust" is not in "trust"
         upper = sum(count(t, phrase) for t in texts)
@@ -105,26 +106,6 @@ def proper_phrases(criterion: str, texts: list[str]) -> tuple[str, ...]:
 
 def _word_count(text: str, word: str) -> int:
     return len(re.findall(rf"\b{re.escape(word)}\b", text))
-
-
-def _alternative(term: str, criterion: str) -> bool:
-    """The term is one of alternatives ("X or Y", "X / Y") or of examples: after a dash or colon that elaborates
-    ("flow-based models - flow matching, Rectified flow and the like"), in a criterion that gives examples ("and
-    the like", "etc."), or in a list of three or more ("A, B and C").
-
-    >>> [_alternative(t, c) for t, c in (("Rectified", "flow models - flow matching, Rectified flow and the like"),
-    ...                                   ("Kalman", "Kalman or Bayes filters"), ("Moltbook", "the Moltbook platform"),
-    ...                                   ("Bengali", "LLMs for Hindi, Bengali and Tamil"),
-    ...                                   ("Bangla", "models for Bengali (Bangla)"),
-    ...                                   ("Rectified", "flows—Rectified flow"))]
-    [True, True, False, True, True, True]
-    """
-    t = re.escape(term)
-    listed = criterion.count(",") >= 2 or re.search(r",[^,]*\b(?:and|or)\b", criterion)  # "A, B and C"
-    return bool(re.search(rf"\bor\s+{t}\b|\b{t}\s+or\b|/\s*{t}\b|\b{t}\s*/|\(\s*{t}\b|\b{t}\s*\(|"  # "X (Y)"
-                          rf"(?:\s*[–—]\s*|\s-\s|:\s).*\b{t}\b", criterion, re.I)
-                or re.search(r"\b(?:and the like|and so on|and others|etc)\b", criterion, re.I)
-                or (listed and re.search(rf",[^,]*\b{t}\b|\b{t}\b[^,]*,", criterion)))
 
 
 def _as_word(phrase: str) -> re.Pattern[str]:

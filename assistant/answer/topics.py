@@ -6,11 +6,11 @@ paper must cover them). How a criterion reads as words, and whether a text uses 
 
 from __future__ import annotations
 
-import itertools
 import re
 
 from ..index.sentences import split_sentences
 from ..types import Hit
+from .alternatives import topic_alternatives
 from .answerable import SOFT_MATCH
 from .criterion import (
     EXAMPLES,
@@ -68,53 +68,9 @@ PART_ESSENTIAL = 0.88
 DESCRIBED_WORDS = 8
 
 
-# an alternative that is a whole topic of its own: two to four words, no preposition or verb linking it to more
-# ("event cameras", "neuromorphic sensors"; not "translation" of "sign language recognition or translation")
-_PARALLEL = re.compile(r"(?!.*\b(?:for|in|of|on|with|from|to|by|into|about|using|do|does|use|that|which)\b)"
-                       r"[\w\-]+(?:\s+[\w\-]+){1,3}", re.I)
-
-
 def _title_and_sentences(hit: Hit) -> list[str]:
     """The paper's title and the sentences of its abstract (none empty)."""
     return [s for s in (hit.title, *(x.text for x in split_sentences(hit.text))) if s and s.strip()]
-
-
-# what the last of several alternatives may carry for all of them: "lip reading / visual speech recognition | from
-# video"
-_SHARED_TAIL = re.compile(r"\s+((?:for|in|from|on|with|of|using|via|by)\s+.+)$", re.I)
-
-
-def topic_alternatives(criterion: str) -> list[str]:
-    """The topics a criterion offers as alternatives ("X or Y", "X / Y"), each a whole topic of two to four words
-    (`_PARALLEL`); a phrase after the last one that qualifies them all ("... from video") goes with each. Otherwise
-    the criterion is one topic: "recognition or translation", coordinated verbs ("LLMs writing or checking proofs"),
-    "X for hospital or imaging data", "3D occupancy prediction or reconstruction for driving" (one word: elided).
-
-    >>> topic_alternatives("event cameras / neuromorphic sensors")
-    ['event cameras', 'neuromorphic sensors']
-    >>> topic_alternatives("lip reading / visual speech recognition from video")
-    ['lip reading from video', 'visual speech recognition from video']
-    >>> topic_alternatives("flood detection or flood mapping from remote sensing imagery")
-    ['flood detection from remote sensing imagery', 'flood mapping from remote sensing imagery']
-    >>> [len(topic_alternatives(c)) for c in ("3D occupancy prediction or reconstruction for autonomous driving",
-    ...     "LLMs writing or checking mathematical proofs", "federated learning for hospital or imaging data",
-    ...     "sign language recognition or translation", "lip reading from video")]
-    [1, 1, 1, 1, 1]
-    """
-    alternatives = [a.strip() for a in re.split(r"\s+or\s+|/", criterion) if a.strip()]
-    if len(alternatives) < 2:
-        return [criterion]
-    verbs = any(re.search(r"(?:ing|ed)$", a) and re.match(r"\S+(?:ing|ed)\b", b)  # "LLMs writing or checking
-                for a, b in itertools.pairwise(alternatives))  # proofs": coordinated verbs, one scope
-    if verbs:
-        return [criterion]
-    if all(_PARALLEL.fullmatch(a) for a in alternatives):
-        return alternatives
-    tail = _SHARED_TAIL.search(alternatives[-1])
-    heads = [*alternatives[:-1], alternatives[-1][:tail.start()]] if tail else []
-    if tail and all(_PARALLEL.fullmatch(h) for h in heads):
-        return [f"{h} {tail.group(1)}" for h in heads]
-    return [criterion]
 
 
 class TopicWords:
