@@ -80,7 +80,8 @@ def framed_sides(q: str, links: list[Link]) -> tuple[Side, ...]:
             continue
         # "Compare how three papers judge: A, B and C": what comes before a colon in the first side is a lead
         a, b = _CLAUSE_END.sub("", m.group("a").rsplit(": ", 1)[-1]), _CLAUSE_END.sub("", m.group("b"))
-        a, b = description_runs_on(a, b, masked[m.end("a"):m.start("b")])
+        if m.group("a").endswith(a):  # (the first side's clause runs up to the frame's word: it may run on past it)
+            a, b = description_runs_on(a, b, masked[m.end("a"):m.start("b")])
         items = [_ATTRIBUTE_OF.sub("", i) for i in (*split_items(a), *split_items(b))]
         shaped = [i for i in items[:-1] if _SIDE_START.match(i)] + items[-1:]  # (the last item ends the list)
         if len(items) > 2 and len(shaped) >= 2:  # "Compare cohort size and follow-up of the A, the B and the C"
@@ -114,7 +115,7 @@ def description_runs_on(a: str, b: str, sep: str) -> tuple[str, str]:
     ('the one that merges', 'the one that prunes')
     """
     nxt = _NEXT_SIDE.search(b)
-    if not _DOES.match(a) or _SIDE_START.match(b) or not nxt or _SIDE_START.match(b[:nxt.start()]):
+    if not _DOES.match(a) or _SIDE_START.match(b) or not nxt:
         return a, b
     return f"{a}{sep}{b[:nxt.start()]}", b[nxt.end():]
 
