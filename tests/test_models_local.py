@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -167,10 +168,15 @@ def test_gguf_is_converted_once_and_the_copy_gives_the_same_tokens(tmp_path, mon
 
     # `transformers serve DIR` picks the model class from this key (a GGUF config has none)
     assert json.loads((cached / "config.json").read_text())["architectures"] == ["LlamaForCausalLM"]
+    stale = cached.with_name(cached.name.rsplit("-", 1)[0] + "-0ld0ld0ld0ld")  # a copy an upgrade left behind
+    stale.mkdir()
+    (stale / "converted.json").write_text("{}")
+    os.utime(stale / "converted.json", (time.time() - 40 * 86400,) * 2)
     t = time.monotonic()
     copy = hf.load_backend(directory, name)
     assert time.monotonic() - t < 30  # generous: ~1 s on a quiet machine, vs ~50 s from the GGUF
     assert copy.model is not first.model
+    assert not stale.exists()  # a load deletes what its copy supersedes and nobody read for 30 days
 
     def greedy(b) -> list[int]:
         import torch

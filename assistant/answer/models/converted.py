@@ -3,7 +3,7 @@
 One copy per model *content*: the key is the file's size and a hash of its first and last MiB, the transformers
 version and the layout (`CONVERTED_FORMAT`), never its path or modification time, so the same weights installed in
 several checkouts or virtualenvs share one copy (~0.5 GB each). A copy that a transformers upgrade or a new layout
-supersedes is deleted once no load has read it for 30 days (`prune_superseded`, run after each conversion).
+supersedes is deleted once no load has read it for 30 days (`prune_superseded`, run after each load and conversion).
 
     out = converted_dir(model_dir, "model.gguf")    # None when PAPERCHAT_MODEL_CACHE=off
     save_converted(backend, out, model_dir / "model.gguf", load_seconds)
@@ -115,9 +115,13 @@ def add_architectures(directory: Path) -> None:
     os.replace(tmp, cfg)
 
 
-def touch(file: Path) -> None:
+def used(copy: Path) -> None:
+    """A load read `copy`: mark it read (it is not superseded while in use) and delete what it supersedes, so the
+    copy an upgrade left behind goes 30 days after its last use, not only after a later conversion."""
     with contextlib.suppress(OSError):
-        os.utime(file)
+        os.utime(copy / "converted.json")
+    for d in prune_superseded(copy):
+        log.info("Deleted the converted model %s: superseded by %s and unread for 30 days.", d, copy.name)
 
 
 def save_converted(b: Any, out: Path, source: Path, load_s: float) -> None:

@@ -38,7 +38,7 @@ from ...errors import ModelError, ModelTimeoutError
 from ...runtime import go_offline
 from .base import IncompleteGeneration, Message
 from .cache import load_once
-from .converted import add_architectures, converted_dir, save_converted, touch
+from .converted import add_architectures, converted_dir, save_converted, used
 
 log = logging.getLogger(__name__)
 TORCH_THREADS = 2  # capped by the CPU count; measurements in local.py's docstring
@@ -96,7 +96,7 @@ def load_backend(path: Path, gguf_file: str | None = None) -> Backend:
             try:
                 add_architectures(cached)
                 backend = _load(cached, None)
-                touch(cached / "converted.json")  # read now: not superseded (see prune_superseded)
+                used(cached)  # read now (not superseded); what it supersedes and nobody read for 30 days goes
                 return backend
             except ModelError as e:
                 log.warning("Discarding the damaged converted model %s (%s); reading the GGUF file.", cached, e.message)
