@@ -219,8 +219,6 @@ def test_copies_written_before_architectures_get_the_key(tmp_path) -> None:
 def test_the_same_weights_share_one_converted_copy_wherever_installed(tmp_path, monkeypatch) -> None:
     """Two installs of the same GGUF file (other directories, other modification times) map to one cache
     directory, so reinstalling does not add ~0.5 GB each time; other weights map to another."""
-    import os
-
     from assistant.answer.models import converted
 
     monkeypatch.setenv("PAPERCHAT_MODEL_CACHE", str(tmp_path / "models"))
@@ -236,9 +234,6 @@ def test_the_same_weights_share_one_converted_copy_wherever_installed(tmp_path, 
 
 
 def test_superseded_copies_go_once_unread_for_a_month(tmp_path) -> None:
-    import os
-    import time
-
     from assistant.answer.models import converted
 
     def copy(name: str, age_days: float):

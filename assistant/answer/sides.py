@@ -93,9 +93,13 @@ def framed_sides(q: str, links: list[Link]) -> tuple[Side, ...]:
     return ()
 
 
+_PAPER_NOUN = r"(?:paper|work|study|one|method|approach|model|framework|abstract|article|technique|system)s?"
+# "the paper on X", "the one based on Y", "the work that proposes Z": the description is what follows
+_VERB_OF = (r"(?:on|about|for|with|into|based on|built on|using|uses|use|proposing|proposes|introducing|introduces|"
+            r"presenting|presents|studying|studies|applying|applies)")
 # a side given by a description of what its paper does: "the paper that decomposes the reward", "the one using X"
-_DOES = re.compile(r"^(?:the|a|an|one)\s+(?:[\w\-]+\s+){0,2}?(?:paper|work|study|one|method|approach|model|framework|"
-                   r"system|article)\s+(?:that|which|who|where|using|with|on|for|proposing|introducing)\b", re.I)
+_DOES = re.compile(rf"^(?:the|a|an|one)\s+(?:[\w\-]+\s+){{0,2}}?{_PAPER_NOUN}\s+(?:that|which|who|where|{_VERB_OF})\b",
+                   re.I)
 # where the next side starts inside what followed the frame's first "and / with / to / vs"
 _NEXT_SIDE = re.compile(r",?\s+(?:and|with|to|vs\.?|versus)\s+(?=(?:the|a|an|one|another)\s)", re.I)
 
@@ -272,10 +276,6 @@ def listed(q: str, links: list[Link]) -> bool:
     return True
 
 
-_PAPER_NOUN = r"(?:paper|work|study|one|method|approach|model|framework|abstract|article|technique|system)s?"
-# "the paper on X", "the one based on Y", "the work that proposes Z": the description is what follows
-_VERB_OF = (r"(?:on|about|for|with|into|based on|built on|using|uses|use|proposing|proposes|introducing|introduces|"
-            r"presenting|presents|studying|studies|applying|applies)")
 _DESCRIBED_HEAD = re.compile(rf"^{_PAPER_NOUN}\s+(?:(?:that|which|who)\s+(?:(?:is|are|was)\s+)?(?:{_VERB_OF}\s+)?|"
                              rf"{_VERB_OF}\s+)(?=\S)", re.I)
 _DESCRIBED_TAIL = re.compile(r"(?<=\S)\s+(?:paper|work|study|abstract|article|one)s?$", re.I)  # "the X paper"
